@@ -1,0 +1,17 @@
+#pragma once
+// Portability macros shared by every layout header: the algebra is usable from host code,
+// device code and constant expressions alike.
+
+#if defined(__CUDACC__)
+#define TESSEL_HD __host__ __device__
+#define TESSEL_DEVICE __device__
+#else
+#define TESSEL_HD
+#define TESSEL_DEVICE
+#endif
+
+#if defined(__CUDA_ARCH__)
+#define TESSEL_UNREACHABLE() __builtin_unreachable()
+#else
+#define TESSEL_UNREACHABLE() __builtin_unreachable()
+#endif
