@@ -88,6 +88,13 @@ TESSEL_HD constexpr auto transform_leaves(T const& t, F&& f) {
   else return f(t);
 }
 
+/// f(a_leaf, b_leaf) over two congruent IntTuples, keeping the nesting.
+template <class A, class B, class F>
+TESSEL_HD constexpr auto transform_leaves_with(A const& a, B const& b, F&& f) {
+  if constexpr (Tuple<A>) return transform(a, b, [&](auto const& x, auto const& y) { return transform_leaves_with(x, y, f); });
+  else return f(a, b);
+}
+
 // ---- Flatten ------------------------------------------------------------------------------
 
 template <class T>
@@ -107,6 +114,7 @@ TESSEL_HD constexpr auto flatten(T const& t) {
 /// shape_div generalised: tuple / tuple is modewise; tuple / int divides the int out of the
 /// modes from left to right: shape_div((4,6), 8) = (1,3).
 template <class A, class B>
+  requires(Tuple<A> || Tuple<B>)
 TESSEL_HD constexpr auto shape_div(A const& a, B const& b) {
   if constexpr (Tuple<A> && Tuple<B>) {
     return transform(a, b, [](auto const& x, auto const& y) { return shape_div(x, y); });
@@ -115,10 +123,8 @@ TESSEL_HD constexpr auto shape_div(A const& a, B const& b) {
       return make_tuple(append(get<0>(acc), shape_div(ai, get<1>(acc))), shape_div(get<1>(acc), product(ai)));
     });
     return get<0>(r);
-  } else if constexpr (Tuple<B>) {
-    return shape_div(a, product(b));
   } else {
-    return shape_div<A, B>(a, b);
+    return shape_div(a, product(b));
   }
 }
 /// ceil_div generalised in the same way: ceil_div((3,8), 4) = (1,4).

@@ -80,12 +80,21 @@ TESSEL_HD constexpr auto make_layout(L const&... l) {
 
 // ---- Accessors: on layouts and on IntTuples alike ---------------------------------------
 
+/// The sub-tuple at mode I... (nested); mode 0 of an integer is the integer itself.
 template <int... I, class T>
 TESSEL_HD constexpr auto get_mode(T const& t) {
-  if constexpr (sizeof...(I) == 0) return t;
-  else return [&]<int H, int... R>(std::integer_sequence<int, H, R...>) {
-    return get_mode<R...>(get<H>(t));
-  }(std::integer_sequence<int, I...>{});
+  if constexpr (sizeof...(I) == 0) {
+    return t;
+  } else {
+    return [&]<int H, int... R>(std::integer_sequence<int, H, R...>) {
+      if constexpr (Tuple<T>) {
+        return get_mode<R...>(get<H>(t));
+      } else {
+        static_assert(H == 0, "mode index out of range: an integer has only mode 0");
+        return get_mode<R...>(t);
+      }
+    }(std::integer_sequence<int, I...>{});
+  }
 }
 
 template <int... I, class S, class D>

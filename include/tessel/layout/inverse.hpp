@@ -1,0 +1,101 @@
+#pragma once
+// Right and left inverses, and the largest common vector of two layouts.
+
+#include "complement.hpp"
+
+namespace tessel {
+
+namespace detail {
+
+// Static values of a flat tuple's leaves; `known[i]` is false for a dynamic leaf.
+template <class T>
+struct static_leaves {
+  static constexpr std::size_t R = tuple_size_v<T>;
+  std::array<long long, R> value{};
+  std::array<bool, R> known{};
+  constexpr static_leaves() {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((known[I] = StaticIntegral<tuple_element_t<I, T>>, value[I] = (long long)static_value_or<tuple_element_t<I, T>, 0>), ...);
+    }(make_seq<R>{});
+  }
+};
+
+// Indices of the flat modes that chain from stride 1: the mode of stride 1, then the mode whose
+// stride is that mode's extent (size * stride), and so on while everything is static.
+template <class S, class D>
+constexpr auto inverse_chain() {
+  constexpr std::size_t R = tuple_size_v<S>;
+  constexpr static_leaves<S> s{};
+  constexpr static_leaves<D> d{};
+  struct Chain { std::array<std::size_t, R> idx{}; std::size_t n = 0; };
+  Chain c{};
+  long long want = 1;
+  while (c.n < R) {
+    std::size_t found = R;
+    for (std::size_t i = 0; i < R && found == R; ++i)
+      if (d.known[i] && (d.value[i] < 0 ? -d.value[i] : d.value[i]) == want) found = i;
+    if (found == R) break;
+    c.idx[c.n++] = found;
+    long long next = s.value[found] * (d.value[found] < 0 ? -d.value[found] : d.value[found]);
+    if (!s.known[found] || next == want) break;
+    want = next;
+  }
+  return c;
+}
+
+}  // namespace detail
+
+/// The right inverse R of L: L(R(i)) == i for every i < size(R), and R is as large as the
+/// stride-1 chain of L allows (all of L when L is a bijection onto [0, size(L))).
+/// @pre L's strides along the chain are static
+///   right_inverse((4,8):(8,1)) = (8,4):(4,1)
+template <class S, class D>
+TESSEL_HD constexpr auto right_inverse(Layout<S, D> const& l) {
+  auto flat = coalesce(l);
+  auto fs = wrap(flat.shape());
+  auto fd = wrap(flat.stride());
+  constexpr auto chain = detail::inverse_chain<decltype(fs), decltype(fd)>();
+  if constexpr (chain.n == 0) {
+    return Layout<Int<1>, Int<0>>{};
+  } else {
+    auto rstride = compact_major<LayoutLeft>(fs);
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return make_layout(unwrap(make_tuple(get<chain.idx[I]>(fs)...)),
+                         unwrap(make_tuple((signum(get<chain.idx[I]>(fd)) * get<chain.idx[I]>(rstride))...)));
+    }(make_seq<chain.n>{});
+  }
+}
+
+/// The left inverse R of an injective L: R(L(i)) == i for every i < size(L).
+///   left_inverse((4,8):(8,1)) = (8,4):(4,1)       left_inverse(4:2) = (2,4):(4,1)
+template <class S, class D>
+TESSEL_HD constexpr auto left_inverse(Layout<S, D> const& l) {
+  return right_inverse(make_layout(l, complement(l)));
+}
+
+/// The largest layout R of contiguous common elements: a(R(i)) == i and b(R(i)) == i.
+template <class SA, class DA, class SB, class DB>
+TESSEL_HD constexpr auto max_common_layout(Layout<SA, DA> const& a, Layout<SB, DB> const& b) {
+  auto inv_b = right_inverse(b);
+  auto common = coalesce(composition(a, inv_b));
+  if constexpr (is_static_v<decltype(shape<0>(common))> && is_constant_v<1, decltype(stride<0>(common))>) {
+    return composition(inv_b, layout<0>(common));
+  } else {
+    return Layout<Int<1>, Int<0>>{};
+  }
+}
+
+/// The number of contiguous elements that a and b map alike: how wide a vector copy between two
+/// tensors of these layouts can be.
+///   max_common_vector((4,8):(1,4), (4,8):(1,4)) = 32;  max_common_vector((4,8):(1,4), (4,8):(8,1)) = 1
+template <class SA, class DA, class SB, class DB>
+TESSEL_HD constexpr auto max_common_vector(Layout<SA, DA> const& a, Layout<SB, DB> const& b) {
+  auto common = coalesce(composition(a, right_inverse(b)));
+  if constexpr (is_static_v<decltype(shape<0>(common))> && is_constant_v<1, decltype(stride<0>(common))>) {
+    return shape<0>(common);
+  } else {
+    return Int<1>{};
+  }
+}
+
+}  // namespace tessel
