@@ -1,0 +1,16 @@
+#pragma once
+// tessel's layout algebra: everything in include/tessel/layout/.
+#include "layout/config.hpp"
+#include "layout/integer.hpp"
+#include "layout/tuple.hpp"
+#include "layout/tuple_algorithms.hpp"
+#include "layout/int_tuple.hpp"
+#include "layout/layout.hpp"
+#include "layout/coalesce.hpp"
+#include "layout/composition.hpp"
+#include "layout/complement.hpp"
+#include "layout/inverse.hpp"
+#include "layout/divide.hpp"
+#include "layout/product.hpp"
+#include "layout/recast.hpp"
+#include "layout/print.hpp"
