@@ -14,3 +14,5 @@
 #include "layout/product.hpp"
 #include "layout/recast.hpp"
 #include "layout/print.hpp"
+#include "layout/swizzle.hpp"
+#include "layout/tensor.hpp"
