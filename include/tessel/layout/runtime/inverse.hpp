@@ -1,0 +1,93 @@
+#pragma once
+// Inverses of layouts, and the largest vector two layouts agree on.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "complement.hpp"
+#include "composition.hpp"
+
+namespace tessel::rt {
+
+// right_inverse(L): the largest layout R with L(R(i)) == i.
+//
+// Coalesce L, then chain its modes by |stride|: start at the mode of stride 1,
+// continue with the mode whose stride is the previous extent s*d, and stop
+// when none has it. R's modes are those modes, each with the stride its
+// coordinate has in L's compact column-major order (negated for a negative
+// stride of L). With no stride-1 mode, R = 1:0.
+// @post L(R(i)) == i for all 0 <= i < size(R)
+// @post composition(L, R) acts as the identity on [0, size(R))
+// Example: right_inverse((4,2):(2,1)) = (2,4):(4,1): index 1 is coordinate
+//          (0,1), at 1-D position 4; index 2 is (1,0), at position 1.
+inline Layout right_inverse(Layout const& l) {
+  return detail::with_context(
+      "right_inverse", [&] { return to_string(l); },
+      [&] {
+        l.validate();
+        auto m = detail::flat_modes(coalesce(l));
+        std::vector<std::int64_t> rstride(m.size());
+        std::int64_t cur = 1;
+        for (std::size_t i = 0; i < m.size(); ++i) {
+          rstride[i] = m[i].shape == 1 ? 0 : cur;
+          cur = detail::mul(cur, m[i].shape);
+        }
+        std::vector<detail::Mode> out;
+        std::int64_t next = 1;
+        for (;;) {
+          std::size_t k = 0;
+          while (k < m.size() && detail::abs(m[k].stride) != next) ++k;
+          if (k == m.size()) break;
+          out.push_back({m[k].shape, detail::signum(m[k].stride) * rstride[k]});
+          std::int64_t n = detail::mul(m[k].shape, detail::abs(m[k].stride));
+          if (n == next) break;
+          next = n;
+        }
+        if (out.empty()) return Layout(1, 0);
+        return detail::from_modes(out);
+      });
+}
+
+// left_inverse(L): a layout R with R(L(i)) == i, for injective L.
+// Defined as right_inverse(make_layout(L, complement(L))): completing L with
+// its holes makes it a bijection, whose right inverse is also a left inverse.
+// @post R(L(i)) == i for all 0 <= i < size(L)
+// @throws Error when L is not injective.
+// Example: left_inverse((2,2):(2,1)) = (2,2):(2,1): the transpose of a 2x2
+//          is its own inverse.
+inline Layout left_inverse(Layout const& l) {
+  return detail::with_context(
+      "left_inverse", [&] { return to_string(l); },
+      [&] { return right_inverse(make_layout(l, complement(l))); });
+}
+
+// max_common_layout(A, B): the layout R of the longest run of 1-D coordinates
+// on which A and B are both the identity after right_inverse(B), i.e. the
+// elements that could be moved as one contiguous vector in both.
+// @post A(R(i)) == i and B(R(i)) == i for all 0 <= i < size(R)
+// Example: max_common_layout((4,8):(1,4), (4,8):(1,16)) = 4:1.
+inline Layout max_common_layout(Layout const& a, Layout const& b) {
+  return detail::with_context(
+      "max_common_layout", [&] { return to_string(a) + ", " + to_string(b); },
+      [&] {
+        Layout inv_b = right_inverse(b);
+        Layout common = coalesce(composition(a, inv_b));
+        if (stride(common, 0) == IntTuple(1)) return composition(inv_b, layout(common, 0));
+        return Layout(1, 0);
+      });
+}
+
+// max_common_vector(A, B): size(max_common_layout(A, B)), the number of
+// elements A and B agree on contiguously from 0 (at least 1).
+// Example: max_common_vector((4,8):(1,4), (4,8):(1,16)) = 4.
+inline std::int64_t max_common_vector(Layout const& a, Layout const& b) {
+  return detail::with_context(
+      "max_common_vector", [&] { return to_string(a) + ", " + to_string(b); },
+      [&] {
+        Layout common = coalesce(composition(a, right_inverse(b)));
+        if (stride(common, 0) == IntTuple(1)) return size(shape(common, 0));
+        return std::int64_t{1};
+      });
+}
+
+}  // namespace tessel::rt
