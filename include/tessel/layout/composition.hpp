@@ -7,23 +7,32 @@ namespace tessel {
 
 namespace detail {
 
-// Compile-time admissibility checks, so that a bad static composition names its rule.
-template <class A, class B>
-TESSEL_HD constexpr void check_stride_divisibility(A const&, B const&) {
-  if constexpr (StaticIntegral<A> && StaticIntegral<B>) {
-    constexpr auto a = A::value, b = B::value;
-    static_assert(a % b == 0 || b % a == 0,
-                  "composition: stride divisibility condition fails: a stride of B must divide, or be "
-                  "divisible by, the sizes of the leading modes of A it steps over");
-  }
-}
-template <class A, class B>
-TESSEL_HD constexpr void check_shape_divisibility(A const&, B const&) {
-  if constexpr (StaticIntegral<A> && StaticIntegral<B>) {
-    constexpr auto a = A::value, b = B::value;
-    static_assert(a % b == 0 || b % a == 0,
-                  "composition: shape divisibility condition fails: a size of B must divide, or be "
-                  "divisible by, the sizes of the modes of A it covers");
+// Which divisibility condition a static composition breaks, found by running the algorithm
+// below on values first: 0 none, 1 stride divisibility, 2 shape divisibility. Checking up front
+// lets a bad composition fail with one message that names its rule.
+template <class LS, class RS, class RD>
+constexpr int composition_violation() {
+  if constexpr (!(is_static_v<LS> && StaticIntegral<RS> && StaticIntegral<RD>)) {
+    return 0;  // dynamic sizes are the caller's responsibility, as in any index arithmetic
+  } else {
+    constexpr std::size_t R = tuple_size_v<LS>;
+    auto divides_either = [](long long a, long long b) { return (b != 0 && a % b == 0) || (a != 0 && b % a == 0); };
+    auto sdiv = [](long long a, long long b) { long long q = a / b; return q != 0 ? q : 1LL; };
+    long long shapes[R] = {};
+    [&]<std::size_t... I>(std::index_sequence<I...>) { ((shapes[I] = (long long)tuple_element_t<I, LS>::value), ...); }(make_seq<R>{});
+    long long rest = RD::value;
+    for (std::size_t i = 0; i + 1 < R; ++i) {
+      if (!divides_either(shapes[i], rest)) return 1;
+      long long s1 = sdiv(shapes[i], rest);
+      rest = sdiv(rest, shapes[i]);
+      shapes[i] = s1;
+    }
+    long long take = RS::value;
+    for (std::size_t i = 0; i + 1 < R; ++i) {
+      if (!divides_either(take, shapes[i])) return 2;
+      take = sdiv(take, shapes[i]);
+    }
+    return 0;
   }
 }
 
@@ -34,6 +43,12 @@ TESSEL_HD constexpr auto compose_leaf(LS const& ls, LD const& ld, RS const& rs, 
     return make_layout(rs, rd);  // B revisits one element of A: so does the result
   } else if constexpr (!Tuple<LS>) {
     return make_layout(rs, rd * ld);  // A is a single mode, infinite past its end
+  } else if constexpr (constexpr int v = composition_violation<LS, RS, RD>(); v != 0) {
+    static_assert(v != 1, "composition: stride divisibility condition fails: a stride of B must divide, or be "
+                          "divisible by, the sizes of the leading modes of A it steps over");
+    static_assert(v != 2, "composition: shape divisibility condition fails: a size of B must divide, or be "
+                          "divisible by, the sizes of the modes of A it covers");
+    return make_layout(rs, rd);  // not reached: keeps the compiler from piling on further errors
   } else {
     constexpr std::size_t R = tuple_size_v<LS>;
     auto head_s = take<0, R - 1>(ls);
@@ -41,7 +56,6 @@ TESSEL_HD constexpr auto compose_leaf(LS const& ls, LD const& ld, RS const& rs, 
     // Step over rd elements of A: the leading modes consumed by the stride shrink to the part
     // B actually visits (s_i / rest), and their strides grow by the factor removed.
     auto stepped = fold(head_s, make_tuple(tuple<>{}, rd), [](auto const& acc, auto const& si) {
-      check_stride_divisibility(si, get<1>(acc));
       return make_tuple(append(get<0>(acc), shape_div(si, get<1>(acc))), shape_div(get<1>(acc), si));
     });
     auto s1 = get<0>(stepped);
@@ -49,7 +63,6 @@ TESSEL_HD constexpr auto compose_leaf(LS const& ls, LD const& ld, RS const& rs, 
     auto d1 = transform(head_d, head_s, s1, [](auto const& d, auto const& s, auto const& t) { return d * shape_div(s, t); });
     // Then take rs elements from the modes that remain, front to back.
     auto taken = fold(s1, make_tuple(tuple<>{}, rs), [](auto const& acc, auto const& si) {
-      check_shape_divisibility(get<1>(acc), si);
       return make_tuple(append(get<0>(acc), min(si, get<1>(acc))), shape_div(get<1>(acc), si));
     });
     auto s2 = get<0>(taken);
