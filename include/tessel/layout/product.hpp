@@ -57,7 +57,7 @@ template <class SA, class DA, class SB, class DB>
 TESSEL_HD constexpr auto blocked_product(Layout<SA, DA> const& a, Layout<SB, DB> const& b) {
   constexpr std::size_t R = std::size_t(rank_v<SA> > rank_v<SB> ? rank_v<SA> : rank_v<SB>);
   auto p = logical_product(append<R>(a), append<R>(b));
-  return coalesce(zip(layout<0>(p), layout<1>(p)), repeat<R>(Int<1>{}));
+  return coalesce(zip(layout<0>(p), layout<1>(p)), tuple_repeat<R>(Int<1>{}));
 }
 /// The copies interleaved instead: mode i of the result is (tiler_i, block_i).
 ///   raked_product((2,2):(1,2), (2,3):(1,2)) = ((2,2),(3,2)):((4,1),(8,2))
@@ -65,7 +65,7 @@ template <class SA, class DA, class SB, class DB>
 TESSEL_HD constexpr auto raked_product(Layout<SA, DA> const& a, Layout<SB, DB> const& b) {
   constexpr std::size_t R = std::size_t(rank_v<SA> > rank_v<SB> ? rank_v<SA> : rank_v<SB>);
   auto p = logical_product(append<R>(a), append<R>(b));
-  return coalesce(zip(layout<1>(p), layout<0>(p)), repeat<R>(Int<1>{}));
+  return coalesce(zip(layout<1>(p), layout<0>(p)), tuple_repeat<R>(Int<1>{}));
 }
 
 /// A compact layout of shape s whose modes are laid out in the given order: order (1,0)

@@ -173,10 +173,16 @@ TESSEL_HD constexpr auto back(T const& t) {
   else return t;
 }
 
-/// (x, x, ..., x), N times.
+/// (x, x, ..., x), N times, always a tuple.
+template <std::size_t N, class X>
+TESSEL_HD constexpr auto tuple_repeat(X const& x) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) { return make_tuple((void(I), x)...); }(make_seq<N>{});
+}
+/// As tuple_repeat, but x itself when N == 1: the form a coordinate for a rank-N mode takes.
 template <std::size_t N, class X>
 TESSEL_HD constexpr auto repeat(X const& x) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) { return make_tuple((void(I), x)...); }(make_seq<N>{});
+  if constexpr (N == 1) return x;
+  else return tuple_repeat<N>(x);
 }
 /// A tuple congruent with t whose every leaf is x.
 template <class T, class X>
