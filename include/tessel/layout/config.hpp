@@ -15,3 +15,11 @@
 #else
 #define TESSEL_UNREACHABLE() __builtin_unreachable()
 #endif
+
+// Generic host-device templates (printing, tuple traversal) are instantiated with host-only
+// callables too; this tells nvcc not to warn about the host-only instantiations.
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+#define TESSEL_NO_HD_CHECK _Pragma("nv_exec_check_disable")
+#else
+#define TESSEL_NO_HD_CHECK
+#endif

@@ -27,6 +27,17 @@ struct StringSink {
 };
 #endif
 
+TESSEL_NO_HD_CHECK
+template <class Sink, class T>
+TESSEL_HD void format(Sink& sink, T const& t);
+
+TESSEL_NO_HD_CHECK
+template <class Sink, class T, std::size_t... I>
+TESSEL_HD void format_elements(Sink& sink, T const& t, std::index_sequence<I...>) {
+  ((I == 0 ? void() : sink.text(","), format(sink, get<I>(t))), ...);
+}
+
+TESSEL_NO_HD_CHECK
 template <class Sink, class T>
 TESSEL_HD void format(Sink& sink, T const& t) {
   if constexpr (LayoutType<T>) {
@@ -35,12 +46,7 @@ TESSEL_HD void format(Sink& sink, T const& t) {
     format(sink, t.stride());
   } else if constexpr (Tuple<T>) {
     sink.text("(");
-    bool first = true;
-    for_each(t, [&](auto const& e) {
-      if (!first) sink.text(",");
-      first = false;
-      format(sink, e);
-    });
+    format_elements(sink, t, make_seq<tuple_size_v<T>>{});
     sink.text(")");
   } else if constexpr (std::is_same_v<T, Underscore>) {
     sink.text("_");

@@ -22,6 +22,7 @@ template <class T0, class T1, class F, std::size_t... I>
 TESSEL_HD constexpr auto transform_impl(T0 const& t0, T1 const& t1, F&& f, std::index_sequence<I...>) {
   return make_tuple(f(get<I>(t0), get<I>(t1))...);
 }
+TESSEL_NO_HD_CHECK
 template <class T, class F, std::size_t... I>
 TESSEL_HD constexpr void for_each_impl(T const& t, F&& f, std::index_sequence<I...>) {
   (f(get<I>(t)), ...);
@@ -65,6 +66,7 @@ template <std::size_t N>
 TESSEL_HD constexpr auto make_seq_tuple() {
   return []<std::size_t... I>(std::index_sequence<I...>) { return make_tuple(Int<int(I)>{}...); }(make_seq<N>{});
 }
+TESSEL_NO_HD_CHECK
 template <class T, class F>
 TESSEL_HD constexpr void for_each(T const& t, F&& f) {
   if constexpr (Tuple<T>) detail::for_each_impl(t, f, make_seq<tuple_size_v<T>>{});
