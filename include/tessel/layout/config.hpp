@@ -23,3 +23,11 @@
 #else
 #define TESSEL_NO_HD_CHECK
 #endif
+
+// A namespace-scope constant usable from host and device code alike (device code cannot name a
+// host constexpr variable by reference, so device compilation gets a __device__ copy).
+#if defined(__CUDA_ARCH__)
+#define TESSEL_INLINE_CONSTANT static const __device__
+#else
+#define TESSEL_INLINE_CONSTANT static constexpr
+#endif

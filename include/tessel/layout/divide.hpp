@@ -63,13 +63,13 @@ TESSEL_HD constexpr auto zipped_divide(Layout<S, D> const& a, Tiler const& t) {
 template <class S, class D, class Tiler>
 TESSEL_HD constexpr auto tiled_divide(Layout<S, D> const& a, Tiler const& t) {
   auto z = zipped_divide(a, t);
-  return z(_, repeat<std::size_t(rank_v<decltype(shape<1>(z))>)>(_));
+  return z(Underscore{}, repeat<std::size_t(rank_v<decltype(shape<1>(z))>)>(Underscore{}));
 }
 /// (tile0, tile1, ..., rest0, rest1, ...)
 template <class S, class D, class Tiler>
 TESSEL_HD constexpr auto flat_divide(Layout<S, D> const& a, Tiler const& t) {
   auto z = zipped_divide(a, t);
-  return z(repeat<std::size_t(rank_v<decltype(shape<0>(z))>)>(_), repeat<std::size_t(rank_v<decltype(shape<1>(z))>)>(_));
+  return z(repeat<std::size_t(rank_v<decltype(shape<0>(z))>)>(Underscore{}), repeat<std::size_t(rank_v<decltype(shape<1>(z))>)>(Underscore{}));
 }
 
 }  // namespace tessel

@@ -12,7 +12,7 @@ namespace tessel {
 
 /// Marks a whole mode in a coordinate: layout(_, 3) keeps mode 0 and fixes mode 1 at 3.
 struct Underscore {};
-inline constexpr Underscore _{};
+TESSEL_INLINE_CONSTANT Underscore _{};
 
 template <class T>
 concept IntTuple = Integral<T> || Tuple<T>;

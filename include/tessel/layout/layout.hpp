@@ -99,8 +99,7 @@ TESSEL_HD constexpr auto get_mode(T const& t) {
 
 template <int... I, class S, class D>
 TESSEL_HD constexpr auto shape(Layout<S, D> const& l) { return get_mode<I...>(l.shape()); }
-template <int... I, class T>
-  requires(!LayoutType<T>)
+template <int... I, IntTuple T>
 TESSEL_HD constexpr auto shape(T const& t) { return get_mode<I...>(t); }
 
 template <int... I, class S, class D>
@@ -126,8 +125,7 @@ TESSEL_HD constexpr auto depth(Layout<S, D> const& l) { return depth(get_mode<I.
 /// Number of coordinates in the domain.
 template <int... I, class S, class D>
 TESSEL_HD constexpr auto size(Layout<S, D> const& l) { return product(get_mode<I...>(l.shape())); }
-template <int... I, class T>
-  requires(!LayoutType<T>)
+template <int... I, IntTuple T>
 TESSEL_HD constexpr auto size(T const& t) { return product(get_mode<I...>(t)); }
 
 /// One past the index of the last coordinate: L(size(L) - 1) + 1, the extent of memory a

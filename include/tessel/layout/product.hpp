@@ -33,12 +33,12 @@ TESSEL_HD constexpr auto zipped_product(Layout<S, D> const& a, Tiler const& t) {
 template <class S, class D, class Tiler>
 TESSEL_HD constexpr auto tiled_product(Layout<S, D> const& a, Tiler const& t) {
   auto z = zipped_product(a, t);
-  return z(_, repeat<std::size_t(rank_v<decltype(shape<1>(z))>)>(_));
+  return z(Underscore{}, repeat<std::size_t(rank_v<decltype(shape<1>(z))>)>(Underscore{}));
 }
 template <class S, class D, class Tiler>
 TESSEL_HD constexpr auto flat_product(Layout<S, D> const& a, Tiler const& t) {
   auto z = zipped_product(a, t);
-  return z(repeat<std::size_t(rank_v<decltype(shape<0>(z))>)>(_), repeat<std::size_t(rank_v<decltype(shape<1>(z))>)>(_));
+  return z(repeat<std::size_t(rank_v<decltype(shape<0>(z))>)>(Underscore{}), repeat<std::size_t(rank_v<decltype(shape<1>(z))>)>(Underscore{}));
 }
 
 /// Pair the modes of two layouts of equal rank: ((a0,b0),(a1,b1),...).

@@ -89,7 +89,8 @@ TESSEL_HD constexpr auto composition(ComposedLayout<O, F, I> const& c, Tiler con
   return make_composed_layout(c.outer(), c.offset(), composition(c.inner(), t));
 }
 
-template <class O, class F, class I> TESSEL_HD constexpr auto shape(ComposedLayout<O, F, I> const& c) { return c.shape(); }
+template <int... N, class O, class F, class I>
+TESSEL_HD constexpr auto shape(ComposedLayout<O, F, I> const& c) { return get_mode<N...>(c.shape()); }
 template <int... N, class O, class F, class I>
 TESSEL_HD constexpr auto size(ComposedLayout<O, F, I> const& c) { return size<N...>(c.inner()); }
 template <int... N, class O, class F, class I>

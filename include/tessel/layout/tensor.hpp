@@ -140,8 +140,8 @@ TESSEL_HD constexpr auto local_tile(Tensor<E, L> const& t, Tiler const& tiler, C
   auto z = zipped_divide(t, tiler);
   constexpr std::size_t R0 = std::size_t(rank_v<decltype(shape<0>(z.layout()))>);
   constexpr std::size_t R1 = std::size_t(rank_v<decltype(shape<1>(z.layout()))>);
-  if constexpr (Tuple<Coord>) return z(repeat<R0>(_), append<R1>(coord, _));
-  else return z(repeat<R0>(_), coord);
+  if constexpr (Tuple<Coord>) return z(repeat<R0>(Underscore{}), append<R1>(coord, Underscore{}));
+  else return z(repeat<R0>(Underscore{}), coord);
 }
 
 /// Take coordinate `coord` inside every tile: the elements one thread owns when threads are
@@ -150,7 +150,7 @@ template <class E, class L, class Tiler, class Coord>
 TESSEL_HD constexpr auto outer_partition(Tensor<E, L> const& t, Tiler const& tiler, Coord const& coord) {
   auto z = zipped_divide(t, tiler);
   constexpr std::size_t R1 = std::size_t(rank_v<decltype(shape<1>(z.layout()))>);
-  return z(coord, repeat<R1>(_));
+  return z(coord, repeat<R1>(Underscore{}));
 }
 
 /// The part of `tensor` owned by thread `idx` of the thread layout: thread idx sits at the
