@@ -68,6 +68,15 @@ TEST(RuntimeExamples, ComplementDocument) {
   EXPECT_EQ(S(complement(L("(2,2):(1,6)"), tuple(4, 6))), "(3,2):(2,12)");
 }
 
+TEST(RuntimeExamples, ComplementShapeCotargetFoldsTheCeiling) {
+  // CuTe divides a shape cotarget by the covered extent mode by mode:
+  // ceil_div((135,2), 90) = (ceil(135/90), ceil(2/ceil(90/135))) = (2,2),
+  // so the repetition count is 4, where ceil(270/90) would give 3.
+  // Holes of (3,5):(2,18): 2:1, then 18/6 = 3 at stride 6; extent 90.
+  EXPECT_EQ(S(complement(L("(3,5):(2,18)"), tuple(135, 2))), "(2,3,4):(1,6,90)");
+  EXPECT_EQ(S(complement(L("(3,5):(2,18)"), 270)), "(2,3,3):(1,6,90)");
+}
+
 TEST(RuntimeExamples, LogicalDivideOneD) {
   // B* = complement(4:2, 24) = (2,3):(1,8); (B,B*) = (4,(2,3)):(2,(1,8)).
   EXPECT_EQ(S(complement(L("4:2"), tuple(4, 2, 3))), "(2,3):(1,8)");

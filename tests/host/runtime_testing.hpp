@@ -144,6 +144,32 @@ class Gen {
     return Layout(cat.shape, refill(cat.shape, d, k));
   }
 
+  // A random permutation layout of exactly `total` elements over a random
+  // factorisation of total into extents.
+  Layout compact_of_size(std::int64_t total) {
+    std::vector<std::int64_t> s;
+    while (total > 1) {
+      std::vector<std::int64_t> divs;
+      for (std::int64_t f = 2; f <= total; ++f) {
+        if (total % f == 0) divs.push_back(f);
+      }
+      std::int64_t f = divs[static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(divs.size()) - 1))];
+      s.push_back(f);
+      total /= f;
+    }
+    if (s.empty()) s.push_back(1);
+    std::vector<std::size_t> order(s.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng_);
+    std::vector<std::int64_t> d(s.size());
+    std::int64_t covered = 1;
+    for (auto i : order) {
+      d[i] = covered;
+      covered *= s[i];
+    }
+    return from_flat(s, d);
+  }
+
   std::mt19937_64& rng() { return rng_; }
 
  private:
