@@ -76,18 +76,26 @@ inline Layout logical_divide(Layout const& a, Tiler const& t) {
       [&] { return detail::transform_by_mode(a, t, detail::logical_divide_impl, true); });
 }
 
+namespace detail {
+
+inline Layout zipped_divide_impl(Layout const& a, Layout const& b) { return logical_divide_impl(a, b); }
+inline Layout zipped_divide_impl(Layout const& a, Tiler const& t) {
+  return tile_unzip(transform_by_mode(a, t, logical_divide_impl, true), t);
+}
+
+}  // namespace detail
+
 // zipped_divide: the tiles gathered into mode 0 and everything else into
-// mode 1: ((TileM,TileN,...),(RestM,RestN,...,L,...)).
+// mode 1: ((TileM,TileN,...),(RestM,RestN,...,L,...)). With a single layout
+// as tiler it is logical_divide.
 // @post layout<0>(result) == composition(A, tiler)
 // Example: zipped_divide((256,128):(128,1), [16:1,16:1])
 //          = ((16,16),(16,8)):((128,1),(2048,16)).
-inline Layout zipped_divide(Layout const& a, Layout const& b) { return logical_divide(a, b); }
-inline Layout zipped_divide(Layout const& a, Tiler const& t) {
+template <class B>
+Layout zipped_divide(Layout const& a, B const& b) {
   return detail::with_context(
-      "zipped_divide", [&] { return to_string(a) + ", " + to_string(t); },
-      [&] {
-        return detail::tile_unzip(detail::transform_by_mode(a, t, detail::logical_divide_impl, true), t);
-      });
+      "zipped_divide", [&] { return to_string(a) + ", " + to_string(b); },
+      [&] { return detail::zipped_divide_impl(a, b); });
 }
 
 // tiled_divide: zipped_divide with the rest mode unpacked:
@@ -95,14 +103,18 @@ inline Layout zipped_divide(Layout const& a, Tiler const& t) {
 // Example: tiled_divide((256,128):(128,1), [16:1,16:1]) = ((16,16),16,8):((128,1),2048,16).
 template <class B>
 Layout tiled_divide(Layout const& a, B const& b) {
-  return detail::unpack_modes(zipped_divide(a, b), false, true);
+  return detail::with_context(
+      "tiled_divide", [&] { return to_string(a) + ", " + to_string(b); },
+      [&] { return detail::unpack_modes(detail::zipped_divide_impl(a, b), false, true); });
 }
 
 // flat_divide: both modes unpacked: (TileM,TileN,...,RestM,RestN,...,L,...).
 // Example: flat_divide((256,128):(128,1), [16:1,16:1]) = (16,16,16,8):(128,1,2048,16).
 template <class B>
 Layout flat_divide(Layout const& a, B const& b) {
-  return detail::unpack_modes(zipped_divide(a, b), true, true);
+  return detail::with_context(
+      "flat_divide", [&] { return to_string(a) + ", " + to_string(b); },
+      [&] { return detail::unpack_modes(detail::zipped_divide_impl(a, b), true, true); });
 }
 
 }  // namespace tessel::rt

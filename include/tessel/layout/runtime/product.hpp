@@ -34,26 +34,39 @@ inline Layout logical_product(Layout const& a, Tiler const& t) {
       [&] { return detail::transform_by_mode(a, t, detail::logical_product_impl, true); });
 }
 
-// zipped_product: ((M,N,...),(TileM,TileN,...,L,...)) from the by-mode product.
-inline Layout zipped_product(Layout const& a, Layout const& b) { return logical_product(a, b); }
-inline Layout zipped_product(Layout const& a, Tiler const& t) {
+namespace detail {
+
+inline Layout zipped_product_impl(Layout const& a, Layout const& b) { return logical_product_impl(a, b); }
+inline Layout zipped_product_impl(Layout const& a, Tiler const& t) {
+  return tile_unzip(transform_by_mode(a, t, logical_product_impl, true), t);
+}
+
+}  // namespace detail
+
+// zipped_product: ((M,N,...),(TileM,TileN,...,L,...)) from the by-mode
+// product; with a single layout as tiler it is logical_product.
+// Example: zipped_product((2,5):(5,1), [3:1,4:1]) = ((2,5),(3,4)):((5,1),(1,5)).
+template <class B>
+Layout zipped_product(Layout const& a, B const& b) {
   return detail::with_context(
-      "zipped_product", [&] { return to_string(a) + ", " + to_string(t); },
-      [&] {
-        return detail::tile_unzip(detail::transform_by_mode(a, t, detail::logical_product_impl, true), t);
-      });
+      "zipped_product", [&] { return to_string(a) + ", " + to_string(b); },
+      [&] { return detail::zipped_product_impl(a, b); });
 }
 
 // tiled_product: ((M,N,...),TileM,TileN,...,L,...).
 template <class B>
 Layout tiled_product(Layout const& a, B const& b) {
-  return detail::unpack_modes(zipped_product(a, b), false, true);
+  return detail::with_context(
+      "tiled_product", [&] { return to_string(a) + ", " + to_string(b); },
+      [&] { return detail::unpack_modes(detail::zipped_product_impl(a, b), false, true); });
 }
 
 // flat_product: (M,N,...,TileM,TileN,...,L,...).
 template <class B>
 Layout flat_product(Layout const& a, B const& b) {
-  return detail::unpack_modes(zipped_product(a, b), true, true);
+  return detail::with_context(
+      "flat_product", [&] { return to_string(a) + ", " + to_string(b); },
+      [&] { return detail::unpack_modes(detail::zipped_product_impl(a, b), true, true); });
 }
 
 namespace detail {
