@@ -1,0 +1,27 @@
+# cmake -DMODE=install|subdirectory -DSRC=<tessel source> -DBIN=<tessel build> -DWORK=<scratch> -P consume.cmake
+# Installs tessel (install mode) or points at its sources, then configures, builds and runs the
+# consumer. Any failing step fails the test.
+file(REMOVE_RECURSE ${WORK})
+if(MODE STREQUAL "install")
+  execute_process(COMMAND ${CMAKE_COMMAND} --install ${BIN} --prefix ${WORK}/prefix RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "cmake --install failed")
+  endif()
+  set(args -DCMAKE_PREFIX_PATH=${WORK}/prefix)
+else()
+  set(args -DTESSEL_SOURCE_DIR=${SRC} -DTESSEL_BUILD_TESTS=OFF -DTESSEL_BUILD_TOOLS=OFF
+           -DTESSEL_BUILD_EXAMPLES=OFF -DTESSEL_ENABLE_CUDA=OFF)
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC}/tests/build/consumer -B ${WORK}/build ${args} RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "configuring the consumer failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/build RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "building the consumer failed")
+endif()
+execute_process(COMMAND ${WORK}/build/consumer RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(rc)
+  message(FATAL_ERROR "the consumer failed")
+endif()
+message("${out}")
