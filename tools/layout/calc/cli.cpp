@@ -1,0 +1,131 @@
+#include "cli.hpp"
+
+#include <fstream>
+#include <optional>
+#include <ostream>
+
+#include "errors.hpp"
+#include "evaluator.hpp"
+#include "json.hpp"
+#include "svg.hpp"
+
+namespace tessel::calc {
+
+namespace {
+
+char const* const kUsage =
+    "usage: tessel-layout eval [--json] 'EXPR'\n"
+    "       tessel-layout table 'EXPR'\n"
+    "       tessel-layout draw 'EXPR' [-o FILE.svg] [--mark ROW,COL]\n"
+    "\n"
+    "EXPR is CuTe notation: layouts SHAPE:STRIDE such as ((2,2),8):((1,16),2) or 8:1,\n"
+    "shapes such as (16,16) (a by-mode tiler), tilers [L0, L1], integers (n means n:1),\n"
+    "and calls of the layout algebra, e.g. zipped_divide((256,128):(128,1), (16,16)).\n"
+    "Functions:";
+
+// Messages carry no newlines: a failure is exactly one line.
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return s;
+}
+
+struct Options {
+  std::string command, expr, output;
+  bool json = false;
+  std::optional<std::pair<std::int64_t, std::int64_t>> mark;
+};
+
+std::pair<std::int64_t, std::int64_t> parse_mark(std::string const& s) {
+  auto comma = s.find(',');
+  try {
+    if (comma == std::string::npos) throw std::invalid_argument("");
+    std::size_t a = 0, b = 0;
+    std::int64_t r = std::stoll(s.substr(0, comma), &a), c = std::stoll(s.substr(comma + 1), &b);
+    if (a != comma || b != s.size() - comma - 1) throw std::invalid_argument("");
+    return {r, c};
+  } catch (std::exception const&) {
+    throw UsageError("--mark takes ROW,COL, e.g. --mark 37,44; got '" + s + "'");
+  }
+}
+
+Options parse_args(std::vector<std::string> const& args) {
+  if (args.empty()) throw UsageError("no command; try tessel-layout --help");
+  Options o;
+  o.command = args[0];
+  if (o.command != "eval" && o.command != "draw" && o.command != "table") {
+    throw UsageError("unknown command '" + o.command + "'; expected eval, table or draw");
+  }
+  std::vector<std::string> words;
+  for (std::size_t k = 1; k < args.size(); ++k) {
+    std::string const& a = args[k];
+    if (a == "--json" && o.command == "eval") {
+      o.json = true;
+    } else if ((a == "-o" || a == "--output") && o.command == "draw") {
+      if (++k == args.size()) throw UsageError(a + " needs a file name");
+      o.output = args[k];
+    } else if (a == "--mark" && o.command == "draw") {
+      if (++k == args.size()) throw UsageError("--mark needs ROW,COL");
+      o.mark = parse_mark(args[k]);
+    } else if (a.size() > 1 && a[0] == '-' && !std::isdigit(static_cast<unsigned char>(a[1]))) {
+      throw UsageError("unknown option '" + a + "' for " + o.command);
+    } else {
+      words.push_back(a);
+    }
+  }
+  if (words.empty()) throw UsageError(o.command + " needs an expression");
+  // An unquoted expression split by the shell is joined back together.
+  for (std::size_t k = 0; k < words.size(); ++k) o.expr += (k ? " " : "") + words[k];
+  return o;
+}
+
+}  // namespace
+
+int run(std::vector<std::string> const& args, std::ostream& out, std::ostream& err) {
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")) {
+    out << kUsage;
+    for (auto const& n : function_names()) out << ' ' << n;
+    out << "\n";
+    return kExitOk;
+  }
+  try {
+    Options o = parse_args(args);
+    if (o.command == "eval") {
+      Value v = evaluate(o.expr);
+      out << (o.json ? to_json(v) : to_text(v)) << "\n";
+    } else if (o.command == "table") {
+      Value v = evaluate(o.expr);
+      if (v.kind != Value::Kind::Layout) throw UsageError("table needs a layout, not " + kind_name(v.kind));
+      out << rt::print_layout(v.layout);
+    } else {
+      std::string svg = draw_svg(o.expr, DrawOptions{o.mark});
+      if (o.output.empty()) {
+        out << svg;
+      } else {
+        std::ofstream f(o.output, std::ios::binary);
+        f << svg;
+        f.close();
+        if (!f) throw std::runtime_error("cannot write " + o.output);
+      }
+    }
+    return kExitOk;
+  } catch (ParseError const& e) {
+    err << "tessel-layout: parse error at " << one_line(e.what()) << "\n";
+    return kExitUsage;
+  } catch (UsageError const& e) {
+    err << "tessel-layout: " << one_line(e.what()) << "\n";
+    return kExitUsage;
+  } catch (rt::Error const& e) {
+    err << "tessel-layout: " << one_line(e.what()) << "\n";
+    return kExitAlgebra;
+  } catch (std::bad_alloc const&) {
+    err << "tessel-layout: out of memory\n";
+    return kExitAlgebra;
+  } catch (std::exception const& e) {
+    err << "tessel-layout: " << one_line(e.what()) << "\n";
+    return kExitAlgebra;
+  }
+}
+
+}  // namespace tessel::calc

@@ -1,0 +1,11 @@
+// tessel-layout: a calculator for CuTe-style layouts.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "calc/cli.hpp"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  return tessel::calc::run(args, std::cout, std::cerr);
+}
