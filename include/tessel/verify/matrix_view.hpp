@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 #include "tessel/config.hpp"
 
@@ -33,7 +34,10 @@ struct MatrixView {
   TESSEL_HD T& operator()(std::int64_t r, std::int64_t c) const { return data[offset(r, c)]; }
 
   // A view of mutable elements is also a view of const ones.
-  TESSEL_HD operator MatrixView<const T>() const {  // NOLINT: implicit on purpose
+  // A template so that MatrixView<const T> does not declare a conversion to itself.
+  template <class U>
+    requires(std::is_same_v<U, const T> && !std::is_const_v<T>)
+  TESSEL_HD operator MatrixView<U>() const {  // NOLINT: implicit on purpose
     return {data, rows, cols, row_stride, col_stride};
   }
 };
