@@ -5,8 +5,8 @@
 // A tag names the oldest architecture whose instructions a kernel uses. Two things must agree with
 // it, and each has a check here:
 //
-// 1. Build time. nvcc (11.5 and newer) defines __CUDA_ARCH_LIST__ in every compilation pass, host
-//    pass included, as the comma-separated list of virtual architectures being compiled
+// 1. Build time. nvcc (checked with 13.0) defines __CUDA_ARCH_LIST__ in every compilation pass,
+//    host pass included, as the comma-separated list of virtual architectures being compiled
 //    (`-gencode arch=compute_80,...` contributes 800; CMake's CUDA_ARCHITECTURES 75;80;90a gives
 //    750,800,900). A kernel templated on a tag states
 //
