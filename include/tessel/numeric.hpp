@@ -117,4 +117,23 @@ TESSEL_HD T from_double(double x) {
   }
 }
 
+/// Convert between element types with round-to-nearest-even, the way an epilogue stores its
+/// results: float <-> half / bfloat16 through the CUDA conversion intrinsics.
+template <class To, class From>
+TESSEL_HD To numeric_cast(From x) {
+  if constexpr (std::is_same_v<To, From>) {
+    return x;
+  } else if constexpr (std::is_arithmetic_v<To> && std::is_arithmetic_v<From>) {
+    return static_cast<To>(x);
+#if TESSEL_HAS_CUDA_FP16
+  } else if constexpr (std::is_same_v<To, half_t>) {
+    return __float2half_rn(static_cast<float>(x));
+  } else if constexpr (std::is_same_v<To, bfloat16_t>) {
+    return __float2bfloat16_rn(static_cast<float>(x));
+#endif
+  } else {
+    return static_cast<To>(static_cast<float>(x));
+  }
+}
+
 }  // namespace tessel

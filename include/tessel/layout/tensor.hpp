@@ -127,16 +127,20 @@ template <class E, class L> TESSEL_HD constexpr auto size(Tensor<E, L> const& t)
 template <int... I, class E, class L> TESSEL_HD constexpr auto shape(Tensor<E, L> const& t) { return shape<I...>(t.layout()); }
 template <int... I, class E, class L> TESSEL_HD constexpr auto layout(Tensor<E, L> const& t) { return layout<I...>(t.layout()); }
 
-template <class E, class L, class Tiler>
-TESSEL_HD constexpr auto zipped_divide(Tensor<E, L> const& t, Tiler const& tiler) {
+template <class T>
+concept TensorType = is_tensor<std::remove_cvref_t<T>>::value;
+
+/// Tensor versions of the divides keep the tensor's iterator (and its constness) and divide its layout.
+template <TensorType T, class Tiler>
+TESSEL_HD constexpr auto zipped_divide(T&& t, Tiler const& tiler) {
   return make_tensor(t.data(), zipped_divide(t.layout(), tiler));
 }
 
 /// The tile of `tensor` at tile-grid coordinate `coord` (which may hold `_` to keep a mode of
 /// tiles): zipped_divide(tensor, tiler)((_,_,...), coord).
 ///   gA (M,K), tiler (BM,BK), coord (m,_)  ->  (BM,BK,k)
-template <class E, class L, class Tiler, class Coord>
-TESSEL_HD constexpr auto local_tile(Tensor<E, L> const& t, Tiler const& tiler, Coord const& coord) {
+template <TensorType T, class Tiler, class Coord>
+TESSEL_HD constexpr auto local_tile(T&& t, Tiler const& tiler, Coord const& coord) {
   auto z = zipped_divide(t, tiler);
   constexpr std::size_t R0 = std::size_t(rank_v<decltype(shape<0>(z.layout()))>);
   constexpr std::size_t R1 = std::size_t(rank_v<decltype(shape<1>(z.layout()))>);
@@ -146,8 +150,8 @@ TESSEL_HD constexpr auto local_tile(Tensor<E, L> const& t, Tiler const& tiler, C
 
 /// Take coordinate `coord` inside every tile: the elements one thread owns when threads are
 /// laid out as the tiler. zipped_divide(tensor, tiler)(coord, (_,_,...)).
-template <class E, class L, class Tiler, class Coord>
-TESSEL_HD constexpr auto outer_partition(Tensor<E, L> const& t, Tiler const& tiler, Coord const& coord) {
+template <TensorType T, class Tiler, class Coord>
+TESSEL_HD constexpr auto outer_partition(T&& t, Tiler const& tiler, Coord const& coord) {
   auto z = zipped_divide(t, tiler);
   constexpr std::size_t R1 = std::size_t(rank_v<decltype(shape<1>(z.layout()))>);
   return z(coord, repeat<R1>(Underscore{}));
@@ -156,8 +160,8 @@ TESSEL_HD constexpr auto outer_partition(Tensor<E, L> const& t, Tiler const& til
 /// The part of `tensor` owned by thread `idx` of the thread layout: thread idx sits at the
 /// coordinate whose image under thr_layout is idx, and takes that coordinate in every tile.
 ///   tile (128,32), threads (32,4):(4,1), idx 5  ->  (4,8) elements starting at (1,1)
-template <class E, class L, class TS, class TD, Integral Idx>
-TESSEL_HD constexpr auto local_partition(Tensor<E, L> const& t, Layout<TS, TD> const& thr, Idx const& idx) {
+template <TensorType T, class TS, class TD, Integral Idx>
+TESSEL_HD constexpr auto local_partition(T&& t, Layout<TS, TD> const& thr, Idx const& idx) {
   return outer_partition(t, product_each(thr.shape()), idx2crd(idx, thr.shape(), thr.stride()));
 }
 

@@ -1,0 +1,71 @@
+#pragma once
+// Sm70/Sm75 mainloop: two stages, one in shared memory and one in registers. While the warps
+// compute on the tile in shared memory, the next tile travels from global memory into registers;
+// after a barrier it is written to shared memory. No cp.async, so it runs on Turing.
+
+#include "tessel/atom/copy_g2s.hpp"
+#include "tessel/atom/copy_ldmatrix.hpp"
+#include "tessel/gemm/collective/smem_layouts.hpp"
+
+namespace tessel::gemm::collective {
+
+template <class Config>
+struct MainloopSm70TwoStage {
+  static constexpr int BM = Config::BM, BN = Config::BN, BK = Config::BK;
+  static_assert(Config::Stages == 2, "MainloopSm70TwoStage: this mainloop has exactly 2 stages (shared memory + registers)");
+  using TiledMma = typename Config::TiledMma;
+  using Element = typename TiledMma::ElementA;
+  using SmemLayoutA = decltype(smem_layout<BM, BK, Config::kAKMajor, 1>());
+  using SmemLayoutB = decltype(smem_layout<BN, BK, Config::kBKMajor, 1>());
+  using CopyA = atom::TileCopyG2S<Element, BM, BK, Config::kAKMajor, TiledMma::kThreads>;
+  using CopyB = atom::TileCopyG2S<Element, BN, BK, Config::kBKMajor, TiledMma::kThreads>;
+  using LdsmA = atom::LdmatrixCopy<TiledMma, atom::Operand::A, Config::kAKMajor>;
+  using LdsmB = atom::LdmatrixCopy<TiledMma, atom::Operand::B, Config::kBKMajor>;
+
+  static constexpr int kSmemBytes = int(sizeof(Element)) * (int(decltype(cosize(SmemLayoutA{}))::value) + int(decltype(cosize(SmemLayoutB{}))::value));
+
+  template <class GA, class GB, class Acc>
+  __device__ static void run(GA const& gA, GB const& gB, Acc& acc, int residue_m, int residue_n, int K, char* smem, int thread) {
+    auto sA = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(smem)), SmemLayoutA{});                        // (BM,BK,1)
+    auto sB = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(smem) + cosize(SmemLayoutA{})), SmemLayoutB{});  // (BN,BK,1)
+    auto sA0 = CopyA::partition(sA(Underscore{}, Underscore{}, 0), thread);
+    auto sB0 = CopyB::partition(sB(Underscore{}, Underscore{}, 0), thread);
+    auto crdA = CopyA::partition_coords(thread);
+    auto crdB = CopyB::partition_coords(thread);
+    auto srcA = LdsmA::partition_S(sA(Underscore{}, Underscore{}, 0), thread);
+    auto srcB = LdsmB::partition_S(sB(Underscore{}, Underscore{}, 0), thread);
+    int k_tiles = (K + BK - 1) / BK;
+
+    uint4 ra[decltype(size(crdA.layout()))::value];
+    uint4 rb[decltype(size(crdB.layout()))::value];
+    auto fetch = [&](int k_tile) {
+      CopyA::load(CopyA::partition(gA(Underscore{}, Underscore{}, k_tile), thread), crdA, ra, residue_m, K - k_tile * BK);
+      CopyB::load(CopyB::partition(gB(Underscore{}, Underscore{}, k_tile), thread), crdB, rb, residue_n, K - k_tile * BK);
+    };
+
+    fetch(0);
+    CopyA::store(sA0, ra);
+    CopyB::store(sB0, rb);
+    __syncthreads();
+
+    typename TiledMma::FragmentA fa;
+    typename TiledMma::FragmentB fb;
+    for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+      if (k_tile + 1 < k_tiles) fetch(k_tile + 1);  // in flight while we compute
+#pragma unroll
+      for (int kb = 0; kb < BK / 16; ++kb) {
+        LdsmA::copy(srcA, fa, kb);
+        LdsmB::copy(srcB, fb, kb);
+      }
+      TiledMma::gemm(acc, fa, fb);
+      __syncthreads();
+      if (k_tile + 1 < k_tiles) {
+        CopyA::store(sA0, ra);
+        CopyB::store(sB0, rb);
+      }
+      __syncthreads();
+    }
+  }
+};
+
+}  // namespace tessel::gemm::collective

@@ -1,0 +1,82 @@
+#pragma once
+// Sm80 mainloop: Stages >= 3 shared-memory buffers filled by cp.async, read by ldmatrix, fed to
+// mma.sync. While the warps compute on stage s, the copies of the next Stages-1 tiles are in
+// flight.
+//
+// NOTES: the order inside one K iteration matters. We wait until the oldest copy group has
+// landed, then __syncthreads(), and only then issue the copy into the buffer computed on in the
+// previous iteration: the barrier is what proves every warp has finished reading it.
+
+#include "tessel/arch/cp_async_sm80.hpp"
+#include "tessel/atom/copy_g2s.hpp"
+#include "tessel/atom/copy_ldmatrix.hpp"
+#include "tessel/gemm/collective/smem_layouts.hpp"
+
+namespace tessel::gemm::collective {
+
+template <class Config>
+struct MainloopSm80CpAsync {
+  static constexpr int BM = Config::BM, BN = Config::BN, BK = Config::BK, Stages = Config::Stages;
+  static_assert(Stages >= 3, "MainloopSm80CpAsync: the cp.async mainloop needs at least 3 stages (use the Sm70 two-stage form for 2)");
+  using TiledMma = typename Config::TiledMma;
+  using Element = typename TiledMma::ElementA;
+  using SmemLayoutA = decltype(smem_layout<BM, BK, Config::kAKMajor, Stages>());
+  using SmemLayoutB = decltype(smem_layout<BN, BK, Config::kBKMajor, Stages>());
+  using CopyA = atom::TileCopyG2S<Element, BM, BK, Config::kAKMajor, TiledMma::kThreads>;
+  using CopyB = atom::TileCopyG2S<Element, BN, BK, Config::kBKMajor, TiledMma::kThreads>;
+  using LdsmA = atom::LdmatrixCopy<TiledMma, atom::Operand::A, Config::kAKMajor>;
+  using LdsmB = atom::LdmatrixCopy<TiledMma, atom::Operand::B, Config::kBKMajor>;
+
+  static constexpr int kSmemBytes = int(sizeof(Element)) * (int(decltype(cosize(SmemLayoutA{}))::value) + int(decltype(cosize(SmemLayoutB{}))::value));
+
+  /// acc += A(BM,BK,k) * B(BN,BK,k) over all k tiles. residue_* are the extents of the problem
+  /// left from this tile's origin (M - m0, N - n0, K).
+  template <class GA, class GB, class Acc>
+  __device__ static void run(GA const& gA, GB const& gB, Acc& acc, int residue_m, int residue_n, int K, char* smem, int thread) {
+    auto sA = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(smem)), SmemLayoutA{});                        // (BM,BK,S)
+    auto sB = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(smem) + cosize(SmemLayoutA{})), SmemLayoutB{});  // (BN,BK,S)
+    auto crdA = CopyA::partition_coords(thread);
+    auto crdB = CopyB::partition_coords(thread);
+    int k_tiles = (K + BK - 1) / BK;
+
+    auto issue = [&](int k_tile, int stage) {
+      auto gA_k = CopyA::partition(gA(Underscore{}, Underscore{}, k_tile), thread);
+      auto sA_s = CopyA::partition(sA(Underscore{}, Underscore{}, stage), thread);
+      auto gB_k = CopyB::partition(gB(Underscore{}, Underscore{}, k_tile), thread);
+      auto sB_s = CopyB::partition(sB(Underscore{}, Underscore{}, stage), thread);
+      CopyA::copy_async(gA_k, sA_s, crdA, residue_m, K - k_tile * BK);
+      CopyB::copy_async(gB_k, sB_s, crdB, residue_n, K - k_tile * BK);
+    };
+
+    // Prologue: fill Stages-1 buffers. A tile past the end of K still commits an (empty) group,
+    // so the wait count below stays right.
+#pragma unroll
+    for (int s = 0; s < Stages - 1; ++s) {
+      if (s < k_tiles) issue(s, s);
+      arch::cp_async_commit_group();
+    }
+
+    typename TiledMma::FragmentA fa;
+    typename TiledMma::FragmentB fb;
+    for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+      arch::cp_async_wait_group<Stages - 2>();
+      __syncthreads();
+      int next = k_tile + Stages - 1;
+      if (next < k_tiles) issue(next, next % Stages);
+      arch::cp_async_commit_group();
+
+      int stage = k_tile % Stages;
+      auto srcA = LdsmA::partition_S(sA(Underscore{}, Underscore{}, stage), thread);  // (IBm,IBk)
+      auto srcB = LdsmB::partition_S(sB(Underscore{}, Underscore{}, stage), thread);  // (IBn,IBk)
+#pragma unroll
+      for (int kb = 0; kb < BK / 16; ++kb) {
+        LdsmA::copy(srcA, fa, kb);
+        LdsmB::copy(srcB, fb, kb);
+      }
+      TiledMma::gemm(acc, fa, fb);
+    }
+    arch::cp_async_wait_group<0>();
+  }
+};
+
+}  // namespace tessel::gemm::collective
