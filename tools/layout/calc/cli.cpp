@@ -96,7 +96,10 @@ int run(std::vector<std::string> const& args, std::ostream& out, std::ostream& e
       out << (o.json ? to_json(v) : to_text(v)) << "\n";
     } else if (o.command == "table") {
       Value v = evaluate(o.expr);
-      if (v.kind != Value::Kind::Layout) throw UsageError("table needs a layout, not " + kind_name(v.kind));
+      if (v.kind == Value::Kind::Int) v = Value::of_layout(rt::Layout(v.i, 1));  // n means n:1
+      if (v.kind != Value::Kind::Layout) {
+        throw UsageError("table needs a layout, not " + kind_name(v.kind) + " " + to_text(v));
+      }
       out << rt::print_layout(v.layout);
     } else {
       std::string svg = draw_svg(o.expr, DrawOptions{o.mark});
