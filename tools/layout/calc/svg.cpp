@@ -36,11 +36,15 @@ struct Geometry {
 
 // Sizes a grid: labelled cells wide enough for their numbers, or, for large
 // grids, small unlabelled cells fitting within max_px.
-Geometry measure(Grid const& g, double max_px) {
-  if (g.rows * g.cols > kMaxCells) {
-    throw UsageError("draw: a grid of " + std::to_string(g.rows) + "x" + std::to_string(g.cols) +
+void check_cells(std::int64_t rows, std::int64_t cols) {
+  if (rows > kMaxCells / std::max<std::int64_t>(cols, 1)) {
+    throw UsageError("draw: a grid of " + std::to_string(rows) + "x" + std::to_string(cols) +
                      " cells is more than the " + std::to_string(kMaxCells) + " cells drawn at most");
   }
+}
+
+Geometry measure(Grid const& g, double max_px) {
+  check_cells(g.rows, g.cols);
   Geometry m;
   m.labelled = g.rows <= kMaxLabelled && g.cols <= kMaxLabelled;
   if (m.labelled) {
@@ -146,9 +150,9 @@ std::string draw_layout(rt::Layout const& l, std::string_view expr, DrawOptions 
   Grid g;
   g.rows = rt::size(r);
   g.cols = rt::size(c);
-  g.label = [&](std::int64_t i, std::int64_t j) { return r(i) + c(j); };
+  g.label = [&](std::int64_t i, std::int64_t j) { return rt::detail::add(r(i), c(j)); };
   g.fill = [&](std::int64_t i, std::int64_t j) {
-    std::int64_t v = r(i) + c(j);
+    std::int64_t v = rt::detail::add(r(i), c(j));
     return std::string(kPalette[((v % 8) + 8) % 8]);
   };
   check_mark(opt.mark, g.rows, g.cols);
@@ -197,7 +201,7 @@ ModeSplit split_mode(rt::Layout const& a_mode, rt::Layout const& t) {
   rt::Layout in = rt::layout(bb, 0), across = rt::layout(bb, 1);
   for (std::int64_t j = 0; j < rt::size(across); ++j)
     for (std::int64_t i = 0; i < rt::size(in); ++i) {
-      std::int64_t m = in(i) + across(j);
+      std::int64_t m = rt::detail::add(in(i), across(j));
       if (m >= 0 && m < n) {
         s.tile[static_cast<std::size_t>(m)] = j;
         s.pos[static_cast<std::size_t>(m)] = i;
@@ -218,6 +222,8 @@ std::string cell(std::int64_t a, std::int64_t b) { return "(" + std::to_string(a
 std::string draw_divide(Node const& call, rt::Layout const& a, rt::Tiler const& t, std::string_view expr,
                         DrawOptions const& opt) {
   rt::Layout result = evaluate(call).layout;  // the requested divide, as printed
+  // Refuse oversized matrices before sizing per-row tables for them.
+  check_cells(rt::size(a, 0), rt::size(a, 1));
   rt::Layout zd = rt::zipped_divide(a, t);
   ModeSplit s0 = split_mode(rt::layout(a, 0), t[0]);
   ModeSplit s1 = split_mode(rt::layout(a, 1), t[1]);
@@ -229,7 +235,7 @@ std::string draw_divide(Node const& call, rt::Layout const& a, rt::Tiler const& 
   mat.rows = rt::size(a, 0);
   mat.cols = rt::size(a, 1);
   rt::Layout a0 = rt::layout(a, 0), a1 = rt::layout(a, 1);
-  mat.label = [&](std::int64_t i, std::int64_t j) { return a0(i) + a1(j); };
+  mat.label = [&](std::int64_t i, std::int64_t j) { return rt::detail::add(a0(i), a1(j)); };
   mat.fill = [&](std::int64_t i, std::int64_t j) {
     return tile_colour(s0.tile[static_cast<std::size_t>(i)], s1.tile[static_cast<std::size_t>(j)]);
   };
@@ -239,13 +245,13 @@ std::string draw_divide(Node const& call, rt::Layout const& a, rt::Tiler const& 
   Grid tg;
   tg.rows = rt::size(t0);
   tg.cols = rt::size(t1);
-  tg.label = [&](std::int64_t i, std::int64_t j) { return t0(i) + t1(j); };
+  tg.label = [&](std::int64_t i, std::int64_t j) { return rt::detail::add(t0(i), t1(j)); };
   tg.fill = [](std::int64_t, std::int64_t) { return std::string(kGrey); };
 
   Grid rg;
   rg.rows = rt::size(r0);
   rg.cols = rt::size(r1);
-  rg.label = [&](std::int64_t i, std::int64_t j) { return r0(i) + r1(j); };
+  rg.label = [&](std::int64_t i, std::int64_t j) { return rt::detail::add(r0(i), r1(j)); };
   rg.fill = [](std::int64_t i, std::int64_t j) { return tile_colour(i, j); };
 
   std::int64_t mi0 = -1, mi1 = -1, mj0 = -1, mj1 = -1;
