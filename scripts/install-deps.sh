@@ -15,6 +15,12 @@ if ((${#missing[@]})); then
   $sudo apt-get update -q
   $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+# The SASS audit disassembles with cuobjdump. Toolkits installed without it get it from PyPI
+# (the 13.2 disassembler reads nvcc 13.0 objects); CMake finds it under site-packages.
+if ! command -v cuobjdump >/dev/null 2>&1 && ! python3 -c "import nvidia.cu13" >/dev/null 2>&1; then
+  python3 -m pip install --quiet 'nvidia-cuda-cuobjdump>=13.2,<14' 'nvidia-cuda-nvdisasm>=13.2,<14' ||
+    echo "install-deps: could not install cuobjdump from PyPI; the SASS tests will fail" >&2
+fi
 if ! command -v nvcc >/dev/null 2>&1; then
   echo "install-deps: nvcc not found on PATH; CUDA examples and tests will be skipped" >&2
 fi
