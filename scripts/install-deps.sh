@@ -17,7 +17,11 @@ if ((${#missing[@]})); then
 fi
 # The SASS audit disassembles with cuobjdump. Toolkits installed without it get it from PyPI
 # (the 13.2 disassembler reads nvcc 13.0 objects); CMake finds it under site-packages.
-if ! command -v cuobjdump >/dev/null 2>&1 && ! python3 -c "import nvidia.cu13" >/dev/null 2>&1; then
+if ! command -v cuobjdump >/dev/null 2>&1 && ! python3 - <<'PY' >/dev/null 2>&1
+import os, sys, nvidia
+sys.exit(0 if any(os.path.exists(os.path.join(p, "cu13", "bin", "cuobjdump")) for p in nvidia.__path__) else 1)
+PY
+then
   python3 -m pip install --quiet 'nvidia-cuda-cuobjdump>=13.2,<14' 'nvidia-cuda-nvdisasm>=13.2,<14' ||
     echo "install-deps: could not install cuobjdump from PyPI; the SASS tests will fail" >&2
 fi
