@@ -22,7 +22,7 @@ class SvgWriter {
             std::string const& weight = "normal") {
     body_ += "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" font-size=\"" + num(size) + "\" text-anchor=\"" +
              anchor + "\" font-weight=\"" + weight + "\">" + escape(s) + "</text>\n";
-    double w = 0.6 * size * static_cast<double>(s.size());
+    double w = 0.66 * size * static_cast<double>(s.size());  // generous: bold monospace runs wider than 0.6 em
     grow(anchor == "start" ? x + w : anchor == "middle" ? x + w / 2 : x, y + size * 0.3);
   }
 
