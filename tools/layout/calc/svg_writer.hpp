@@ -39,7 +39,7 @@ class SvgWriter {
              "," + num(y + 7) + " Z\" fill=\"#333\"/>\n";
   }
 
-  std::string finish(double margin = 20) const {
+  std::string finish(double margin = 40) const {
     double w = width_ + margin, h = height_ + margin;
     return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(w) + "\" height=\"" + num(h) +
            "\" viewBox=\"0 0 " + num(w) + " " + num(h) + "\" font-family=\"DejaVu Sans Mono, monospace\">\n" +
