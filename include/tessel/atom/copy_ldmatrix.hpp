@@ -48,7 +48,7 @@ struct LdmatrixCopy {
     return rows(make_coord(thread % 32, make_coord(Underscore{}, Underscore{})));                  // (IBmn,IBk)
   }
 
-  /// The fragment values one ldmatrix.x4 fills, block by block: ((8 values),(1,IBmn,IBk)).
+  /// The fragment values one ldmatrix.x4 fills, block by block: ((8 values),(1,IBmn,1)).
   template <class Frag>
   TESSEL_HD static constexpr auto fragment_blocks(Frag& frag) {
     constexpr int V = decltype(size<0>(frag.layout()))::value;
@@ -56,9 +56,9 @@ struct LdmatrixCopy {
     return zipped_divide(frag, BlockShape{});
   }
 
-  /// Load k-block kb (16 elements of K) of the warp tile into the fragment.
+  /// Load k-block kb (16 elements of K) of the warp tile into a one-k-block fragment.
   template <class Src, class Frag>
-  __device__ static void copy(Src const& src, Frag& frag, int kb) {
+  __device__ static void copy(Src const& src, int kb, Frag& frag) {
     auto blocks = fragment_blocks(frag);
     constexpr int kBlocksMN = kWarpMN / 16;
 #pragma unroll
@@ -67,7 +67,7 @@ struct LdmatrixCopy {
       arch::ldmatrix<4, !KMajor>(r, &src(b, kb));
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        auto* dst = &blocks(make_coord(2 * j, make_coord(0, b, kb)));
+        auto* dst = &blocks(make_coord(2 * j, make_coord(0, b, 0)));
         *reinterpret_cast<std::uint32_t*>(dst) = r[j];
       }
     }

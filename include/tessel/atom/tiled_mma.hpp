@@ -73,16 +73,22 @@ struct TiledMma {
   }
 
   // Register fragments: values of one instruction first, so each instruction's operands are
-  // contiguous registers.
-  using FragmentA = decltype(make_tensor<ElementA>(make_layout(make_shape(size(typename Traits::ALayout{}.shape()) / Int<32>{}, Int<kIterM>{}, Int<kIterK>{}))));
-  using FragmentB = decltype(make_tensor<ElementB>(make_layout(make_shape(size(typename Traits::BLayout{}.shape()) / Int<32>{}, Int<kIterN>{}, Int<kIterK>{}))));
-  using FragmentC = decltype(make_tensor<ElementC>(make_layout(make_shape(size(typename Traits::CLayout{}.shape()) / Int<32>{}, Int<kIterM>{}, Int<kIterN>{}))));
+  // contiguous registers. A and B fragments hold one k-block of 16 (what one ldmatrix.x4 row of
+  // blocks delivers), so a mainloop can load block kb+1 while the tensor cores work on block kb.
+  static constexpr int kIterKBlock = 16 / kAtomK;
+  static constexpr int kValuesA = decltype(size(typename Traits::ALayout{}.shape()))::value / 32;
+  static constexpr int kValuesB = decltype(size(typename Traits::BLayout{}.shape()))::value / 32;
+  static constexpr int kValuesC = decltype(size(typename Traits::CLayout{}.shape()))::value / 32;
+  using FragmentA = decltype(make_tensor<ElementA>(make_layout(Shape<Int<kValuesA>, Int<kIterM>, Int<kIterKBlock>>{})));  // (V,IM,IKb)
+  using FragmentB = decltype(make_tensor<ElementB>(make_layout(Shape<Int<kValuesB>, Int<kIterN>, Int<kIterKBlock>>{})));  // (V,IN,IKb)
+  using FragmentC = decltype(make_tensor<ElementC>(make_layout(Shape<Int<kValuesC>, Int<kIterM>, Int<kIterN>>{})));       // (V,IM,IN)
 
-  /// acc(V,IM,IN) += A(V,IM,IK) * B(V,IN,IK) over one warp tile of K.
+  /// acc(V,IM,IN) += A(V,IM,IK) * B(V,IN,IK) over the K extent of the fragments.
   template <class FA, class FB, class FC>
   __device__ static void gemm(FC& acc, FA const& a, FB const& b) {
+    constexpr int kK = decltype(size<2>(a.layout()))::value;
 #pragma unroll
-    for (int k = 0; k < kIterK; ++k)
+    for (int k = 0; k < kK; ++k)
 #pragma unroll
       for (int m = 0; m < kIterM; ++m)
 #pragma unroll

@@ -48,16 +48,23 @@ struct MainloopSm70TwoStage {
     CopyB::store(sB0, rb);
     __syncthreads();
 
-    typename TiledMma::FragmentA fa;
-    typename TiledMma::FragmentB fb;
+    // Registers hold two k-blocks: block kb+1 is read from shared memory while the tensor cores
+    // work on block kb.
+    constexpr int KB = BK / 16;
+    typename TiledMma::FragmentA fa[2];
+    typename TiledMma::FragmentB fb[2];
     for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
       if (k_tile + 1 < k_tiles) fetch(k_tile + 1);  // in flight while we compute
+      LdsmA::copy(srcA, 0, fa[0]);
+      LdsmB::copy(srcB, 0, fb[0]);
 #pragma unroll
-      for (int kb = 0; kb < BK / 16; ++kb) {
-        LdsmA::copy(srcA, fa, kb);
-        LdsmB::copy(srcB, fb, kb);
+      for (int kb = 0; kb < KB; ++kb) {
+        if (kb + 1 < KB) {
+          LdsmA::copy(srcA, kb + 1, fa[(kb + 1) % 2]);
+          LdsmB::copy(srcB, kb + 1, fb[(kb + 1) % 2]);
+        }
+        TiledMma::gemm(acc, fa[kb % 2], fb[kb % 2]);
       }
-      TiledMma::gemm(acc, fa, fb);
       __syncthreads();
       if (k_tile + 1 < k_tiles) {
         CopyA::store(sA0, ra);

@@ -49,31 +49,49 @@ struct MainloopSm80CpAsync {
     };
 
     // Prologue: fill Stages-1 buffers. A tile past the end of K still commits an (empty) group,
-    // so the wait count below stays right.
+    // so the wait counts below stay right.
 #pragma unroll
     for (int s = 0; s < Stages - 1; ++s) {
       if (s < k_tiles) issue(s, s);
       arch::cp_async_commit_group();
     }
+    arch::cp_async_wait_group<Stages - 2>();
+    __syncthreads();
 
-    typename TiledMma::FragmentA fa;
-    typename TiledMma::FragmentB fb;
+    // Registers hold two k-blocks: block kb+1 is read from shared memory while the tensor cores
+    // work on block kb. At the last block of a tile the next tile's stage must have landed, so
+    // the wait and the barrier sit there; the copy into the stage just freed goes out at block 0.
+    constexpr int KB = BK / 16;
+    typename TiledMma::FragmentA fa[2];
+    typename TiledMma::FragmentB fb[2];
+    int read_stage = 0;
+    auto srcA = LdsmA::partition_S(sA(Underscore{}, Underscore{}, 0), thread);  // (IBm,IBk)
+    auto srcB = LdsmB::partition_S(sB(Underscore{}, Underscore{}, 0), thread);  // (IBn,IBk)
+    // Stage s of a partition is the same positions shifted by s stage sizes.
+    constexpr int kStageA = int(decltype(cosize(SmemLayoutA{}))::value) / Stages;
+    constexpr int kStageB = int(decltype(cosize(SmemLayoutB{}))::value) / Stages;
+    auto load_block = [&](int stage, int kb, int buf) {
+      LdsmA::copy(make_tensor(srcA.data() + stage * kStageA, srcA.layout()), kb, fa[buf]);
+      LdsmB::copy(make_tensor(srcB.data() + stage * kStageB, srcB.layout()), kb, fb[buf]);
+    };
+    load_block(0, 0, 0);
+
     for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-      arch::cp_async_wait_group<Stages - 2>();
-      __syncthreads();
-      int next = k_tile + Stages - 1;
-      if (next < k_tiles) issue(next, next % Stages);
-      arch::cp_async_commit_group();
-
-      int stage = k_tile % Stages;
-      auto srcA = LdsmA::partition_S(sA(Underscore{}, Underscore{}, stage), thread);  // (IBm,IBk)
-      auto srcB = LdsmB::partition_S(sB(Underscore{}, Underscore{}, stage), thread);  // (IBn,IBk)
 #pragma unroll
-      for (int kb = 0; kb < BK / 16; ++kb) {
-        LdsmA::copy(srcA, fa, kb);
-        LdsmB::copy(srcB, fb, kb);
+      for (int kb = 0; kb < KB; ++kb) {
+        if (kb == 0) {
+          int next = k_tile + Stages - 1;
+          if (next < k_tiles) issue(next, next % Stages);
+          arch::cp_async_commit_group();
+        }
+        if (kb == KB - 1) {
+          arch::cp_async_wait_group<Stages - 2>();
+          __syncthreads();
+          read_stage = (read_stage + 1 == Stages) ? 0 : read_stage + 1;
+        }
+        if (kb + 1 < KB || k_tile + 1 < k_tiles) load_block(read_stage, (kb + 1) % KB, (kb + 1) % 2);
+        TiledMma::gemm(acc, fa[kb % 2], fb[kb % 2]);
       }
-      TiledMma::gemm(acc, fa, fb);
     }
     arch::cp_async_wait_group<0>();
   }

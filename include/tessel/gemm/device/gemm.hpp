@@ -123,6 +123,7 @@ class Gemm {
     TensorRef<ElementC, LayoutC> ref_D;
     typename EpilogueOutputOp::Params epilogue;
     int split_k_slices = 1;
+    int swizzle = 8;  // row tiles per raster group; 0: plain raster along M (see tile_scheduler.hpp)
   };
 
   /// Whether this kernel can compute the problem, and if not, why and what to do about it.
@@ -157,8 +158,8 @@ class Gemm {
     if (auto s = check_contiguous_extent("N", p.n, !b_cols); !s.ok()) return s;
     if (auto s = check_pointer_alignment("base address of A", args.ref_A.data, 16); !s.ok()) return s;
     if (auto s = check_pointer_alignment("base address of B", args.ref_B.data, 16); !s.ok()) return s;
-    if (std::int64_t(p.m + ThreadblockShape::kM - 1) / ThreadblockShape::kM > 2147483647LL ||
-        std::int64_t(p.n + ThreadblockShape::kN - 1) / ThreadblockShape::kN > 65535)
+    if ((std::int64_t(p.m) + ThreadblockShape::kM - 1) / ThreadblockShape::kM *
+            ((std::int64_t(p.n) + ThreadblockShape::kN - 1) / ThreadblockShape::kN) > 2147483647LL)
       return {Status::kErrorInvalidProblem, "problem size " + dims(p) + " needs more thread blocks than a grid holds"};
     return arch::check_kernel_arch<ArchTag>(reinterpret_cast<void const*>(&kernel::gemm_kernel<Config>));
   }
@@ -174,16 +175,18 @@ class Gemm {
       auto e = cudaFuncSetAttribute(&kernel::gemm_kernel<Config>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedStorageSize);
       if (auto s = arch::status_from_cuda(e, "setting the kernel's shared-memory size"); !s.ok()) return s;
     }
+    int tiles_m = (args.problem_size.m + ThreadblockShape::kM - 1) / ThreadblockShape::kM;
+    int tiles_n = (args.problem_size.n + ThreadblockShape::kN - 1) / ThreadblockShape::kN;
     params_ = {args.problem_size, args.ref_A.data, args.ref_A.ld, args.ref_B.data, args.ref_B.ld, args.ref_C.data, args.ref_C.ld,
-               args.ref_D.data, args.ref_D.ld, EpilogueOutputOp{args.epilogue}};
+               args.ref_D.data, args.ref_D.ld, EpilogueOutputOp{args.epilogue},
+               kernel::GroupedRaster{tiles_m, tiles_n, args.swizzle > 0 ? args.swizzle : tiles_m}};
     initialized_ = true;
     return {};
   }
 
   StatusInfo run(cudaStream_t stream = nullptr) {
     if (!initialized_) return {Status::kErrorInternal, "run() before a successful initialize(): call initialize(args) first"};
-    dim3 grid((params_.problem.m + ThreadblockShape::kM - 1) / ThreadblockShape::kM,
-              (params_.problem.n + ThreadblockShape::kN - 1) / ThreadblockShape::kN, 1);
+    dim3 grid(params_.raster.tile_count(), 1, 1);
     kernel::gemm_kernel<Config><<<grid, kThreads, kSharedStorageSize, stream>>>(params_);
     return arch::status_from_cuda(cudaGetLastError(), "launching the GEMM kernel");
   }

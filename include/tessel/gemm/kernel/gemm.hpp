@@ -12,6 +12,7 @@
 #include "tessel/arch/tags.hpp"
 #include "tessel/atom/copy_g2s.hpp"
 #include "tessel/gemm/gemm_shape.hpp"
+#include "tessel/gemm/kernel/tile_scheduler.hpp"
 
 namespace tessel::gemm::kernel {
 
@@ -37,6 +38,7 @@ struct GemmParams {
   ElementC* D;
   std::int64_t ldd;
   typename Config::Epilogue epilogue;
+  GroupedRaster raster;
 };
 
 template <class Config>
@@ -47,15 +49,16 @@ __global__ void __launch_bounds__(Config::TiledMma::kThreads) gemm_kernel(GemmPa
   if constexpr (arch::device_pass_supports<typename Config::ArchTag>()) {
     extern __shared__ __align__(128) char smem[];
     int const thread = int(threadIdx.x);
-    int const m0 = int(blockIdx.x) * BM, n0 = int(blockIdx.y) * BN;
+    TileCoord const tile = p.raster.tile(int(blockIdx.x));
+    int const m0 = tile.m * BM, n0 = tile.n * BN;
     int const M = p.problem.m, N = p.problem.n, K = p.problem.k;
 
     // B(K,N) in the layout of its tag, seen as (N,K): swap the tag's roles.
     using BTag = std::conditional_t<std::is_same_v<typename Config::LayoutB, RowMajor>, ColumnMajor, RowMajor>;
     auto mA = make_tensor(make_gmem_ptr(p.A), matrix_layout<typename Config::LayoutA>(M, K, p.lda));  // (M,K)
     auto mB = make_tensor(make_gmem_ptr(p.B), matrix_layout<BTag>(N, K, p.ldb));                      // (N,K)
-    auto gA = local_tile(mA, make_shape(Int<BM>{}, Int<BK>{}), make_coord(int(blockIdx.x), Underscore{}));  // (BM,BK,k)
-    auto gB = local_tile(mB, make_shape(Int<BN>{}, Int<BK>{}), make_coord(int(blockIdx.y), Underscore{}));  // (BN,BK,k)
+    auto gA = local_tile(mA, make_shape(Int<BM>{}, Int<BK>{}), make_coord(tile.m, Underscore{}));  // (BM,BK,k)
+    auto gB = local_tile(mB, make_shape(Int<BN>{}, Int<BK>{}), make_coord(tile.n, Underscore{}));  // (BN,BK,k)
 
     typename TiledMma::FragmentC acc;
 #pragma unroll
@@ -65,12 +68,12 @@ __global__ void __launch_bounds__(Config::TiledMma::kThreads) gemm_kernel(GemmPa
 
     // Epilogue: each accumulator value to its element of D, inside the problem only.
     auto mD = make_tensor(make_gmem_ptr(p.D), matrix_layout<typename Config::LayoutC>(M, N, p.ldd));  // (M,N)
-    auto gD = local_tile(mD, make_shape(Int<BM>{}, Int<BN>{}), make_coord(int(blockIdx.x), int(blockIdx.y)));  // (BM,BN)
+    auto gD = local_tile(mD, make_shape(Int<BM>{}, Int<BN>{}), make_coord(tile.m, tile.n));  // (BM,BN)
     auto tD = TiledMma::partition_C(gD, thread);                                                                 // (V,IM,IN)
     auto tCrd = TiledMma::partition_C(make_tensor(atom::CountingIterator{}, make_layout(Shape<Int<BM>, Int<BN>>{})), thread);
     bool const read_c = p.epilogue.reads_source();
     auto mC = make_tensor(make_gmem_ptr(p.C), matrix_layout<typename Config::LayoutC>(M, N, p.ldc));
-    auto gC = local_tile(mC, make_shape(Int<BM>{}, Int<BN>{}), make_coord(int(blockIdx.x), int(blockIdx.y)));
+    auto gC = local_tile(mC, make_shape(Int<BM>{}, Int<BN>{}), make_coord(tile.m, tile.n));
     auto tC = TiledMma::partition_C(gC, thread);
 #pragma unroll
     for (int i = 0; i < int(size(acc.layout())); ++i) {
