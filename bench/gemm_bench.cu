@@ -1,0 +1,300 @@
+// tessel's Sm80 GEMM (mma.sync + cp.async) against cuBLAS, side by side in one process.
+//
+//   gemm_bench [--m M --n N --k K] [--dtype f16|bf16|all] [--runs R] [--warmup W] [--out FILE]
+//
+// Problem: TN (A row-major, B column-major), D column-major in the input type, FP32 accumulate,
+// alpha 1, beta 0; by default 4096^3 and 8192^3, f16 and bf16. cuBLAS runs the same problem with
+// the same types (cublasGemmEx, CUBLAS_COMPUTE_32F).
+//
+// Method: correct first, then fast. Each (shape, dtype, tessel kernel) is verified before it is
+// timed (bench_verify.cuh): every element against cuBLAS, a sample against a double reference;
+// a failed check is reported and not timed, and the program exits 1. Timing: CUDA events around
+// each launch, tessel and cuBLAS interleaved launch by launch so that clocks and temperature
+// treat both alike, warm-up launches first (they also absorb the JIT compile and cuBLAS's
+// heuristics), then the median of R >= 20 launches. The operands rotate over enough buffer sets
+// that together exceed four times the L2 cache, so no launch finds its inputs in L2.
+//
+// Output: a markdown table on stdout (shape, dtype, tessel kernel, TFLOP/s of each, ratio,
+// verification) and, with --out, the same table in FILE.
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "bench_verify.cuh"
+#include "cublas_gemm.hpp"
+#include "tessel/arch/runtime.hpp"
+#include "tessel/gemm/device/gemm.hpp"
+#include "tessel/verify/device_buffer.cuh"
+#include "tessel/verify/device_fill.cuh"
+
+namespace {
+
+using namespace tessel;
+using namespace tessel::gemm;
+using tessel::verify::check_cuda;
+using tessel::verify::DeviceBuffer;
+
+template <class T, class Tb, class Warp, int Stages>
+using TesselTN = device::Gemm<T, RowMajor, T, ColumnMajor, T, ColumnMajor, float, OpClassTensorOp, arch::Sm80, Tb, Warp,
+                              GemmShape<16, 8, 16>, epilogue::LinearCombination<T, float, float>, Stages>;
+
+// The kernels benchmarked: the issue's configuration first, then two larger CTA tiles over the
+// same 64x64x32 warp tile (more reuse of each shared-memory stage, fewer CTAs per SM).
+template <class T>
+using Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3>,
+                           TesselTN<T, GemmShape<128, 256, 32>, GemmShape<64, 64, 32>, 3>,
+                           TesselTN<T, GemmShape<256, 128, 32>, GemmShape<64, 64, 32>, 4>>;
+
+struct Options {
+  std::vector<std::array<int, 3>> shapes{{4096, 4096, 4096}, {8192, 8192, 8192}};
+  std::vector<std::string> dtypes{"f16", "bf16"};
+  int runs = 30;
+  int warmup = 5;
+  int samples = 4096;
+  std::string out;
+};
+
+struct Row {
+  std::string shape, dtype, kernel;
+  double tessel_tflops = 0, cublas_tflops = 0;
+  std::string verification;
+  bool ok = false;
+};
+
+double median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (double(v[n / 2 - 1]) + v[n / 2]);
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// One (shape, dtype): operands, cuBLAS, and every tessel kernel in turn.
+template <class T>
+void bench_shape(int m, int n, int k, const char* dtype, const Options& o, cublasHandle_t handle, std::vector<Row>& rows) {
+  const std::size_t a_elems = std::size_t(m) * k, b_elems = std::size_t(k) * n, d_elems = std::size_t(m) * n;
+  const double set_bytes = double(a_elems + b_elems + d_elems) * sizeof(T);
+  int l2 = 0;
+  check_cuda(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0), "cudaDeviceGetAttribute(L2)");
+  const int sets = std::max(2, int(std::ceil(4.0 * l2 / set_bytes)));
+  const std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  std::printf("# %s %s: %d buffer sets of %.0f MB (L2 %d MB)\n", shape.c_str(), dtype, sets, set_bytes / 1e6, l2 >> 20);
+
+  std::vector<DeviceBuffer<T>> A, B, Dt, Dc;
+  for (int s = 0; s < sets; ++s) {
+    A.emplace_back(a_elems);
+    B.emplace_back(b_elems);
+    Dt.emplace_back(d_elems);
+    Dc.emplace_back(d_elems);
+    verify::fill_random_device(A.back().data(), a_elems, 100 + 2 * s, verify::Distribution::uniform(-1, 1));
+    verify::fill_random_device(B.back().data(), b_elems, 101 + 2 * s, verify::Distribution::uniform(-1, 1));
+  }
+  // The magnitudes |A||B| for the budget of the tessel-vs-cuBLAS comparison (set 0 only).
+  DeviceBuffer<float> mag(d_elems);
+  {
+    DeviceBuffer<T> abs_a(a_elems), abs_b(b_elems);
+    bench::abs_device(A[0].data(), abs_a.data(), a_elems);
+    bench::abs_device(B[0].data(), abs_b.data(), b_elems);
+    bench::cublas_gemm_tn<T, float>(handle, m, n, k, abs_a.data(), abs_b.data(), mag.data());
+    check_cuda(cudaDeviceSynchronize(), "magnitude GEMM");
+  }
+  const double flops = 2.0 * m * n * k;
+
+  auto run_kernel = [&](auto gemm_tag) {
+    using Gemm = decltype(gemm_tag);
+    Row row{shape, dtype, Gemm::name()};
+    // One initialized handle per buffer set, so that a timed launch is run() alone.
+    std::vector<Gemm> gemms(static_cast<std::size_t>(sets));
+    for (int s = 0; s < sets; ++s) {
+      typename Gemm::Arguments args{{m, n, k}, {A[s].data(), k}, {B[s].data(), k}, {nullptr, m}, {Dt[s].data(), m}, {1.f, 0.f}, 1};
+      if (const StatusInfo st = gemms[std::size_t(s)].initialize(args); !st.ok()) {
+        row.verification = "refused: " + st.what();
+        rows.push_back(row);
+        return;
+      }
+    }
+    // ---- Correct first, on set 0 ----
+    verify::poison_device(Dt[0].data(), d_elems);
+    verify::poison_device(Dc[0].data(), d_elems);
+    if (const StatusInfo st = gemms[0].run(); !st.ok()) {
+      row.verification = "launch failed: " + st.what();
+      rows.push_back(row);
+      return;
+    }
+    bench::cublas_gemm_tn<T, T>(handle, m, n, k, A[0].data(), B[0].data(), Dc[0].data());
+    check_cuda(cudaDeviceSynchronize(), "first runs");
+    const bench::PairReport pair = bench::compare_pair(Dt[0].data(), Dc[0].data(), mag.data(), d_elems, k);
+    const bench::SampleReport sample =
+        bench::sample_check(A[0].data(), B[0].data(), Dt[0].data(), Dc[0].data(), m, n, k, o.samples);
+    row.ok = pair.failed == 0 && sample.failed_tessel == 0 && sample.failed_cublas == 0;
+    if (!row.ok) {
+      row.verification = "FAIL: " + std::to_string(pair.failed) + " of " + std::to_string(d_elems) + " differ from cuBLAS";
+      if (pair.failed) {
+        row.verification += " (first at row " + std::to_string(pair.first % m) + ", col " + std::to_string(pair.first / m) + ")";
+      }
+      row.verification += "; vs f64 on " + std::to_string(sample.samples) + " samples: tessel " +
+                          std::to_string(sample.failed_tessel) + " out of budget, cuBLAS " + std::to_string(sample.failed_cublas);
+      rows.push_back(row);
+      return;
+    }
+    row.verification = "ok: all vs cuBLAS (worst " + fmt("%.2f", pair.worst) + "), " + std::to_string(sample.samples) +
+                       " vs f64 (worst " + fmt("%.2f", sample.worst_tessel) + " / " + fmt("%.2f", sample.worst_cublas) + ")";
+
+    // ---- Then fast ----
+    cudaEvent_t ev[4];
+    for (auto& e : ev) check_cuda(cudaEventCreate(&e), "cudaEventCreate");
+    std::vector<float> t_ms, c_ms;
+    for (int i = 0; i < o.warmup + o.runs; ++i) {
+      const int s = i % sets;
+      check_cuda(cudaEventRecord(ev[0]), "cudaEventRecord");
+      if (const StatusInfo st = gemms[std::size_t(s)].run(); !st.ok()) throw std::runtime_error(st.what());
+      check_cuda(cudaEventRecord(ev[1]), "cudaEventRecord");
+      bench::cublas_gemm_tn<T, T>(handle, m, n, k, A[s].data(), B[s].data(), Dc[s].data());
+      check_cuda(cudaEventRecord(ev[2]), "cudaEventRecord");
+      check_cuda(cudaEventSynchronize(ev[2]), "cudaEventSynchronize");
+      float t = 0, c = 0;
+      check_cuda(cudaEventElapsedTime(&t, ev[0], ev[1]), "cudaEventElapsedTime");
+      check_cuda(cudaEventElapsedTime(&c, ev[1], ev[2]), "cudaEventElapsedTime");
+      if (i >= o.warmup) {
+        t_ms.push_back(t);
+        c_ms.push_back(c);
+      }
+    }
+    for (auto& e : ev) cudaEventDestroy(e);
+    row.tessel_tflops = flops / (median(t_ms) * 1e-3) / 1e12;
+    row.cublas_tflops = flops / (median(c_ms) * 1e-3) / 1e12;
+    std::printf("# %s %s %s: tessel %.1f TFLOP/s, cuBLAS %.1f TFLOP/s (medians of %d)\n", shape.c_str(), dtype,
+                row.kernel.c_str(), row.tessel_tflops, row.cublas_tflops, o.runs);
+    rows.push_back(row);
+  };
+  std::apply([&](auto... g) { (run_kernel(g), ...); }, Kernels<T>{});
+}
+
+std::string table(const std::vector<Row>& rows) {
+  std::string s =
+      "| shape | dtype | tessel kernel | tessel TFLOP/s | cuBLAS TFLOP/s | ratio | verification |\n"
+      "|---|---|---|---:|---:|---:|---|\n";
+  for (const Row& r : rows) {
+    const bool timed = r.ok && r.cublas_tflops > 0;
+    s += "| " + r.shape + " | " + r.dtype + " | `" + r.kernel + "` | " + (timed ? fmt("%.1f", r.tessel_tflops) : "-") +
+         " | " + (timed ? fmt("%.1f", r.cublas_tflops) : "-") + " | " +
+         (timed ? fmt("%.2f", r.tessel_tflops / r.cublas_tflops) : "-") + " | " + r.verification + " |\n";
+  }
+  return s;
+}
+
+int usage(const char* argv0, const char* why) {
+  std::fprintf(stderr,
+               "%s%s\nusage: %s [--m M --n N --k K] [--dtype f16|bf16|all] [--runs R>=20] [--warmup W] [--samples S] "
+               "[--out FILE]\n",
+               why, *why ? "\n" : "", argv0);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  int m = 0, n = 0, k = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return usage(argv[0], ("missing value after " + a).c_str());
+    const char* v = argv[++i];
+    auto positive = [&](int& out) {
+      char* end = nullptr;
+      const long x = std::strtol(v, &end, 10);
+      if (*end != '\0' || x <= 0 || x > (1 << 20)) return false;
+      out = int(x);
+      return true;
+    };
+    bool ok = true;
+    if (a == "--m") ok = positive(m);
+    else if (a == "--n") ok = positive(n);
+    else if (a == "--k") ok = positive(k);
+    else if (a == "--runs") ok = positive(o.runs) && o.runs >= 20;
+    else if (a == "--warmup") ok = positive(o.warmup);
+    else if (a == "--samples") ok = positive(o.samples) && o.samples >= 2;
+    else if (a == "--out") o.out = v;
+    else if (a == "--dtype") {
+      const std::string d = v;
+      if (d == "all") o.dtypes = {"f16", "bf16"};
+      else if (d == "f16" || d == "bf16") o.dtypes = {d};
+      else ok = false;
+    } else {
+      return usage(argv[0], ("unknown option " + a).c_str());
+    }
+    if (!ok) return usage(argv[0], ("bad value for " + a + ": " + v).c_str());
+  }
+  if (m || n || k) {
+    if (!(m && n && k)) return usage(argv[0], "--m, --n and --k go together");
+    o.shapes = {{m, n, k}};
+  }
+
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "gemm_bench: no CUDA device; the benchmark needs a GPU of compute capability 8.0 or newer\n");
+    return 2;
+  }
+  arch::DeviceArch dev;
+  if (const StatusInfo s = arch::query_device_arch(-1, dev); !s.ok()) {
+    std::fprintf(stderr, "gemm_bench: %s\n", s.what().c_str());
+    return 2;
+  }
+  int driver = 0, runtime = 0, cublas_version = 0, sms = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+
+  std::vector<Row> rows;
+  try {
+    cublasHandle_t handle;
+    bench::check_cublas(cublasCreate(&handle), "cublasCreate");
+    bench::check_cublas(cublasGetVersion(handle, &cublas_version), "cublasGetVersion");
+    for (const auto& s : o.shapes) {
+      for (const std::string& d : o.dtypes) {
+        if (d == "f16") bench_shape<half_t>(s[0], s[1], s[2], "f16", o, handle, rows);
+        else bench_shape<bfloat16_t>(s[0], s[1], s[2], "bf16", o, handle, rows);
+      }
+    }
+    cublasDestroy(handle);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemm_bench: %s\n", e.what());
+    return 3;
+  }
+
+  char env[512];
+  std::snprintf(env, sizeof env,
+                "%s (compute capability %d.%d, %d SMs), driver API %d, CUDA runtime %d, cuBLAS %d; TN, D in the input "
+                "type, FP32 accumulate; median of %d launches after %d warm-up\n\n",
+                dev.name.c_str(), dev.compute_capability / 10, dev.compute_capability % 10, sms, driver, runtime,
+                cublas_version, o.runs, o.warmup);
+  const std::string out = std::string(env) + table(rows);
+  std::printf("\n%s", out.c_str());
+  if (!o.out.empty()) {
+    std::ofstream f(o.out);
+    f << out;
+    if (!f) {
+      std::fprintf(stderr, "gemm_bench: cannot write %s\n", o.out.c_str());
+      return 3;
+    }
+  }
+  const bool all_ok = std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.ok; });
+  return all_ok ? 0 : 1;
+}
