@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Everything that needs a GPU, from an existing build: every GPU test binary, the two seed
+# examples and the benchmark. Builds nothing; writes one log per step into OUT_DIR and a summary
+# (OUT_DIR/summary.txt). Test binaries are run directly rather than through ctest, so the build
+# directory may have been moved or copied from the machine that built it.
+#
+#   scripts/gpu_check.sh BUILD_DIR OUT_DIR [--no-bench] [--sanitize] [--allow-skips]
+#
+#   --no-bench     skip the benchmark (it takes a few minutes of device time)
+#   --sanitize     also run a few small ragged GEMM cases under compute-sanitizer memcheck
+#   --allow-skips  do not count a skipped GPU test as a failure (by default it is one: on a GPU
+#                  machine every GPU test should run)
+#
+# Exit status: 0 every step passed, 1 some step failed (see the summary), 2 bad usage.
+set -uo pipefail
+
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[[ $# -ge 2 ]] || usage
+build=$(cd "$1" 2> /dev/null && pwd) || { echo "gpu_check: no build directory $1" >&2; exit 2; }
+out=$2
+shift 2
+bench=1 sanitize=0 allow_skips=0
+for a in "$@"; do
+  case $a in
+    --no-bench) bench=0 ;;
+    --sanitize) sanitize=1 ;;
+    --allow-skips) allow_skips=1 ;;
+    *) usage ;;
+  esac
+done
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)
+summary=$out/summary.txt
+: > "$summary"
+failed=0
+
+note() { printf '%-40s %s\n' "$1" "$2" | tee -a "$summary"; }
+
+# run NAME COMMAND... : log to OUT/NAME.log, record PASS / FAIL (status) / SKIPPED.
+run() {
+  local name=$1
+  shift
+  local log=$out/$name.log start=$SECONDS status=0
+  echo "== $name: $*" > "$log"
+  "$@" >> "$log" 2>&1 || status=$?
+  local took=$((SECONDS - start))s
+  if [[ $status -ne 0 ]]; then
+    note "$name" "FAIL (exit $status, $took)"
+    failed=1
+  elif grep -q '^\[  SKIPPED \]' "$log"; then
+    if [[ $allow_skips -eq 1 ]]; then
+      note "$name" "PASS with skipped tests ($took)"
+    else
+      note "$name" "FAIL: tests were skipped; on a GPU machine all must run ($took)"
+      failed=1
+    fi
+  else
+    note "$name" "PASS ($took)"
+  fi
+}
+
+{
+  echo "build: $build"
+  date -u +%Y-%m-%dT%H:%MZ
+  if command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1
+  else
+    echo "nvidia-smi not found: is this the GPU machine?"
+  fi
+} | tee "$out/device.txt"
+
+# ---- GPU tests: every gtest binary under tests/gpu, plus the argument checks' device branch ----
+shopt -s nullglob
+tests=()
+for exe in "$build"/tests/gpu/*; do
+  [[ -f $exe && -x $exe ]] && tests+=("$exe")
+done
+[[ -x $build/tests/host/gemm_can_implement ]] && tests+=("$build/tests/host/gemm_can_implement")
+if [[ ${#tests[@]} -eq 0 ]]; then
+  note "gpu tests" "FAIL: no test binaries under $build/tests/gpu"
+  failed=1
+fi
+for exe in "${tests[@]}"; do
+  name=$(basename "$exe")
+  run "test_$name" "$exe" --gtest_output="xml:$out/test_$name.xml"
+done
+
+# ---- The seed examples: both must verify on this GPU (an sm_80 or newer device runs both) ----
+for ex in gemm_sm75 gemm_sm80; do
+  if [[ -x $build/examples/$ex ]]; then
+    run "example_$ex" "$build/examples/$ex"
+  else
+    note "example_$ex" "FAIL: $build/examples/$ex not built"
+    failed=1
+  fi
+done
+
+# ---- Optional: memcheck on small ragged problems (out-of-bounds reads or writes at the edges) ----
+if [[ $sanitize -eq 1 ]]; then
+  if command -v compute-sanitizer > /dev/null; then
+    filter='*ArBcCr__13x17x24*:*AcBrCc__129x127x40*:*AcBcCc_two_stage__200x136x72*:*__8x1x16*'
+    run "memcheck_gemm_sm80_gpu" compute-sanitizer --tool memcheck --error-exitcode 1 \
+      "$build/tests/gpu/gemm_sm80_gpu" --gtest_filter="$filter"
+    run "memcheck_gemm_sm75_gpu" compute-sanitizer --tool memcheck --error-exitcode 1 \
+      "$build/tests/gpu/gemm_sm75_gpu" --gtest_filter='*ArBcCr__13x17x24*:*AcBrCr__129x127x40*'
+  else
+    note "memcheck" "not run: compute-sanitizer not on PATH"
+  fi
+fi
+
+# ---- The benchmark: bench/run.sh writes the table and a section for bench/RESULTS.md ----
+if [[ $bench -eq 1 ]]; then
+  run "bench" "$here/bench/run.sh" "$build" "$out/bench"
+fi
+
+echo
+echo "summary ($summary):"
+cat "$summary"
+exit $failed
