@@ -22,6 +22,7 @@
 #include "tessel/verify/compare.hpp"
 #include "tessel/verify/device_buffer.cuh"
 #include "tessel/verify/device_compare.cuh"
+#include "tessel/verify/device_fill.cuh"
 #include "tessel/verify/device_reference.cuh"
 #include "tessel/verify/host_reference.hpp"
 #include "tessel/verify/poison.hpp"
@@ -105,6 +106,17 @@ bool alignment_admits(const GemmCase& c) {
   return a_contig % v == 0 && b_contig % v == 0;
 }
 
+// The leading dimensions a case runs with: the contiguous extent plus the case's padding.
+struct LeadingDims {
+  std::int64_t a, b, d;  // C shares D's
+};
+template <class Gemm>
+LeadingDims leading_dims(const GemmCase& c) {
+  using T = GemmTraits<Gemm>;
+  return {(T::kARow ? c.k : c.m) + std::int64_t(c.pad_ab), (T::kBCol ? c.k : c.n) + std::int64_t(c.pad_ab),
+          (T::kCRow ? c.n : c.m) + std::int64_t(c.pad_cd)};
+}
+
 // Elements of a D allocation that lie outside the matrix view (padding and the guard behind it)
 // and no longer hold the poison pattern: the kernel wrote where it must not.
 template <class TD>
@@ -131,16 +143,20 @@ void run_case(const GemmCase& c) {
   using TC = typename Gemm::ElementC;
   using T = GemmTraits<Gemm>;
   const std::int64_t m = c.m, n = c.n, k = c.k;
-  const std::int64_t lda = (T::kARow ? k : m) + c.pad_ab;
-  const std::int64_t ldb = (T::kBCol ? k : n) + c.pad_ab;
-  const std::int64_t ldd = (T::kCRow ? n : m) + c.pad_cd;
+  const auto [lda, ldb, ldd] = leading_dims<Gemm>(c);
   const auto oa = T::order(T::kARow), ob = T::order(!T::kBCol), oc = T::order(T::kCRow);
   const std::uint64_t seed = 1000 + 17 * std::uint64_t(m) + 31 * std::uint64_t(n) + std::uint64_t(k);
 
-  std::vector<TA> a(std::size_t(verify::required_elements(m, k, oa, lda)));
-  std::vector<TA> b(std::size_t(verify::required_elements(k, n, ob, ldb)));
-  verify::fill_random(a.data(), a.size(), seed, verify::Distribution::uniform(-1, 1));
-  verify::fill_random(b.data(), b.size(), seed + 1, verify::Distribution::uniform(-1, 1));
+  // A and B are filled on the device (the same values a host fill gives) and copied back only
+  // for the host reference: the large cases would spend seconds in an unoptimised host fill.
+  const bool host_reference = m * n * k <= kHostReferenceLimit;
+  verify::DeviceBuffer<TA> da(std::size_t(verify::required_elements(m, k, oa, lda)));
+  verify::DeviceBuffer<TA> db(std::size_t(verify::required_elements(k, n, ob, ldb)));
+  verify::fill_random_device(da.data(), da.size(), seed, verify::Distribution::uniform(-1, 1));
+  verify::fill_random_device(db.data(), db.size(), seed + 1, verify::Distribution::uniform(-1, 1));
+  TESSEL_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<TA> a = host_reference ? da.download() : std::vector<TA>{};
+  const std::vector<TA> b = host_reference ? db.download() : std::vector<TA>{};
 
   // D: the matrix, its padding, and a guard of 256 rows (row-major) or columns behind it, all
   // poisoned. In place, the matrix part starts out as C.
@@ -159,7 +175,6 @@ void run_case(const GemmCase& c) {
       for (std::int64_t j = 0; j < n; ++j) d_view_host(i, j) = c_view_host(i, j);
   }
 
-  verify::DeviceBuffer<TA> da(a), db(b);
   verify::DeviceBuffer<TC> dd(d);
   verify::DeviceBuffer<TC> dc;
   if (c.source == Source::kSeparate) dc = verify::DeviceBuffer<TC>(c_host);
@@ -197,7 +212,7 @@ void run_case(const GemmCase& c) {
 
   const verify::Tolerance tol = verify::make_tolerance<float, TC>();
   verify::CompareReport report;
-  if (m * n * k <= kHostReferenceLimit) {
+  if (host_reference) {
     const auto ref = verify::host_reference_gemm<TA, TA, TC>(
         c.alpha, verify::make_view<const TA>(a.data(), m, k, oa, lda), verify::make_view<const TA>(b.data(), k, n, ob, ldb),
         c.beta, c_view_host);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "../gpu/gemm_test_support.hpp"
 #include "tessel/arch/runtime.hpp"
 #include "tessel/gemm/device/gemm.hpp"
 
@@ -24,6 +25,12 @@ using Sm80TN = device::Gemm<half_t, RowMajor, half_t, ColumnMajor, float, RowMaj
 using Sm80Bf16NT = device::Gemm<bfloat16_t, ColumnMajor, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, float, OpClassTensorOp,
                                 arch::Sm80, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, GemmShape<16, 8, 16>,
                                 epilogue::LinearCombination<bfloat16_t, float, float>, 3>;
+using Sm80NN = device::Gemm<half_t, ColumnMajor, half_t, ColumnMajor, half_t, ColumnMajor, float, OpClassTensorOp, arch::Sm80,
+                            GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, GemmShape<16, 8, 16>,
+                            epilogue::LinearCombination<half_t, float, float>, 3>;
+using Sm75TT = device::Gemm<half_t, RowMajor, half_t, RowMajor, float, ColumnMajor, float, OpClassTensorOp, arch::Sm75,
+                            GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, GemmShape<16, 8, 8>,
+                            epilogue::LinearCombination<float, float, float>, 2>;
 using Sm75TN = device::Gemm<half_t, RowMajor, half_t, ColumnMajor, float, RowMajor, float, OpClassTensorOp, arch::Sm75,
                             GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, GemmShape<16, 8, 8>,
                             epilogue::LinearCombination<float, float, float>, 2>;
@@ -220,6 +227,45 @@ TEST(GemmCanImplement, MoreTilesThanAGridHolds) {
   args.ref_C.ld = args.ref_D.ld = big;
   expect_refused(Sm80TN::can_implement(args), Status::kErrorInvalidProblem,
                  "problem size 1073741824x1073741824x64 needs more thread blocks than a grid holds");
+}
+
+// The GPU tests (tests/gpu/gemm_test_support.hpp) decide from the shape and the layouts alone
+// which cases the kernel must refuse as misaligned, and expect every other case to run. Here
+// that decision is held against can_implement itself, for all four A/B layout pairs, so that on
+// the device a refusal or an acceptance is never the harness's mistake.
+template <class Gemm>
+void expect_harness_agrees_with_can_implement() {
+  using TA = typename Gemm::ElementA;
+  using TC = typename Gemm::ElementC;
+  int admitted = 0, refused = 0;
+  for (const test::GemmCase& c : test::gemm_cases()) {
+    const test::LeadingDims ld = test::leading_dims<Gemm>(c);
+    typename Gemm::Arguments args{{c.m, c.n, c.k},
+                                  {fake<TA const>(0x100000), ld.a},
+                                  {fake<TA const>(0x200000), ld.b},
+                                  {c.source == test::Source::kNone ? nullptr : fake<TC const>(0x300000), ld.d},
+                                  {fake<TC>(0x400000), ld.d},
+                                  {c.alpha, c.beta},
+                                  1};
+    const StatusInfo s = Gemm::can_implement(args);
+    if (test::alignment_admits<Gemm>(c)) {
+      ++admitted;
+      EXPECT_EQ(s.status, device_gate<Gemm>().status) << Gemm::name() << " on " << c.name << ": " << s.what();
+    } else {
+      ++refused;
+      EXPECT_EQ(s.status, Status::kErrorMisalignedOperand) << Gemm::name() << " on " << c.name << ": " << s.what();
+    }
+  }
+  // Every layout pair both runs most shapes and refuses some: the sweep covers both sides.
+  EXPECT_GE(admitted, 10) << Gemm::name();
+  EXPECT_GE(refused, 1) << Gemm::name();
+}
+
+TEST(GemmTestHarness, MisalignmentDecisionMatchesCanImplement) {
+  expect_harness_agrees_with_can_implement<Sm80TN>();
+  expect_harness_agrees_with_can_implement<Sm80Bf16NT>();
+  expect_harness_agrees_with_can_implement<Sm80NN>();
+  expect_harness_agrees_with_can_implement<Sm75TT>();
 }
 
 TEST(GemmHandle, RunBeforeInitializeIsRefused) {
