@@ -54,14 +54,36 @@ struct TileCopyG2S {
     return partition(make_tensor(CountingIterator{}, make_layout(Shape<Int<BMN>, Int<BK>>{})), thread);
   }
 
-  /// cp.async every vector of the tile that lies inside (residue_mn, residue_k); zero-fill the rest.
-  template <class G, class S, class Crd>
-  __device__ static void copy_async(G const& g, S& s, Crd const& crd, int residue_mn, int residue_k) {
+  static constexpr int kVectors = decltype(size(partition_coords(0).layout()))::value;
+  static_assert(kVectors <= 32, "tile copy: at most 32 vectors per thread (one predicate bit each)");
+
+  /// Which of this thread's vectors lie inside the problem along MN: fixed for a CTA, so computed
+  /// once, outside the K loop.
+  template <class Crd>
+  __device__ static std::uint32_t mn_predicates(Crd const& crd, int residue_mn) {
+    std::uint32_t mask = 0;
 #pragma unroll
-    for (int i = 0; i < int(size(s.layout())); ++i) {
-      int lin = crd[i];
-      int mn = lin % BMN, k = lin / BMN;
-      bool inside = KMajor ? (mn < residue_mn && k + kVec <= residue_k) : (mn + kVec <= residue_mn && k < residue_k);
+    for (int i = 0; i < kVectors; ++i) {
+      int mn = crd[i] % BMN;
+      bool inside = KMajor ? mn < residue_mn : mn + kVec <= residue_mn;
+      mask |= std::uint32_t(inside) << i;
+    }
+    return mask;
+  }
+  template <class Crd>
+  __device__ static bool k_inside(Crd const& crd, int i, int residue_k) {
+    int k = crd[i] / BMN;
+    return KMajor ? k + kVec <= residue_k : k < residue_k;
+  }
+
+  /// cp.async every vector of the tile that lies inside the problem; zero-fill the rest. Only the
+  /// last K tile (residue_k < BK) looks at K.
+  template <class G, class S, class Crd>
+  __device__ static void copy_async(G const& g, S& s, Crd const& crd, std::uint32_t mn_mask, int residue_k) {
+    bool const full_k = residue_k >= BK;
+#pragma unroll
+    for (int i = 0; i < kVectors; ++i) {
+      bool inside = ((mn_mask >> i) & 1u) && (full_k || k_inside(crd, i, residue_k));
       // An outside vector reads nothing (src-size 0), but its address must still be valid.
       Element const* src = inside ? &g[i] : &g[0];
       arch::cp_async_cg_16_zfill(&s[i], src, inside);
@@ -70,20 +92,18 @@ struct TileCopyG2S {
 
   /// Load this thread's vectors into registers (zero outside), for the two-stage mainloop.
   template <class G, class Crd>
-  __device__ static void load(G const& g, Crd const& crd, uint4 (&regs)[decltype(size(partition_coords(0).layout()))::value],
-                              int residue_mn, int residue_k) {
+  __device__ static void load(G const& g, Crd const& crd, uint4 (&regs)[kVectors], std::uint32_t mn_mask, int residue_k) {
+    bool const full_k = residue_k >= BK;
 #pragma unroll
-    for (int i = 0; i < int(sizeof(regs) / sizeof(uint4)); ++i) {
-      int lin = crd[i];
-      int mn = lin % BMN, k = lin / BMN;
-      bool inside = KMajor ? (mn < residue_mn && k + kVec <= residue_k) : (mn + kVec <= residue_mn && k < residue_k);
+    for (int i = 0; i < kVectors; ++i) {
+      bool inside = ((mn_mask >> i) & 1u) && (full_k || k_inside(crd, i, residue_k));
       regs[i] = inside ? arch::load_global_128(&g[i]) : make_uint4(0, 0, 0, 0);
     }
   }
   template <class S>
-  __device__ static void store(S& s, uint4 const (&regs)[decltype(size(partition_coords(0).layout()))::value]) {
+  __device__ static void store(S& s, uint4 const (&regs)[kVectors]) {
 #pragma unroll
-    for (int i = 0; i < int(sizeof(regs) / sizeof(uint4)); ++i) *reinterpret_cast<uint4*>(&s[i]) = regs[i];
+    for (int i = 0; i < kVectors; ++i) *reinterpret_cast<uint4*>(&s[i]) = regs[i];
   }
 };
 

@@ -36,11 +36,17 @@ struct MainloopSm70TwoStage {
     auto srcB = LdsmB::partition_S(sB(Underscore{}, Underscore{}, 0), thread);
     int k_tiles = (K + BK - 1) / BK;
 
-    uint4 ra[decltype(size(crdA.layout()))::value];
-    uint4 rb[decltype(size(crdB.layout()))::value];
+    uint4 ra[CopyA::kVectors];
+    uint4 rb[CopyB::kVectors];
+    auto gA0 = CopyA::partition(gA(Underscore{}, Underscore{}, 0), thread);
+    auto gB0 = CopyB::partition(gB(Underscore{}, Underscore{}, 0), thread);
+    auto const k_step_a = stride<2>(gA.layout());  // elements from one K tile to the next
+    auto const k_step_b = stride<2>(gB.layout());
+    std::uint32_t const mask_a = CopyA::mn_predicates(crdA, residue_m);
+    std::uint32_t const mask_b = CopyB::mn_predicates(crdB, residue_n);
     auto fetch = [&](int k_tile) {
-      CopyA::load(CopyA::partition(gA(Underscore{}, Underscore{}, k_tile), thread), crdA, ra, residue_m, K - k_tile * BK);
-      CopyB::load(CopyB::partition(gB(Underscore{}, Underscore{}, k_tile), thread), crdB, rb, residue_n, K - k_tile * BK);
+      CopyA::load(make_tensor(gA0.data() + k_tile * k_step_a, gA0.layout()), crdA, ra, mask_a, K - k_tile * BK);
+      CopyB::load(make_tensor(gB0.data() + k_tile * k_step_b, gB0.layout()), crdB, rb, mask_b, K - k_tile * BK);
     };
 
     fetch(0);

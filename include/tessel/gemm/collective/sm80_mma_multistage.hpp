@@ -39,13 +39,26 @@ struct MainloopSm80CpAsync {
     auto crdB = CopyB::partition_coords(thread);
     int k_tiles = (K + BK - 1) / BK;
 
+    // Partition once; a K tile and a stage are then a pointer offset away. The stage offset is a
+    // multiple of the swizzle's period (a whole number of 8-row atoms), so it commutes with the
+    // swizzle.
+    auto gA0 = CopyA::partition(gA(Underscore{}, Underscore{}, 0), thread);
+    auto sA0 = CopyA::partition(sA(Underscore{}, Underscore{}, 0), thread);
+    auto gB0 = CopyB::partition(gB(Underscore{}, Underscore{}, 0), thread);
+    auto sB0 = CopyB::partition(sB(Underscore{}, Underscore{}, 0), thread);
+    auto const k_step_a = stride<2>(gA.layout());  // elements from one K tile to the next
+    auto const k_step_b = stride<2>(gB.layout());
+    constexpr int kStageA = int(decltype(cosize(SmemLayoutA{}))::value) / Stages;
+    constexpr int kStageB = int(decltype(cosize(SmemLayoutB{}))::value) / Stages;
+    std::uint32_t const mask_a = CopyA::mn_predicates(crdA, residue_m);
+    std::uint32_t const mask_b = CopyB::mn_predicates(crdB, residue_n);
     auto issue = [&](int k_tile, int stage) {
-      auto gA_k = CopyA::partition(gA(Underscore{}, Underscore{}, k_tile), thread);
-      auto sA_s = CopyA::partition(sA(Underscore{}, Underscore{}, stage), thread);
-      auto gB_k = CopyB::partition(gB(Underscore{}, Underscore{}, k_tile), thread);
-      auto sB_s = CopyB::partition(sB(Underscore{}, Underscore{}, stage), thread);
-      CopyA::copy_async(gA_k, sA_s, crdA, residue_m, K - k_tile * BK);
-      CopyB::copy_async(gB_k, sB_s, crdB, residue_n, K - k_tile * BK);
+      auto g_a = make_tensor(gA0.data() + k_tile * k_step_a, gA0.layout());
+      auto s_a = make_tensor(sA0.data() + stage * kStageA, sA0.layout());
+      auto g_b = make_tensor(gB0.data() + k_tile * k_step_b, gB0.layout());
+      auto s_b = make_tensor(sB0.data() + stage * kStageB, sB0.layout());
+      CopyA::copy_async(g_a, s_a, crdA, mask_a, K - k_tile * BK);
+      CopyB::copy_async(g_b, s_b, crdB, mask_b, K - k_tile * BK);
     };
 
     // Prologue: fill Stages-1 buffers. A tile past the end of K still commits an (empty) group,
@@ -67,9 +80,6 @@ struct MainloopSm80CpAsync {
     int read_stage = 0;
     auto srcA = LdsmA::partition_S(sA(Underscore{}, Underscore{}, 0), thread);  // (IBm,IBk)
     auto srcB = LdsmB::partition_S(sB(Underscore{}, Underscore{}, 0), thread);  // (IBn,IBk)
-    // Stage s of a partition is the same positions shifted by s stage sizes.
-    constexpr int kStageA = int(decltype(cosize(SmemLayoutA{}))::value) / Stages;
-    constexpr int kStageB = int(decltype(cosize(SmemLayoutB{}))::value) / Stages;
     auto load_block = [&](int stage, int kb, int buf) {
       LdsmA::copy(make_tensor(srcA.data() + stage * kStageA, srcA.layout()), kb, fa[buf]);
       LdsmB::copy(make_tensor(srcB.data() + stage * kStageB, srcB.layout()), kb, fb[buf]);
