@@ -2,7 +2,8 @@
 # Everything that needs a GPU, from an existing build: every GPU test binary, the two seed
 # examples and the benchmark. Builds nothing; writes one log per step into OUT_DIR and a summary
 # (OUT_DIR/summary.txt). Test binaries are run directly rather than through ctest, so the build
-# directory may have been moved or copied from the machine that built it.
+# directory may have been moved or copied from the machine that built it, or reduced to the
+# binaries by scripts/gpu_stage.sh.
 #
 #   scripts/gpu_check.sh BUILD_DIR OUT_DIR [--no-bench] [--sanitize] [--allow-skips]
 #
@@ -14,7 +15,7 @@
 # Exit status: 0 every step passed, 1 some step failed (see the summary), 2 bad usage.
 set -uo pipefail
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [[ $# -ge 2 ]] || usage
 build=$(cd "$1" 2> /dev/null && pwd) || { echo "gpu_check: no build directory $1" >&2; exit 2; }
 out=$2
