@@ -3,8 +3,8 @@
 // and bf16 out, and a few threadblock and warp shapes, among them the seed exercise's 128x64x32
 // threadblock over a 64x64x32 warp. Each configuration runs the shapes of gemm_test_support.hpp.
 //
-// Built for 75 and 80: on a Turing GPU the sm_75 image runs, on anything newer the compute_80
-// one, so the Turing path is exercised on whichever device the tests find.
+// Built for 75 only: a Turing GPU runs the sm_75 machine code, anything newer JIT-compiles the
+// compute_75 PTX, so the Turing path is exercised on whichever device the tests find.
 
 #include <gtest/gtest.h>
 
