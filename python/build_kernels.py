@@ -1,0 +1,42 @@
+"""Build step (python/kernels.cmake): write the prebuilt kernels' sources and manifest.
+
+    python build_kernels.py OUT_DIR ARCH [ARCH ...]      (ARCH: 80, 90a, ...)
+
+Writes OUT_DIR/<name>.cu for every configuration of tessel.jit.prebuilt.configs(), a manifest
+naming the cubin nvcc will write for each architecture (<name>.sm_<ARCH>.cubin), and
+OUT_DIR/sources.txt with one "<name>.cu" per line for CMake. Runs before the extension exists,
+so it loads the package's pure-Python modules without running tessel/__init__.py.
+"""
+
+import json
+import sys
+import types
+from pathlib import Path
+
+package = Path(__file__).resolve().parent / "tessel"
+stub = types.ModuleType("tessel")
+stub.__path__ = [str(package)]
+sys.modules["tessel"] = stub
+
+from tessel.jit import codegen, prebuilt  # noqa: E402
+
+
+def main(out_dir: str, *archs: str):
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    entries, names = [], []
+    for config in prebuilt.configs():
+        src = out / f"{config.name}.cu"
+        text = codegen.source(config)
+        if not src.is_file() or src.read_text() != text:  # keep the timestamp when unchanged
+            src.write_text(text)
+        names.append(src.name)
+        entries.append({"config": config.key(), "cubins": {f"sm_{a}": f"{config.name}.sm_{a}.cubin" for a in archs}})
+    (out / "manifest.json").write_text(json.dumps({"kernels": entries}, indent=1))
+    (out / "sources.txt").write_text("\n".join(names) + "\n")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], *sys.argv[2:])

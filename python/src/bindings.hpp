@@ -1,0 +1,13 @@
+#pragma once
+// The parts of the tessel._core extension module, each bound by its own file.
+#include <nanobind/nanobind.h>
+
+namespace tessel::py {
+
+namespace nb = nanobind;
+
+void bind_layout(nb::module_& m);  // layout_module.cpp: tessel::rt
+void bind_calc(nb::module_& m);    // calc_module.cpp: the layout calculator
+void bind_gemm(nb::module_& m);    // gemm_module.cpp: kernels, argument checks, launches
+
+}  // namespace tessel::py

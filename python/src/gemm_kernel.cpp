@@ -1,0 +1,114 @@
+#include "gemm_kernel.hpp"
+
+#include <cctype>
+#include <tessel/jit/gemm_arguments.hpp>
+
+namespace tessel::py {
+
+namespace {
+
+[[noreturn]] void cuda_failed(cuda::CudaFailure const& f, std::string const& what) {
+  Status s = f.code == cuda::CUDA_ERROR_NO_BINARY_FOR_GPU ? Status::kErrorArchMismatch : Status::kErrorInternal;
+  throw StatusError{{s, what + ": " + f.message}};
+}
+
+cuda::DeviceInfo const& device_or_throw(int device) {
+  try {
+    return cuda::device_info(device);
+  } catch (cuda::CudaFailure const& f) {
+    throw StatusError{{Status::kErrorNotSupported, "CUDA device " + std::to_string(device) + " cannot be used: " + f.message}};
+  }
+}
+
+std::string cc_text(int cc) { return std::to_string(cc / 10) + "." + std::to_string(cc % 10); }
+
+}  // namespace
+
+bool target_runs_on(std::string const& target, int cc) {
+  // "sm_" digits [suffix]
+  if (target.rfind("sm_", 0) != 0) return false;
+  std::size_t i = 3;
+  int number = 0;
+  while (i < target.size() && std::isdigit(static_cast<unsigned char>(target[i]))) number = number * 10 + (target[i++] - '0');
+  std::string const suffix = target.substr(i);
+  if (number == 0) return false;
+  if (suffix == "a") return cc == number;
+  // Plain and family ("f") targets run on later minor versions of the same major version.
+  return cc / 10 == number / 10 && cc % 10 >= number % 10;
+}
+
+Kernel::Kernel(std::string cubin, KernelTraits traits) : cubin_(std::move(cubin)), t_(std::move(traits)) {}
+
+cuda::CUfunction Kernel::function(int device) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (device >= 0 && device < static_cast<int>(functions_.size()) && functions_[device]) return functions_[device];
+  cuda::DeviceInfo const& info = device_or_throw(device);
+  if (!target_runs_on(t_.target, info.compute_capability)) {
+    throw StatusError{{Status::kErrorArchMismatch, "the kernel " + t_.name + " is compiled for " + t_.target + ", which CUDA device " +
+                                                       std::to_string(device) + " (compute capability " + cc_text(info.compute_capability) +
+                                                       ") cannot run: compile the configuration for this device"}};
+  }
+  std::string why;
+  cuda::Driver const& d = *cuda::driver(&why);
+  cuda::CUfunction fn = nullptr;
+  try {
+    cuda::ScopedContext scope(d, info.context);
+    cuda::CUmodule module = nullptr;
+    if (auto r = d.cuModuleLoadData(&module, cubin_.data()); r != cuda::CUDA_SUCCESS) throw cuda::CudaFailure{r, cuda::error_text(r)};
+    if (auto r = d.cuModuleGetFunction(&fn, module, t_.symbol.c_str()); r != cuda::CUDA_SUCCESS)
+      throw cuda::CudaFailure{r, cuda::error_text(r) + " looking up " + t_.symbol};
+    // Above 48 KiB of dynamic shared memory a kernel must opt in, once per function.
+    if (t_.smem > 48 * 1024) {
+      if (auto r = d.cuFuncSetAttribute(fn, cuda::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, t_.smem); r != cuda::CUDA_SUCCESS)
+        throw cuda::CudaFailure{r, cuda::error_text(r) + " asking for " + std::to_string(t_.smem) + " bytes of shared memory"};
+    }
+  } catch (cuda::CudaFailure const& f) {
+    cuda_failed(f, "loading " + t_.name + " on CUDA device " + std::to_string(device));
+  }
+  if (static_cast<int>(functions_.size()) <= device) functions_.resize(device + 1, nullptr);
+  functions_[device] = fn;
+  return fn;
+}
+
+void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t stream, int swizzle) {
+  jit::GemmArguments args;
+  args.m = p.m;
+  args.n = p.n;
+  args.k = p.k;
+  args.a = p.a;
+  args.lda = p.lda;
+  args.a_row_major = p.a_row;
+  args.b = p.b;
+  args.ldb = p.ldb;
+  args.b_row_major = p.b_row;
+  args.c = p.c_ptr;
+  args.ldc = p.ldc;
+  args.d = p.d;
+  args.ldd = p.ldd;
+  args.c_row_major = p.c_row;
+  args.beta = beta;
+  args.element_bits = 16;
+  args.tile_m = t_.tile_m;
+  args.tile_n = t_.tile_n;
+  if (StatusInfo s = jit::check_gemm_arguments(args); !s.ok()) throw StatusError{s};
+
+  cuda::CUfunction fn = function(p.device);
+  int const tiles_m = static_cast<int>((p.m + t_.tile_m - 1) / t_.tile_m);
+  int const tiles_n = static_cast<int>((p.n + t_.tile_n - 1) / t_.tile_n);
+  KernelParams params{{static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k)},
+                      p.a, p.lda, p.b, p.ldb, p.c_ptr, p.ldc, p.d, p.ldd, alpha, beta,
+                      gemm::kernel::GroupedRaster{tiles_m, tiles_n, swizzle > 0 ? swizzle : tiles_m}};
+  void* arg_ptrs[] = {&params};
+  cuda::Driver const& d = *cuda::driver();
+  cuda::DeviceInfo const& info = cuda::device_info(p.device);
+  try {
+    cuda::ScopedContext scope(d, info.context);
+    auto r = d.cuLaunchKernel(fn, static_cast<unsigned>(params.raster.tile_count()), 1, 1, static_cast<unsigned>(t_.threads), 1, 1,
+                              static_cast<unsigned>(t_.smem), reinterpret_cast<cuda::CUstream>(stream), arg_ptrs, nullptr);
+    if (r != cuda::CUDA_SUCCESS) throw cuda::CudaFailure{r, cuda::error_text(r)};
+  } catch (cuda::CudaFailure const& f) {
+    cuda_failed(f, "launching " + t_.name);
+  }
+}
+
+}  // namespace tessel::py

@@ -1,0 +1,51 @@
+#pragma once
+// One compiled GEMM kernel (a cubin, from NVRTC or from nvcc at build time) and its launch.
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cuda_driver.hpp"
+#include "gemm_types.hpp"
+
+namespace tessel::py {
+
+// What a kernel computes and how it is launched. Everything here comes from the configuration
+// that generated it (python/tessel/jit); the generated source asserts threads and smem.
+struct KernelTraits {
+  Element ab = Element::f16, c = Element::f32;
+  bool a_row = true, b_row = false, c_row = true;
+  Epilogue epilogue = Epilogue::linear;
+  int tile_m = 128, tile_n = 128;
+  int threads = 128;
+  int smem = 0;         // dynamic shared memory, bytes
+  std::string target;   // the SASS architecture of the cubin: "sm_80", "sm_90a"
+  std::string name;     // tessel_sm80_gemm_f16_f16_f32_128x128x32_64x64x32_3stage_tn
+  std::string symbol;   // the kernel's (mangled) name in the cubin
+};
+
+// Can SASS compiled for `target` run on a device of compute capability `cc` (major*10+minor)?
+// sm_XY runs on X.Y and later minors of X; an arch-specific sm_XYa on X.Y only.
+bool target_runs_on(std::string const& target, int cc);
+
+class Kernel {
+ public:
+  Kernel(std::string cubin, KernelTraits traits);
+
+  KernelTraits const& traits() const { return t_; }
+
+  // Checks the problem's arguments (tessel/jit/gemm_arguments.hpp) and launches on `stream`
+  // of the problem's device. @throws StatusError
+  void launch(Problem const& p, float alpha, float beta, std::uintptr_t stream, int swizzle = 8);
+
+  // The kernel loaded on a device (on first use). @throws StatusError
+  cuda::CUfunction function(int device);
+
+ private:
+  std::string cubin_;
+  KernelTraits t_;
+  std::mutex mutex_;
+  std::vector<cuda::CUfunction> functions_;  // by device ordinal; nullptr until loaded
+};
+
+}  // namespace tessel::py

@@ -1,0 +1,215 @@
+#include "gemm_operands.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace tessel::py {
+
+namespace {
+
+[[noreturn]] void refuse(Status s, std::string message) { throw StatusError{{s, std::move(message)}}; }
+
+std::string dtype_name(nb::dlpack::dtype t) {
+  std::string base;
+  switch (t.code) {
+    case std::uint8_t(nb::dlpack::dtype_code::Int): base = "int"; break;
+    case std::uint8_t(nb::dlpack::dtype_code::UInt): base = "uint"; break;
+    case std::uint8_t(nb::dlpack::dtype_code::Float): base = "float"; break;
+    case std::uint8_t(nb::dlpack::dtype_code::Bfloat): base = "bfloat"; break;
+    case std::uint8_t(nb::dlpack::dtype_code::Complex): base = "complex"; break;
+    case std::uint8_t(nb::dlpack::dtype_code::Bool): return "bool";
+    default: base = "dtype code " + std::to_string(t.code) + " of ";
+  }
+  std::string out = base + std::to_string(t.bits);
+  if (t.lanes != 1) out += "x" + std::to_string(t.lanes);
+  return out;
+}
+
+std::optional<Element> element_of(nb::dlpack::dtype t) {
+  bool const is_float = t.code == std::uint8_t(nb::dlpack::dtype_code::Float);
+  bool const is_bfloat = t.code == std::uint8_t(nb::dlpack::dtype_code::Bfloat);
+  if (t.lanes != 1) return {};
+  if (is_float && t.bits == 16) return Element::f16;
+  if (is_float && t.bits == 32) return Element::f32;
+  if (is_bfloat && t.bits == 16) return Element::bf16;
+  return {};
+}
+
+std::string device_name(int type) {
+  switch (type) {
+    case 1: return "the CPU";
+    case 2: return "a CUDA device";
+    case 3: return "pinned host memory";
+    case 13: return "CUDA managed memory";
+    default: return "DLPack device type " + std::to_string(type);
+  }
+}
+
+std::int64_t round_up(std::int64_t v, std::int64_t to) { return (v + to - 1) / to * to; }
+
+std::string shape_text(Matrix const& m) { return std::to_string(m.rows) + " x " + std::to_string(m.cols); }
+
+// Which matrix layouts strides (s0, s1) of a rows x cols operand allow. Row-major: consecutive
+// elements of a row are adjacent (s1 == 1) and rows do not overlap (s0 >= cols). A single row or
+// column leaves the other stride free; its leading dimension is then chosen, a multiple of the
+// 8-element vector, so that only the true extent can be misaligned.
+void classify(Matrix& m, std::int64_t s0, std::int64_t s1) {
+  if (s0 < 0 || s1 < 0) return;
+  m.row_ok = (s1 == 1 || m.cols <= 1) && (m.rows <= 1 || s0 >= m.cols);
+  m.col_ok = (s0 == 1 || m.rows <= 1) && (m.cols <= 1 || s1 >= m.rows);
+  m.ld_row = m.rows <= 1 ? round_up(std::max<std::int64_t>(m.cols, 1), 8) : s0;
+  m.ld_col = m.cols <= 1 ? round_up(std::max<std::int64_t>(m.rows, 1), 8) : s1;
+  m.prefers_row = m.row_ok && (s1 == 1 || !m.col_ok);
+}
+
+}  // namespace
+
+char const* element_name(Element e) {
+  switch (e) {
+    case Element::f16: return "float16";
+    case Element::bf16: return "bfloat16";
+    case Element::f32: return "float32";
+  }
+  return "?";
+}
+
+Matrix read_matrix(nb::handle obj, char const* name) {
+  nb::ndarray<> arr;
+  if (!nb::try_cast(obj, arr)) {
+    refuse(Status::kErrorInvalidDataType, std::string(name) + " is a " + nb::type_name(obj.type()).c_str() +
+                                              ", not an array: pass a tensor (any object with __dlpack__)");
+  }
+  Matrix m;
+  m.name = name;
+  m.dtype = dtype_name(arr.dtype());
+  m.element = element_of(arr.dtype());
+  m.device_type = arr.device_type();
+  m.device_id = arr.device_id();
+  if (arr.ndim() != 2) {
+    refuse(Status::kErrorInvalidProblem, std::string(name) + " has " + std::to_string(arr.ndim()) +
+                                             " dimensions: tessel.gemm multiplies matrices (2 dimensions)");
+  }
+  m.rows = static_cast<std::int64_t>(arr.shape(0));
+  m.cols = static_cast<std::int64_t>(arr.shape(1));
+  m.data = arr.data();
+  classify(m, arr.stride(0), arr.stride(1));
+  if (!m.row_ok && !m.col_ok) {
+    refuse(Status::kErrorInvalidLayout,
+           std::string(name) + " (" + shape_text(m) + ") has strides (" + std::to_string(arr.stride(0)) + ", " +
+               std::to_string(arr.stride(1)) + "): neither row-major (stride 1 along the columns) nor column-major (stride 1 "
+               "along the rows); pass a contiguous copy (.contiguous()) or its transpose");
+  }
+  return m;
+}
+
+Operands read_operands(nb::handle a, nb::handle b, nb::handle c, nb::handle d) {
+  Operands ops{read_matrix(a, "A"), read_matrix(b, "B"), read_matrix(d, "D"), std::nullopt};
+  if (!c.is_none()) ops.c = read_matrix(c, "C");
+  // Devices first: nothing else can be checked against memory the GPU cannot reach.
+  std::vector<Matrix const*> all{&ops.a, &ops.b, &ops.d};
+  if (ops.c) all.insert(all.begin() + 2, &*ops.c);
+  for (Matrix const* m : all) {
+    if (m->device_type != 2 && m->device_type != 13)
+      refuse(Status::kErrorInvalidProblem,
+             std::string(m->name) + " is on " + device_name(m->device_type) + ": tessel.gemm runs on CUDA tensors");
+  }
+  ops.device = ops.a.device_id;
+  for (Matrix const* m : all) {
+    if (m->device_id != ops.device)
+      refuse(Status::kErrorInvalidProblem, std::string(m->name) + " is on CUDA device " + std::to_string(m->device_id) + " but A is on device " +
+                                               std::to_string(ops.device) + ": put all operands on one device");
+  }
+  if (ops.a.cols != ops.b.rows)
+    refuse(Status::kErrorInvalidProblem, "A is " + shape_text(ops.a) + " and B is " + shape_text(ops.b) +
+                                             ": the columns of A (K) must equal the rows of B");
+  for (Matrix const* m : {&ops.d, ops.c ? &*ops.c : nullptr}) {
+    if (m && (m->rows != ops.a.rows || m->cols != ops.b.cols))
+      refuse(Status::kErrorInvalidProblem, std::string(m->name) + " is " + shape_text(*m) + " but A @ B is " + std::to_string(ops.a.rows) +
+                                               " x " + std::to_string(ops.b.cols));
+  }
+  if (!ops.a.element || ops.a.element == Element::f32 || !ops.b.element || ops.b.element == Element::f32)
+    refuse(Status::kErrorInvalidDataType, "A is " + ops.a.dtype + " and B is " + ops.b.dtype +
+                                              ": the tensor-core kernels take float16 or bfloat16 A and B");
+  if (*ops.a.element != *ops.b.element)
+    refuse(Status::kErrorInvalidDataType, "A is " + ops.a.dtype + " but B is " + ops.b.dtype + ": A and B must have the same element type");
+  if (!ops.d.element)
+    refuse(Status::kErrorInvalidDataType, "D is " + ops.d.dtype + ": the output must be float32, float16 or bfloat16");
+  if (ops.c && ops.c->element != ops.d.element)
+    refuse(Status::kErrorInvalidDataType, "C is " + ops.c->dtype + " but D is " + ops.d.dtype + ": C and D must have the same element type");
+  return ops;
+}
+
+namespace {
+
+Problem make_problem(Operands const& ops, bool transpose, bool a_row, bool b_row, bool c_row) {
+  Problem p;
+  p.device = ops.device;
+  p.ab = *ops.a.element;
+  p.c = *ops.d.element;
+  p.a_row = a_row;
+  p.b_row = b_row;
+  p.c_row = c_row;
+  p.k = ops.a.cols;
+  // D^T = B^T A^T: B^T is the new A, A^T the new B; a matrix and its transpose share memory
+  // and leading dimension, with the layout flipped.
+  Matrix const& na = transpose ? ops.b : ops.a;
+  Matrix const& nb_ = transpose ? ops.a : ops.b;
+  p.m = transpose ? ops.b.cols : ops.a.rows;
+  p.n = transpose ? ops.a.rows : ops.b.cols;
+  p.a = na.data;
+  p.b = nb_.data;
+  p.d = ops.d.data;
+  p.c_ptr = ops.c ? ops.c->data : nullptr;
+  // The layout of an operand as stored: flipped back when the problem is transposed.
+  p.lda = (a_row != transpose) ? na.ld_row : na.ld_col;
+  p.ldb = (b_row != transpose) ? nb_.ld_row : nb_.ld_col;
+  p.ldd = (c_row != transpose) ? ops.d.ld_row : ops.d.ld_col;
+  p.ldc = ops.c ? ((c_row != transpose) ? ops.c->ld_row : ops.c->ld_col) : 0;
+  return p;
+}
+
+bool allows(Matrix const& m, bool row) { return row ? m.row_ok : m.col_ok; }
+
+bool fits(Operands const& ops, bool transpose, bool a_row, bool b_row, bool c_row) {
+  Matrix const& na = transpose ? ops.b : ops.a;
+  Matrix const& nb_ = transpose ? ops.a : ops.b;
+  bool ok = allows(na, a_row != transpose) && allows(nb_, b_row != transpose) && allows(ops.d, c_row != transpose);
+  return ok && (!ops.c || allows(*ops.c, c_row != transpose));
+}
+
+}  // namespace
+
+std::optional<Problem> fit(Operands const& ops, bool a_row, bool b_row, bool c_row) {
+  for (bool transpose : {false, true}) {
+    if (fits(ops, transpose, a_row, b_row, c_row)) return make_problem(ops, transpose, a_row, b_row, c_row);
+  }
+  return std::nullopt;
+}
+
+Problem natural(Operands const& ops) {
+  // D decides: its preferred layout, and C must share it (one layout tag serves both).
+  bool d_row = ops.d.prefers_row;
+  if (ops.c && !allows(*ops.c, d_row)) {
+    if (allows(*ops.c, !d_row) && allows(ops.d, !d_row)) {
+      d_row = !d_row;
+    } else {
+      refuse(Status::kErrorInvalidLayout, std::string("C is ") + (ops.c->prefers_row ? "row" : "column") + "-major but D is " +
+                                              (d_row ? "row" : "column") + "-major: C and D must have the same layout");
+    }
+  }
+  bool const transpose = !d_row;
+  Matrix const& na = transpose ? ops.b : ops.a;
+  Matrix const& nb_ = transpose ? ops.a : ops.b;
+  // An operand's stored layout in the transposed problem is the opposite one.
+  bool const a_row = na.prefers_row != transpose;
+  bool const b_row = nb_.prefers_row != transpose;
+  return make_problem(ops, transpose, a_row, b_row, true);
+}
+
+std::string describe_layouts(bool a_row, bool b_row, bool c_row) {
+  auto w = [](bool row) { return row ? "row-major" : "column-major"; };
+  return std::string("A ") + w(a_row) + ", B " + w(b_row) + ", D " + w(c_row);
+}
+
+}  // namespace tessel::py

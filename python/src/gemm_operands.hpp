@@ -1,0 +1,52 @@
+#pragma once
+// Reading GEMM operands from DLPack (any object with __dlpack__: PyTorch tensors, CuPy arrays,
+// JAX arrays) and fitting them to a kernel's layouts.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <optional>
+
+#include "gemm_types.hpp"
+
+namespace tessel::py {
+
+namespace nb = nanobind;
+
+// A 2-D operand as its producer describes it, and which of the two matrix layouts its strides
+// allow (both, for a single row or column).
+struct Matrix {
+  char const* name = "A";
+  void* data = nullptr;
+  std::optional<Element> element;  // empty: not a type the kernels take
+  std::string dtype;               // "float16", "int8", ...
+  std::int64_t rows = 0, cols = 0;
+  int device_type = 0, device_id = 0;
+  bool row_ok = false, col_ok = false;
+  std::int64_t ld_row = 0, ld_col = 0;
+  bool prefers_row = true;  // when both are allowed, the one its strides spell out
+};
+
+// @throws StatusError when the object is not a 2-D array on a CUDA device.
+Matrix read_matrix(nb::handle obj, char const* name);
+
+// The operands after the checks every kernel shares: dimensions, devices, shapes, element types.
+struct Operands {
+  Matrix a, b, d;
+  std::optional<Matrix> c;
+  int device = 0;
+};
+// @throws StatusError
+Operands read_operands(nb::handle a, nb::handle b, nb::handle c, nb::handle d);
+
+// The problem in the layouts (a_row, b_row, c_row) of a kernel: as given, or transposed
+// (D^T = B^T A^T), whichever the operands' strides allow; nullopt when neither does.
+std::optional<Problem> fit(Operands const& ops, bool a_row, bool b_row, bool c_row);
+
+// The problem in the operands' own layouts with D row-major (transposed when D is not): what
+// the automatic kernel choice looks up.
+Problem natural(Operands const& ops);
+
+// "A row-major, B column-major, D row-major" of a problem, for messages.
+std::string describe_layouts(bool a_row, bool b_row, bool c_row);
+
+}  // namespace tessel::py

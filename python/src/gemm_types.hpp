@@ -1,0 +1,59 @@
+#pragma once
+// What the GEMM launcher works with: element types, a problem with its operands' layouts, the
+// parameter block the kernel takes, and the two exceptions a call can end in.
+#include <cstdint>
+#include <string>
+#include <tessel/gemm/gemm_shape.hpp>
+#include <tessel/gemm/kernel/tile_scheduler.hpp>
+#include <tessel/status.hpp>
+
+namespace tessel::py {
+
+// The element types of the Sm75/Sm80 kernels. The numbers are the Python side's codes too.
+enum class Element : std::uint8_t { f16 = 0, bf16 = 1, f32 = 2 };
+// The epilogues a kernel can fuse (tessel/jit/epilogue_activation.hpp); Python's codes too.
+enum class Epilogue : std::uint8_t { linear = 0, relu = 1, gelu = 2, silu = 3 };
+
+char const* element_name(Element e);  // "float16", "bfloat16", "float32": PyTorch's names
+
+// D = epilogue(A @ B, C) with A (M,K), B (K,N), C and D (M,N), ready for one kernel: the
+// operands' layouts are those of the kernel that will run it (the launcher may have transposed
+// the whole problem to get there).
+struct Problem {
+  int device = 0;
+  Element ab = Element::f16, c = Element::f32;
+  bool a_row = true, b_row = false, c_row = true;
+  std::int64_t m = 0, n = 0, k = 0;
+  void const* a = nullptr;
+  void const* b = nullptr;
+  void const* c_ptr = nullptr;
+  void* d = nullptr;
+  std::int64_t lda = 0, ldb = 0, ldc = 0, ldd = 0;
+};
+
+// kernel::GemmParams<Config> of every Sm75/Sm80 configuration, as a plain struct the launcher
+// fills: the config changes the types of the pointers and of the epilogue, not the layout, which
+// both epilogues (LinearCombination and LinearCombinationActivation) share as {alpha, beta}.
+// Each generated kernel source asserts the offsets below against the real GemmParams
+// (python/tessel/jit/codegen.py), and a test asserts codegen's numbers against these.
+struct KernelParams {
+  gemm::GemmCoord problem;
+  void const* a;
+  std::int64_t lda;
+  void const* b;
+  std::int64_t ldb;
+  void const* c;
+  std::int64_t ldc;
+  void* d;
+  std::int64_t ldd;
+  float alpha;
+  float beta;
+  gemm::kernel::GroupedRaster raster;
+};
+
+// A refusal with a tessel Status: arguments (ValueError in Python) or CUDA (RuntimeError).
+struct StatusError {
+  StatusInfo info;
+};
+
+}  // namespace tessel::py

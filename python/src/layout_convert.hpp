@@ -1,0 +1,34 @@
+#pragma once
+// Python values <-> the run-time layout algebra's values.
+//
+//   8, (4,(2,3))         <-> rt::IntTuple   (an int is a leaf, a tuple or list a tuple)
+//   5, (1,_), (None,2)   <-> rt::Coord      (`_` or None keeps a mode)
+//   Layout, "(4,8):(1,4)", 8 -> rt::Layout  (a bare integer n is the layout n:1)
+//   (16,16), [L0, 4]      -> rt::Tiler      (one layout per mode)
+//
+// The rules for operands are the layout calculator's (tools/layout/calc/evaluator.cpp), so that
+// a Python call and the same expression given to tessel-layout mean the same thing.
+#include <nanobind/nanobind.h>
+
+#include <tessel/layout/runtime.hpp>
+#include <variant>
+
+namespace tessel::py {
+
+namespace nb = nanobind;
+
+// How a bare integer n in a tiler reads: CuTe's composition takes it as n:1, its divides and
+// products as make_layout(n) (1:0 for n == 1).
+enum class IntAs { Stride1, Compact };
+
+rt::IntTuple to_int_tuple(nb::handle h, char const* what);
+nb::object from_int_tuple(rt::IntTuple const& t);
+rt::Coord to_coord(nb::handle h);
+nb::object from_coord(rt::Coord const& c);
+rt::Layout to_layout(nb::handle h, char const* what);
+std::variant<rt::Layout, rt::Tiler> to_tiler(nb::handle h, IntAs as, char const* what);
+
+// The type the `_` marker is an instance of.
+struct Underscore {};
+
+}  // namespace tessel::py

@@ -1,0 +1,11 @@
+// tessel._core, the extension module behind the tessel package.
+#include <nanobind/nanobind.h>
+
+#include "bindings.hpp"
+
+NB_MODULE(_core, m) {
+  m.doc() = "tessel's C++ core: the run-time layout algebra, the layout calculator and the GEMM launcher.";
+  tessel::py::bind_layout(m);
+  tessel::py::bind_calc(m);
+  tessel::py::bind_gemm(m);
+}

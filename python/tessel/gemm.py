@@ -1,0 +1,143 @@
+"""tessel.gemm: D = epilogue(alpha * A @ B + beta * C) on PyTorch tensors (any DLPack array).
+
+The operands' layouts come from their strides: row- or column-major each, a transposed view
+included, with no copy. A call runs a prebuilt kernel when one computes it, otherwise the
+configuration it needs is compiled with NVRTC once and cached (tessel.compile). The checks and
+the launch are in C++ (tessel._core.Dispatcher); this module allocates D, finds the stream and
+answers the dispatcher's question "which kernel for this problem?" the first time it is asked.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from . import _core
+from .jit import compiler, prebuilt
+from .jit.config import ELEMENT_CODES, EPILOGUES, GemmConfig, element_name
+
+_dispatcher = _core.Dispatcher()
+_ELEMENTS = {code: name for name, code in ELEMENT_CODES.items()}
+_TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+
+
+def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int):
+    """The kernel for a problem the dispatcher has not seen: prebuilt if the build has it for this
+    GPU, else the default configuration for it, compiled."""
+    config = GemmConfig(element=_ELEMENTS[element_ab], out=_ELEMENTS[element_c], layout_a="row" if a_row else "col",
+                        layout_b="row" if b_row else "col", layout_c="row", epilogue=EPILOGUES[epilogue])
+    cc = _core.compute_capability(device)
+    if config.epilogue == "linear":
+        kernel = prebuilt.find(config, cc)
+        if kernel is not None:
+            return kernel
+    return compiler.compile(config, compiler.target_for(cc)).kernel
+
+
+_config_kernels: dict = {}
+
+
+def _kernel_for(config: GemmConfig, device: int):
+    key = (config, device)
+    kernel = _config_kernels.get(key)
+    if kernel is None:
+        kernel = compiler.compile(config, compiler.target_for(_core.compute_capability(device))).kernel
+        _config_kernels[key] = kernel
+    return kernel
+
+
+def _torch():
+    return sys.modules.get("torch")
+
+
+def _is_torch(x) -> bool:
+    torch = _torch()
+    return torch is not None and isinstance(x, torch.Tensor)
+
+
+def _allocate(A, B, C, out_element: str | None):
+    """D for torch operands: C's element type and layout when C is given, else row-major."""
+    if not _is_torch(A):
+        raise TypeError("tessel.gemm allocates D only for PyTorch tensors; for other arrays pass out=")
+    torch = _torch()
+    if out_element is None:
+        dtype = C.dtype if C is not None else A.dtype
+    else:
+        dtype = getattr(torch, _TORCH_NAMES[out_element])
+    # Wrong ranks are reported by the checks that follow; D's shape then does not matter.
+    m = A.shape[0] if A.dim() == 2 else 1
+    n = B.shape[1] if _is_torch(B) and B.dim() == 2 else 1
+    if C is not None and _is_torch(C) and C.dim() == 2 and C.shape[0] > 1 and C.stride(0) == 1 and C.stride(1) != 1:
+        return torch.empty((n, m), dtype=dtype, device=A.device).t()  # column-major like C
+    return torch.empty((m, n), dtype=dtype, device=A.device)
+
+
+def _stream(stream, D) -> int:
+    """The CUDA stream handle to launch on: `stream` when given (an int, or an object with
+    .cuda_stream such as torch.cuda.Stream), else PyTorch's current stream on D's device."""
+    if stream is not None:
+        return int(getattr(stream, "cuda_stream", stream))
+    if _is_torch(D) and D.is_cuda:
+        torch = _torch()
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # the cheap spelling, if present
+        if raw is not None:
+            return raw(D.device.index)
+        return torch.cuda.current_stream(D.device).cuda_stream
+    return 0  # the legacy default stream, for DLPack producers without a stream API
+
+
+def _epilogue(epilogue) -> int:
+    name = "linear" if epilogue is None else str(epilogue)
+    if name not in EPILOGUES:
+        raise ValueError(f"epilogue {epilogue!r}: choose None (alpha * A @ B + beta * C), 'relu', 'gelu' or 'silu'")
+    return EPILOGUES.index(name)
+
+
+def gemm(A, B, C=None, *, alpha=1.0, beta=0.0, out_dtype=None, epilogue=None, config=None, out=None, stream=None):
+    """D = epilogue(alpha * A @ B + beta * C), returned (a new tensor, or `out`).
+
+    A (M, K) and B (K, N): float16 or bfloat16, the same. C (M, N), optional, read when beta != 0,
+    and D: float32, float16 or bfloat16 (`out_dtype`; default C's type, else A's). Every operand
+    row- or column-major (strides (ld, 1) or (1, ld)); C and D share a layout. All on one CUDA
+    device; the kernel runs on PyTorch's current stream there (or `stream`).
+
+    epilogue: None, 'relu', 'gelu' or 'silu' applied to alpha * A @ B + beta * C.
+    config:   a GemmConfig to run instead of the automatic choice (compiled on first use).
+    out:      write D here instead of allocating it (may be C itself).
+
+    Raises tessel.GemmError (a ValueError) naming the tessel Status for operands no kernel can
+    take (element types, shapes, layouts, alignment), and CompileError if a configuration does not
+    compile.
+    """
+    out_element = None if out_dtype is None else element_name(out_dtype)
+    if config is not None:
+        if not isinstance(config, GemmConfig):
+            raise TypeError(f"config must be a tessel.GemmConfig, not {type(config).__name__}")
+        if epilogue is not None and str(epilogue) != config.epilogue:
+            raise ValueError(f"epilogue {epilogue!r} differs from the configuration's {config.epilogue!r}: give it in one place")
+        if out_element is not None and out_element != config.out:
+            raise ValueError(f"out_dtype {out_dtype} differs from the configuration's output type {config.out!r}")
+        out_element = config.out
+    D = _allocate(A, B, C, out_element) if out is None else out
+    handle = _stream(stream, D)
+    if config is None:
+        _dispatcher.run(A, B, C, D, float(alpha), float(beta), handle, _epilogue(epilogue), _resolve)
+    else:
+        device = _device_of(D)
+        if device < 0:  # not a CUDA array: let the operand checks say what is wrong
+            device = _dispatcher.operands_device(A, B, C, D)
+        _dispatcher.run_kernel(_kernel_for(config, device), A, B, C, D, float(alpha), float(beta), handle)
+    return D
+
+
+def _device_of(x) -> int:
+    if _is_torch(x):
+        return x.device.index if x.is_cuda else -1
+    device = getattr(x, "__dlpack_device__", None)
+    return device()[1] if device else 0
+
+
+def run_kernel(kernel, out_element, A, B, C=None, *, alpha=1.0, beta=0.0, out=None, stream=None):
+    """Launch one compiled kernel (tessel.compile(...)(A, B, ...))."""
+    D = _allocate(A, B, C, out_element) if out is None else out
+    _dispatcher.run_kernel(kernel, A, B, C, D, float(alpha), float(beta), _stream(stream, D))
+    return D

@@ -1,0 +1,136 @@
+"""tessel.compile: a GemmConfig to a loaded kernel, through NVRTC and the disk cache."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from .. import _core
+from . import cache, codegen, nvrtc, paths
+from .config import ELEMENT_CODES, EPILOGUES, GemmConfig
+from .nvrtc import CompileError
+
+
+def target_for(compute_capability: int) -> str:
+    """The SASS target for a device: sm_90a on compute capability 9.0 (the arch-specific target,
+    which Hopper kernels need and Sm80 kernels accept), sm_XY elsewhere."""
+    return "sm_90a" if compute_capability == 90 else f"sm_{compute_capability}"
+
+
+def normalize_target(target) -> str:
+    """'sm_90a', 'sm_80', or a compute capability (90, 80) / '9.0' as the target for it."""
+    if isinstance(target, int):
+        return target_for(target)
+    text = str(target).strip()
+    if re.fullmatch(r"\d+\.\d", text):
+        major, minor = text.split(".")
+        return target_for(int(major) * 10 + int(minor))
+    if not re.fullmatch(r"sm_\d{2,3}[af]?", text):
+        raise ValueError(f"target {target!r}: give a real architecture such as 'sm_80' or 'sm_90a' "
+                         "(a cubin is SASS; compute_XX is PTX), or a compute capability such as 90")
+    return text
+
+
+def current_device() -> int:
+    """PyTorch's current CUDA device when PyTorch is in use, else 0."""
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        return torch.cuda.current_device()
+    return 0
+
+
+def device_target(device: int | None = None) -> str:
+    device = current_device() if device is None else device
+    try:
+        return target_for(_core.compute_capability(device))
+    except _core.GemmError as e:
+        raise RuntimeError(f"no CUDA device to compile for ({e}); pass target='sm_90a' (or 'sm_80', ...) "
+                           "to compile without one") from None
+
+
+def options(target: str) -> list[str]:
+    tk = nvrtc.toolkit()
+    return [
+        "-std=c++20",
+        f"-arch={target}",
+        # tessel's headers call constexpr functions without __device__ from device code (nvcc's
+        # --expt-relaxed-constexpr, which NVRTC lacks); NVRTC compiles them for the device this way.
+        "-default-device",
+        "-DNDEBUG",
+        f"-I{paths.std_dir()}",
+        f"-I{paths.include_dir()}",
+        f"-I{tk.include_dir}",
+    ]
+
+
+def headers_hash() -> str:
+    inc = nvrtc.toolkit().include_dir
+    extra = tuple(f"{inc}/{h}" for h in ("cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp"))
+    return cache.tree_hash(str(paths.include_dir() / "tessel"), str(paths.std_dir()), extra_files=extra)
+
+
+@dataclass
+class CompiledGemm:
+    """A configuration compiled for one target. Call it like tessel.gemm, without `config`."""
+
+    config: GemmConfig
+    target: str
+    symbol: str           # the kernel's name in the cubin
+    cubin: bytes = field(repr=False)
+    cache_hit: bool       # loaded from the disk cache rather than compiled
+    seconds: float        # time to compile, or to load from the cache
+    key: str              # the cache key
+    log: str = field(default="", repr=False)
+    _kernel: object = field(default=None, repr=False)
+
+    @property
+    def kernel(self) -> "_core.Kernel":
+        if self._kernel is None:
+            c = self.config
+            self._kernel = _core.Kernel(
+                self.cubin, c.name, self.symbol, self.target, ELEMENT_CODES[c.element], ELEMENT_CODES[c.out],
+                c.layout_a == "row", c.layout_b == "row", c.layout_c == "row", EPILOGUES.index(c.epilogue),
+                c.tile[0], c.tile[1], c.threads, c.smem_bytes)
+        return self._kernel
+
+    def __call__(self, A, B, C=None, *, alpha=1.0, beta=0.0, out=None, stream=None):
+        from ..gemm import run_kernel
+        return run_kernel(self.kernel, self.config.out, A, B, C, alpha=alpha, beta=beta, out=out, stream=stream)
+
+
+_memo: dict = {}
+
+
+def compile(config: GemmConfig, target=None, *, use_cache: bool = True) -> CompiledGemm:  # noqa: A001 (tessel.compile)
+    """Compile `config` for `target` (default: the current CUDA device) with NVRTC, or load it
+    from the disk cache. Raises CompileError with NVRTC's log when it does not compile."""
+    if not isinstance(config, GemmConfig):
+        raise TypeError(f"tessel.compile takes a GemmConfig, not {type(config).__name__}")
+    target = device_target() if target is None else normalize_target(target)
+    start = time.perf_counter()
+    src = codegen.source(config)
+    opts = options(target)
+    tk = nvrtc.toolkit()
+    key = cache.entry_key(source=src, target=target, options=opts[:4], nvrtc=list(tk.version), headers=headers_hash())
+    if use_cache and key in _memo:
+        return _memo[key]
+    hit = cache.load(key) if use_cache else None
+    if hit is not None:
+        cubin, meta = hit
+        result = CompiledGemm(config, target, meta["symbol"], cubin, True, time.perf_counter() - start, key)
+    else:
+        cubin, lowered, log = nvrtc.compile_to_cubin(src, f"{config.name}.cu", opts, [codegen.KERNEL_EXPRESSION])
+        seconds = time.perf_counter() - start
+        symbol = lowered[codegen.KERNEL_EXPRESSION]
+        if use_cache:
+            cache.store(key, cubin, {"config": config.key(), "name": config.name, "target": target, "symbol": symbol,
+                                     "nvrtc": list(tk.version), "compile_seconds": round(seconds, 3)})
+        result = CompiledGemm(config, target, symbol, cubin, False, seconds, key, log)
+    if use_cache:
+        _memo[key] = result
+    return result
+
+
+__all__ = ["CompileError", "CompiledGemm", "compile", "device_target", "normalize_target", "target_for"]

@@ -1,0 +1,67 @@
+"""The kernels compiled by nvcc when the package was built, and how one is found for a call.
+
+The set is one configuration per element type, output type and A/B layout (D row-major, the
+default tile): every plain `tessel.gemm` call maps onto one of them, a column-major D by
+computing the transposed problem. A call with an epilogue, an explicit configuration or a
+float16-in/bfloat16-out mix goes to the JIT instead. The build writes the cubins and
+kernels/manifest.json next to this package (python/kernels.cmake).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from . import codegen, cubin
+from .config import ELEMENT_CODES, EPILOGUES, GemmConfig
+
+KERNEL_DIR = Path(__file__).resolve().parent.parent / "kernels"
+
+
+def configs() -> list[GemmConfig]:
+    """The prebuilt set."""
+    out = []
+    for element in ("f16", "bf16"):
+        for result in ("f32", element):
+            for layout_a in ("row", "col"):
+                for layout_b in ("row", "col"):
+                    out.append(GemmConfig(element=element, out=result, layout_a=layout_a, layout_b=layout_b))
+    return out
+
+
+@lru_cache(maxsize=1)
+def manifest() -> list[dict]:
+    """The entries the build wrote: {"config": {...}, "cubins": {"sm_80": file, ...}}; empty when
+    the package was built without nvcc."""
+    path = KERNEL_DIR / "manifest.json"
+    if not path.is_file():
+        return []
+    return json.loads(path.read_text())["kernels"]
+
+
+def _config(entry) -> GemmConfig:
+    return GemmConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in entry["config"].items()})
+
+
+_loaded: dict = {}
+
+
+def find(config: GemmConfig, compute_capability: int):
+    """A tessel._core.Kernel for `config` whose cubin runs on the device, or None."""
+    from .. import _core
+    for entry in manifest():
+        if _config(entry) != config:
+            continue
+        for target, file in entry["cubins"].items():
+            if not _core.target_runs_on(target, compute_capability):
+                continue
+            if (file, target) not in _loaded:
+                data = (KERNEL_DIR / file).read_bytes()
+                symbol = cubin.kernel_symbol(data, codegen.KERNEL_SYMBOL_PREFIX)
+                _loaded[file, target] = _core.Kernel(
+                    data, config.name, symbol, target, ELEMENT_CODES[config.element], ELEMENT_CODES[config.out],
+                    config.layout_a == "row", config.layout_b == "row", config.layout_c == "row",
+                    EPILOGUES.index(config.epilogue), config.tile[0], config.tile[1], config.threads, config.smem_bytes)
+            return _loaded[file, target]
+    return None
