@@ -1,0 +1,109 @@
+// The kernels compiled into tessel-prof: exactly the build's selection, each described as its
+// name says, and each refusing what it cannot compute with a Status and a sentence (no GPU needed:
+// the argument checks come before the device query).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "core/types.hpp"
+#include "kernels/registry.hpp"
+#include "tessel/verify/device_buffer.cuh"
+
+namespace tessel::prof {
+namespace {
+
+TEST(ProfRegistry, HoldsExactlyTheSelectedKernelsSortedByName) {
+  const auto ops = registry().operations();
+  std::vector<std::string> names;
+  for (const GemmOperation* op : ops) names.push_back(op->description().name);
+  ASSERT_FALSE(names.empty());
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
+  std::vector<std::string> selected = selected_names();
+  std::sort(selected.begin(), selected.end());
+  // The names CMake computed from the catalogue are the names the handles give themselves.
+  EXPECT_EQ(names, selected);
+  for (const auto& n : names) {
+    EXPECT_NE(std::find(catalogue_names().begin(), catalogue_names().end(), n), catalogue_names().end()) << n;
+  }
+}
+
+TEST(ProfRegistry, DescriptionsAgreeWithNames) {
+  const std::regex grammar(
+      "tessel_(sm75|sm80)_gemm_(f16|bf16)_(f16|bf16)_(f16|bf16|f32)_(\\d+)x(\\d+)x(\\d+)_(\\d+)x(\\d+)x(\\d+)_(\\d+)stage_"
+      "([tn])([tn])");
+  for (const GemmOperation* op : registry().operations()) {
+    const KernelDescription& d = op->description();
+    SCOPED_TRACE(d.name);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(d.name, m, grammar));
+    EXPECT_EQ(d.arch, m[1].str());
+    EXPECT_EQ(d.min_compute_capability, m[1] == "sm75" ? 75 : 80);
+    EXPECT_EQ(to_string(d.a.element), m[2].str());
+    EXPECT_EQ(to_string(d.b.element), m[3].str());
+    EXPECT_EQ(to_string(d.c.element), m[4].str());
+    EXPECT_EQ(d.d, d.c);
+    EXPECT_EQ(d.c.layout, Layout::kColumn);
+    EXPECT_EQ(d.tile, (Extent3{std::stoi(m[5]), std::stoi(m[6]), std::stoi(m[7])}));
+    EXPECT_EQ(d.warp, (Extent3{std::stoi(m[8]), std::stoi(m[9]), std::stoi(m[10])}));
+    EXPECT_EQ(d.stages, std::stoi(m[11]));
+    EXPECT_EQ(d.a.layout, m[12] == "t" ? Layout::kRow : Layout::kColumn);
+    EXPECT_EQ(d.b.layout, m[13] == "n" ? Layout::kColumn : Layout::kRow);
+    EXPECT_EQ(d.instruction.k, m[1] == "sm75" ? 8 : 16);
+    EXPECT_EQ(d.threads, 32 * (d.tile.m / d.warp.m) * (d.tile.n / d.warp.n));
+    EXPECT_GT(d.smem_bytes, 0);
+    EXPECT_LE(d.smem_bytes, 227 * 1024);  // the most a CTA can have on any target GPU
+    EXPECT_EQ(d.cluster, (Extent3{1, 1, 1}));
+    EXPECT_FALSE(d.supports_batch);
+  }
+}
+
+// Aligned, never dereferenced: can_implement only looks at the addresses.
+GemmArguments args_for(const KernelDescription& d, std::int64_t m, std::int64_t n, std::int64_t k) {
+  alignas(256) static char storage[256];
+  GemmArguments a;
+  a.shape = {m, n, k, 1};
+  a.A = a.B = a.C = storage;
+  a.D = storage;
+  a.lda = d.a.layout == Layout::kRow ? k : m;
+  a.ldb = d.b.layout == Layout::kRow ? n : k;
+  a.ldc = a.ldd = m;
+  return a;
+}
+
+TEST(ProfRegistry, RefusalsCarryStatusAndSentence) {
+  for (const GemmOperation* op : registry().operations()) {
+    const KernelDescription& d = op->description();
+    SCOPED_TRACE(d.name);
+    // The contiguous extent of A, not a multiple of the vector width.
+    const bool a_k_contiguous = d.a.layout == Layout::kRow;
+    GemmArguments a = a_k_contiguous ? args_for(d, 256, 256, 4095) : args_for(d, 4095, 256, 256);
+    StatusInfo s = op->can_implement(a);
+    EXPECT_EQ(s.status, Status::kErrorMisalignedOperand);
+    EXPECT_NE(s.message.find("4095"), std::string::npos) << s.message;
+
+    a = args_for(d, 256, 256, 256);
+    a.shape.batch = 2;
+    s = op->can_implement(a);
+    EXPECT_EQ(s.status, Status::kErrorNotSupported);
+    EXPECT_NE(s.message.find("--batch=1"), std::string::npos) << s.message;
+
+    a = args_for(d, 256, 256, 256);
+    a.raster = Raster::kAlongN;
+    EXPECT_EQ(op->can_implement(a).status, Status::kErrorNotSupported);
+
+    // A valid problem: accepted on a GPU that runs the kernel; without one, refused with a reason.
+    s = op->can_implement(args_for(d, 256, 256, 256));
+    if (verify::cuda_device_count() == 0) {
+      EXPECT_FALSE(s.ok());
+      EXPECT_FALSE(s.message.empty());
+    } else if (s.status != Status::kErrorArchMismatch) {
+      EXPECT_TRUE(s.ok()) << s.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessel::prof

@@ -1,0 +1,11 @@
+// tessel-prof: tessel's GEMM kernels against cuBLAS on the user's shapes.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/cli.hpp"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  return tessel::prof::run_cli(args, std::cout, std::cerr);
+}

@@ -1,0 +1,42 @@
+#include "core/problem.hpp"
+
+namespace tessel::prof {
+
+std::string to_string(const GemmShape& s) {
+  std::string out = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+  if (s.batch != 1) {
+    out += 'x';
+    out += std::to_string(s.batch);
+  }
+  return out;
+}
+
+std::string to_string(const OperandSet& o) {
+  return to_string(o.a) + " " + to_string(o.b) + " " + to_string(o.c) + " " + to_string(o.d);
+}
+
+std::string blas_layout_suffix(const OperandSet& o) {
+  return std::string(o.a.layout == Layout::kRow ? "t" : "n") + (o.b.layout == Layout::kColumn ? "n" : "t");
+}
+
+double gemm_flops(const GemmShape& s) { return 2.0 * double(s.m) * double(s.n) * double(s.k) * double(s.batch); }
+
+double gemm_bytes(const GemmShape& s, const OperandSet& o, bool reads_c) {
+  const double m = double(s.m), n = double(s.n), k = double(s.k);
+  double bytes = m * k * size_bytes(o.a.element) + k * n * size_bytes(o.b.element) + m * n * size_bytes(o.d.element);
+  if (reads_c) bytes += m * n * size_bytes(o.c.element);
+  return bytes * double(s.batch);
+}
+
+std::vector<GemmProblem> expand_problems(const Options& opt) {
+  std::vector<GemmProblem> out;
+  for (auto m : opt.m)
+    for (auto n : opt.n)
+      for (auto k : opt.k)
+        for (auto l : opt.batch)
+          for (auto r : opt.raster)
+            for (auto s : opt.swizzle) out.push_back({{m, n, k, l}, opt.alpha, opt.beta, r, s});
+  return out;
+}
+
+}  // namespace tessel::prof
