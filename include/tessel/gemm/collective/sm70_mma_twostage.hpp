@@ -3,31 +3,23 @@
 // compute on the tile in shared memory, the next tile travels from global memory into registers;
 // after a barrier it is written to shared memory. No cp.async, so it runs on Turing.
 
-#include "tessel/atom/copy_g2s.hpp"
-#include "tessel/atom/copy_ldmatrix.hpp"
-#include "tessel/gemm/collective/smem_layouts.hpp"
+#include "tessel/gemm/collective/mainloop_types.hpp"
 
 namespace tessel::gemm::collective {
 
 template <class Config>
-struct MainloopSm70TwoStage {
+struct MainloopSm70TwoStage : MainloopTypes<Config, 1> {
+  using Base = MainloopTypes<Config, 1>;
+  using typename Base::TiledMma, typename Base::Element, typename Base::SmemLayoutA, typename Base::SmemLayoutB,
+      typename Base::CopyA, typename Base::CopyB, typename Base::LdsmA, typename Base::LdsmB;
+  using Base::kSmemElementsA;
   static constexpr int BM = Config::BM, BN = Config::BN, BK = Config::BK;
   static_assert(Config::Stages == 2, "MainloopSm70TwoStage: this mainloop has exactly 2 stages (shared memory + registers)");
-  using TiledMma = typename Config::TiledMma;
-  using Element = typename TiledMma::ElementA;
-  using SmemLayoutA = decltype(smem_layout<BM, BK, Config::kAKMajor, 1>());
-  using SmemLayoutB = decltype(smem_layout<BN, BK, Config::kBKMajor, 1>());
-  using CopyA = atom::TileCopyG2S<Element, BM, BK, Config::kAKMajor, TiledMma::kThreads>;
-  using CopyB = atom::TileCopyG2S<Element, BN, BK, Config::kBKMajor, TiledMma::kThreads>;
-  using LdsmA = atom::LdmatrixCopy<TiledMma, atom::Operand::A, Config::kAKMajor>;
-  using LdsmB = atom::LdmatrixCopy<TiledMma, atom::Operand::B, Config::kBKMajor>;
-
-  static constexpr int kSmemBytes = int(sizeof(Element)) * (int(decltype(cosize(SmemLayoutA{}))::value) + int(decltype(cosize(SmemLayoutB{}))::value));
 
   template <class GA, class GB, class Acc>
   __device__ static void run(GA const& gA, GB const& gB, Acc& acc, int residue_m, int residue_n, int K, char* smem, int thread) {
     auto sA = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(smem)), SmemLayoutA{});                        // (BM,BK,1)
-    auto sB = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(smem) + cosize(SmemLayoutA{})), SmemLayoutB{});  // (BN,BK,1)
+    auto sB = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(smem) + kSmemElementsA), SmemLayoutB{});  // (BN,BK,1)
     auto sA0 = CopyA::partition(sA(Underscore{}, Underscore{}, 0), thread);
     auto sB0 = CopyB::partition(sB(Underscore{}, Underscore{}, 0), thread);
     auto crdA = CopyA::partition_coords(thread);

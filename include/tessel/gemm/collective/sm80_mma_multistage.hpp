@@ -8,33 +8,25 @@
 // previous iteration: the barrier is what proves every warp has finished reading it.
 
 #include "tessel/arch/cp_async_sm80.hpp"
-#include "tessel/atom/copy_g2s.hpp"
-#include "tessel/atom/copy_ldmatrix.hpp"
-#include "tessel/gemm/collective/smem_layouts.hpp"
+#include "tessel/gemm/collective/mainloop_types.hpp"
 
 namespace tessel::gemm::collective {
 
 template <class Config>
-struct MainloopSm80CpAsync {
+struct MainloopSm80CpAsync : MainloopTypes<Config, Config::Stages> {
+  using Base = MainloopTypes<Config, Config::Stages>;
+  using typename Base::TiledMma, typename Base::Element, typename Base::SmemLayoutA, typename Base::SmemLayoutB,
+      typename Base::CopyA, typename Base::CopyB, typename Base::LdsmA, typename Base::LdsmB;
+  using Base::kSmemElementsA;
   static constexpr int BM = Config::BM, BN = Config::BN, BK = Config::BK, Stages = Config::Stages;
   static_assert(Stages >= 3, "MainloopSm80CpAsync: the cp.async mainloop needs at least 3 stages (use the Sm70 two-stage form for 2)");
-  using TiledMma = typename Config::TiledMma;
-  using Element = typename TiledMma::ElementA;
-  using SmemLayoutA = decltype(smem_layout<BM, BK, Config::kAKMajor, Stages>());
-  using SmemLayoutB = decltype(smem_layout<BN, BK, Config::kBKMajor, Stages>());
-  using CopyA = atom::TileCopyG2S<Element, BM, BK, Config::kAKMajor, TiledMma::kThreads>;
-  using CopyB = atom::TileCopyG2S<Element, BN, BK, Config::kBKMajor, TiledMma::kThreads>;
-  using LdsmA = atom::LdmatrixCopy<TiledMma, atom::Operand::A, Config::kAKMajor>;
-  using LdsmB = atom::LdmatrixCopy<TiledMma, atom::Operand::B, Config::kBKMajor>;
-
-  static constexpr int kSmemBytes = int(sizeof(Element)) * (int(decltype(cosize(SmemLayoutA{}))::value) + int(decltype(cosize(SmemLayoutB{}))::value));
 
   /// acc += A(BM,BK,k) * B(BN,BK,k) over all k tiles. residue_* are the extents of the problem
   /// left from this tile's origin (M - m0, N - n0, K).
   template <class GA, class GB, class Acc>
   __device__ static void run(GA const& gA, GB const& gB, Acc& acc, int residue_m, int residue_n, int K, char* smem, int thread) {
     auto sA = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(smem)), SmemLayoutA{});                        // (BM,BK,S)
-    auto sB = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(smem) + cosize(SmemLayoutA{})), SmemLayoutB{});  // (BN,BK,S)
+    auto sB = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(smem) + kSmemElementsA), SmemLayoutB{});  // (BN,BK,S)
     auto crdA = CopyA::partition_coords(thread);
     auto crdB = CopyB::partition_coords(thread);
     int k_tiles = (K + BK - 1) / BK;
