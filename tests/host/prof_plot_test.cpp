@@ -2,7 +2,9 @@
 // TFLOP/s, failed and missing runs marked. Also the progress line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <regex>
 #include <set>
@@ -100,11 +102,26 @@ ProfileRow row(const std::string& kernel, GemmShape shape, double tflops, const 
   return r;
 }
 
+// Every bar that ran is a rect with a tooltip. Returns (height, value, failed) per bar.
+struct Bar {
+  double height, value;
+  bool hatched, failed;
+};
+std::vector<Bar> bars_of(const std::string& svg) {
+  const std::regex bar("<rect x=\"[0-9.]+\" y=\"[0-9.]+\" width=\"[0-9.]+\" height=\"([0-9.]+)\" fill=\"([^\"]+)\"[^>]*>"
+                       "<title>[^<]*: ([0-9.]+) TFLOP/s( \\(verification failed\\))?</title>");
+  std::vector<Bar> out;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), bar); it != std::sregex_iterator(); ++it) {
+    out.push_back({std::stod((*it)[1]), std::stod((*it)[3]), (*it)[2] == "url(#failed)", (*it)[4].matched});
+  }
+  return out;
+}
+
 TEST(ProfPlot, ProfileChartIsWellFormedAndToScale) {
-  const GemmShape a{4096, 4096, 4096, 1}, b{4096, 16, 4096, 1};
+  const GemmShape a{4096, 4096, 4096, 1}, b{8192, 8192, 8192, 1};
   const std::vector<ProfileRow> rows = {
       row("cublas", a, 700, kNotVerified), row("k<1>&co", a, 450, kPassed), row("k_2", a, 820, kFailed),
-      row("cublas", b, 17.5, kNotVerified), row("k<1>&co", b, 9, kPassed), row("k_2", b, 0, kNotRun, false)};
+      row("cublas", b, 760, kNotVerified), row("k<1>&co", b, 500, kPassed), row("k_2", b, 0, kNotRun, false)};
   const PlotData data = profile_plot(rows, "TFLOP/s <test>");
   ASSERT_EQ(data.categories.size(), 2u);
   ASSERT_EQ(data.series.size(), 3u);
@@ -115,24 +132,38 @@ TEST(ProfPlot, ProfileChartIsWellFormedAndToScale) {
   EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
   EXPECT_NE(svg.find("TFLOP/s &lt;test&gt;"), std::string::npos);
   EXPECT_NE(svg.find("k&lt;1&gt;&amp;co"), std::string::npos);
+  EXPECT_EQ(svg.find("log scale"), std::string::npos);
 
-  // Every bar that ran is a rect with a tooltip; its height over its value is the same scale.
-  const std::regex bar("<rect x=\"[0-9.]+\" y=\"[0-9.]+\" width=\"[0-9.]+\" height=\"([0-9.]+)\" fill=\"([^\"]+)\"[^>]*>"
-                       "<title>([^<]*): ([0-9.]+) TFLOP/s( \\(verification failed\\))?</title>");
-  std::map<std::string, double> seen;
-  double scale = 0;
-  int bars = 0;
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), bar); it != std::sregex_iterator(); ++it) {
-    const double h = std::stod((*it)[1]), v = std::stod((*it)[4]);
-    ++bars;
-    if (scale == 0) scale = h / v;
-    EXPECT_NEAR(h / v, scale, 0.2 / v) << (*it)[0];
-    EXPECT_EQ((*it)[2] == "url(#failed)", (*it)[5].matched) << (*it)[0];
+  const auto bars = bars_of(svg);
+  ASSERT_EQ(bars.size(), 5u);
+  for (const Bar& bar : bars) {
+    EXPECT_NEAR(bar.height / bar.value, bars[0].height / bars[0].value, 0.1 / bar.value);  // linear: to scale
+    EXPECT_EQ(bar.hatched, bar.failed);
   }
-  EXPECT_EQ(bars, 5);
+  EXPECT_EQ(std::count_if(bars.begin(), bars.end(), [](const Bar& x) { return x.failed; }), 1);
   EXPECT_NE(svg.find("k_2: did not run"), std::string::npos);
   // The y axis reaches past the tallest bar (820) on a 1-2-5 step.
   EXPECT_NE(svg.find(">1000</text>"), std::string::npos);
+}
+
+TEST(ProfPlot, WideRangesGoLogarithmic) {
+  const GemmShape a{4096, 4096, 4096, 1}, b{4096, 16, 4096, 1};
+  const std::vector<ProfileRow> rows = {row("cublas", a, 700, kNotVerified), row("k", a, 450, kPassed),
+                                        row("cublas", b, 17.5, kNotVerified), row("k", b, 9, kPassed)};
+  const PlotData data = profile_plot(rows, "t");
+  const YAxis axis = y_axis_for(data.range().first, data.range().second);
+  ASSERT_TRUE(axis.log);
+  EXPECT_DOUBLE_EQ(axis.lo, 1);
+  EXPECT_DOUBLE_EQ(axis.hi, 1000);
+  const std::string svg = render_bar_chart(data);
+  ASSERT_EQ(xml_problem(svg), "");
+  EXPECT_NE(svg.find("TFLOP/s (log scale)"), std::string::npos);
+  const auto bars = bars_of(svg);
+  ASSERT_EQ(bars.size(), 4u);
+  for (const Bar& bar : bars) {
+    EXPECT_NEAR(bar.height, 340 * std::log10(bar.value) / 3, 0.1) << bar.value;  // 1..1000 over 340 px
+  }
+  EXPECT_FALSE(y_axis_for(400, 820).log);
 }
 
 TEST(ProfPlot, NiceTicks) {
