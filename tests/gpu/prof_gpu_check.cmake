@@ -1,0 +1,66 @@
+# tessel-prof's profile mode on the GPU: every compiled kernel on small ragged problems, verified
+# against cuBLAS and the device reference; then analyze mode on the device profile it measured.
+#   cmake -DEXE=<tessel-prof> -DOUT_DIR=<dir> -P prof_gpu_check.cmake
+# Prints "SKIPPED: ..." (which CTest reports as a skip) where no CUDA device is visible.
+file(MAKE_DIRECTORY "${OUT_DIR}")
+set(common --mode=profile --warmup-iterations=2 --profiling-iterations=5 --verification-providers=cublas,device
+           --progress=never)
+
+# Every tessel row ran and passed, or was refused only because this GPU lacks the kernel's
+# architecture; cuBLAS ran.
+function(check_csv csv)
+  file(STRINGS "${csv}" lines)
+  set(passed 0)
+  set(cublas 0)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^cublas,cublas,.*,Success,")
+      math(EXPR cublas "${cublas} + 1")
+    elseif(line MATCHES "^tessel,")
+      if(line MATCHES ",Success,.*,passed,")
+        math(EXPR passed "${passed} + 1")
+      elseif(NOT line MATCHES ",Error Architecture Mismatch,")
+        message(FATAL_ERROR "${csv}: a kernel did not run and pass:\n${line}")
+      endif()
+    endif()
+  endforeach()
+  if(passed EQUAL 0 OR cublas EQUAL 0)
+    message(FATAL_ERROR "${csv}: ${passed} tessel rows passed and cuBLAS ran ${cublas} times; expected both")
+  endif()
+  message(STATUS "${csv}: ${passed} kernel rows passed verification")
+endfunction()
+
+execute_process(COMMAND "${EXE}" ${common} --m=256,520 --n=256,136 --k=256,72 --output=${OUT_DIR}/beta0.csv
+                        --plot=${OUT_DIR}/beta0.svg --emit-best=${OUT_DIR}/best.cmake
+                        --device-profile=${OUT_DIR}/device.txt
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 3 AND err MATCHES "none is visible")
+  message(STATUS "SKIPPED: no CUDA device is visible; tessel-prof's profile mode runs only on a GPU machine")
+  return()
+endif()
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "tessel-prof exited with ${rc}\nstdout: ${out}\nstderr: ${err}")
+endif()
+check_csv(${OUT_DIR}/beta0.csv)
+foreach(f beta0.svg best.cmake device.txt)
+  if(NOT EXISTS ${OUT_DIR}/${f})
+    message(FATAL_ERROR "${f} was not written")
+  endif()
+endforeach()
+
+# alpha and beta through C, on a shape no tile divides.
+execute_process(COMMAND "${EXE}" ${common} --m=264 --n=200 --k=136 --alpha=1.5 --beta=-0.5
+                        --output=${OUT_DIR}/beta.csv
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "tessel-prof --beta=-0.5 exited with ${rc}\nstdout: ${out}\nstderr: ${err}")
+endif()
+check_csv(${OUT_DIR}/beta.csv)
+
+# The measured ceilings feed analyze mode: every row gets a roofline floor.
+execute_process(COMMAND "${EXE}" --mode=analyze --device-profile=${OUT_DIR}/device.txt --m=4096 --n=4096 --k=4096
+                        --tile=128x128
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "tile 128x128 +4096x4096x4096 +1024 .* (compute|memory) ")
+  message(FATAL_ERROR "analyze mode on the measured profile failed (${rc}):\n${out}\n${err}")
+endif()
+message(STATUS "ok")
