@@ -4,6 +4,8 @@
 #include "core/error.hpp"
 #include "core/int_list.hpp"
 #include "core/options.hpp"
+#include "core/problem.hpp"
+#include "core/shapes.hpp"
 
 namespace tessel::prof {
 namespace {
@@ -136,6 +138,38 @@ TEST(ProfOptions, ModeSpecificFlagsOutsideTheirModeAreNamed) {
   EXPECT_NE(usage_message({"--mode=analyze", "--emit-best=x.cmake"}).find("--emit-best needs measured rows"),
             std::string::npos);
   EXPECT_NO_THROW(parse_options({"--mode=report", "--input=x.csv", "--emit-best=b.cmake", "--markdown=r.md"}));
+}
+
+TEST(ProfShapes, ListsAndFiles) {
+  EXPECT_EQ(parse_shape("x", "4096x16x4096"), (GemmShape{4096, 16, 4096, 1}));
+  EXPECT_EQ(parse_shape("x", "64x64x64x8"), (GemmShape{64, 64, 64, 8}));
+  EXPECT_EQ(parse_shape("x", "28672 16 8192"), (GemmShape{28672, 16, 8192, 1}));
+  const auto list = parse_shape_list("--shapes", "4096x4096x4096, 1024x1024x32768");
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[1], (GemmShape{1024, 1024, 32768, 1}));
+  const auto file = parse_shapes_file("# the decode shapes\n4096x16x4096   # weights read once\n\n28672 16 8192\r\n", "s.txt");
+  EXPECT_EQ(file, (std::vector<GemmShape>{{4096, 16, 4096, 1}, {28672, 16, 8192, 1}}));
+  try {
+    parse_shapes_file("4096x16x4096\n4096x16\n", "s.txt");
+    FAIL() << "no error";
+  } catch (const ProfError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "s.txt:2: '4096x16' is not a problem size; expected MxNxK or MxNxKxBATCH, such as 4096x16x4096");
+  }
+  EXPECT_THROW(parse_shape("x", "4096x0x4096"), ProfError);
+  EXPECT_THROW(parse_shapes_file("# nothing\n", "s.txt"), ProfError);
+}
+
+TEST(ProfShapes, ReplaceTheCrossProduct) {
+  const Options o = parse_options({"--shapes=4096x16x4096,8192x8192x256", "--swizzle=0,8"});
+  const auto problems = expand_problems(o);
+  ASSERT_EQ(problems.size(), 4u);
+  EXPECT_EQ(problems[0].shape, (GemmShape{4096, 16, 4096, 1}));
+  EXPECT_EQ(problems[1].swizzle, 8);
+  EXPECT_EQ(problems[3].shape, (GemmShape{8192, 8192, 256, 1}));
+  EXPECT_EQ(expand_problems(parse_options({"--m=1,2", "--n=3,4", "--k=5"})).size(), 4u);
+  EXPECT_NE(usage_message({"--shapes=64x64x64", "--m=128"}).find("replace --m, --n, --k and --batch"), std::string::npos);
+  EXPECT_NE(usage_message({"--shapes-file=/nonexistent/shapes.txt"}).find("cannot read the file"), std::string::npos);
 }
 
 }  // namespace

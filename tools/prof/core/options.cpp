@@ -6,6 +6,8 @@
 
 #include "core/error.hpp"
 #include "core/int_list.hpp"
+#include "core/shapes.hpp"
+#include "core/text_file.hpp"
 
 namespace tessel::prof {
 
@@ -132,6 +134,16 @@ const std::vector<Flag>& flags() {
       {{"--n"}, false, [](Options& o, auto& f, auto& v) { o.n = parse_int_list(f, v); }},
       {{"--k"}, false, [](Options& o, auto& f, auto& v) { o.k = parse_int_list(f, v); }},
       {{"--batch", "--batch_count", "--l"}, false, [](Options& o, auto& f, auto& v) { o.batch = parse_int_list(f, v); }},
+      {{"--shapes"}, false,
+       [](Options& o, auto& f, auto& v) {
+         o.shapes.clear();
+         for (const GemmShape& s : parse_shape_list(f, v)) o.shapes.push_back({s.m, s.n, s.k, s.batch});
+       }},
+      {{"--shapes-file"}, false,
+       [](Options& o, auto& f, auto& v) {
+         o.shapes.clear();
+         for (const GemmShape& s : parse_shapes_file(read_text_file(v, f), v)) o.shapes.push_back({s.m, s.n, s.k, s.batch});
+       }},
       {{"--A"}, false, [](Options& o, auto& f, auto& v) { o.a = parse_operand(f, v); }},
       {{"--B"}, false, [](Options& o, auto& f, auto& v) { o.b = parse_operand(f, v); }},
       {{"--C"}, false, [](Options& o, auto& f, auto& v) { o.c = parse_operand(f, v); }},
@@ -222,6 +234,14 @@ void check_mode_flags(const Options& o, const std::set<std::string>& given) {
                         std::string(to_string(o.mode)));
     }
   }
+  const bool sweep = given.count("--m") || given.count("--n") || given.count("--k") || given.count("--batch");
+  if (sweep && (given.count("--shapes") || given.count("--shapes-file"))) {
+    throw usage_error("--shapes and --shapes-file list whole problems and replace --m, --n, --k and --batch; give "
+                      "one or the other");
+  }
+  if (given.count("--shapes") && given.count("--shapes-file")) {
+    throw usage_error("give --shapes or --shapes-file, not both");
+  }
   for (const char* flag : {"--emit-best", "--markdown"}) {
     if (given.count(flag) && o.mode != Mode::kProfile && o.mode != Mode::kReport) {
       throw usage_error(std::string(flag) + " needs measured rows: use it with --mode=profile or --mode=report, not --mode=" +
@@ -279,7 +299,10 @@ Selection
                                    (either part may be *, or left out: --A=bf16)
 
 Problem (each a value 4096, a list 1024,4096 or a range 1024:8192:1024)
-  --m, --n, --k, --batch           problem size (default 1024x1024x1024, batch 1)
+  --m, --n, --k, --batch           problem size (default 1024x1024x1024, batch 1); lists sweep
+                                   their cross product
+  --shapes=MxNxK[xL],...           a list of whole problems instead, or
+  --shapes-file=FILE               one MxNxK (or "M N K") per line, # comments
   --alpha=1 --beta=0               epilogue scalars
   --raster=heuristic|along_m|along_n   tile order (a list sweeps)
   --swizzle=8                      row tiles per raster group, 0 for a plain raster (a list sweeps)

@@ -29,6 +29,10 @@ struct Options {
   std::vector<std::string> kernels;         // patterns; empty: every compiled kernel
   std::vector<std::string> ignore_kernels;  // patterns
   std::vector<std::int64_t> m{1024}, n{1024}, k{1024}, batch{1};
+  struct Shape {
+    std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  };
+  std::vector<Shape> shapes;  // --shapes / --shapes-file: a list instead of the m x n x k product
   OperandFilter a, b, c, d;
   double alpha = 1.0, beta = 0.0;
   std::vector<Raster> raster{Raster::kHeuristic};

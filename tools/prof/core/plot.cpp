@@ -155,10 +155,11 @@ std::string render_bar_chart(const PlotData& d) {
       if (!d.present(std::size_t(s), std::size_t(c))) continue;
       const PlotSeries& ser = d.series[s];
       x += bar_w;
-      const auto v = c < int(ser.values.size()) ? ser.values[c] : std::nullopt;
+      const bool ran = c < int(ser.values.size()) && ser.values[c].has_value() && std::isfinite(*ser.values[c]);
+      const double value = ran ? *ser.values[c] : 0.0;
       const bool failed = c < int(ser.failed.size()) && ser.failed[c];
       any_failed = any_failed || failed;
-      if (!v || !std::isfinite(*v)) {
+      if (!ran) {
         any_missing = true;
         const double cx = x + bar_w / 2, cy = base - 6, r = std::min(3.5, bar_w / 2 - 1);
         o << "<path d=\"M" << f1(cx - r) << " " << f1(cy - r) << " L" << f1(cx + r) << " " << f1(cy + r) << " M"
@@ -167,14 +168,14 @@ std::string render_bar_chart(const PlotData& d) {
           << ": did not run</title></path>\n";
         continue;
       }
-      const double y = y_of(*v);
+      const double y = y_of(value);
       o << "<rect x=\"" << f1(x + 0.5) << "\" y=\"" << f1(y) << "\" width=\"" << f1(bar_w - 1) << "\" height=\""
         << f1(base - y) << "\" fill=\"" << (failed ? "url(#failed)" : colour_of(s)) << "\""
         << (failed ? " stroke=\"#c62828\" stroke-width=\"1\"" : "") << "><title>" << xml_escape(ser.name) << ": "
-        << f1(*v) << " " << xml_escape(d.y_label) << (failed ? " (verification failed)" : "") << "</title></rect>\n";
+        << f1(value) << " " << xml_escape(d.y_label) << (failed ? " (verification failed)" : "") << "</title></rect>\n";
       if (bar_w >= 9) {
         char label[32];
-        std::snprintf(label, sizeof label, *v >= 100 ? "%.0f" : "%.1f", *v);
+        std::snprintf(label, sizeof label, value >= 100 ? "%.0f" : "%.1f", value);
         o << "<text transform=\"translate(" << f1(x + bar_w / 2 + 3) << "," << f1(y - 3)
           << ") rotate(-90)\" font-size=\"9\" fill=\"#333333\">" << label << "</text>\n";
       }

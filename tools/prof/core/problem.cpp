@@ -30,6 +30,12 @@ double gemm_bytes(const GemmShape& s, const OperandSet& o, bool reads_c) {
 
 std::vector<GemmProblem> expand_problems(const Options& opt) {
   std::vector<GemmProblem> out;
+  if (!opt.shapes.empty()) {
+    for (const auto& s : opt.shapes)
+      for (auto r : opt.raster)
+        for (auto z : opt.swizzle) out.push_back({{s.m, s.n, s.k, s.batch}, opt.alpha, opt.beta, r, z});
+    return out;
+  }
   for (auto m : opt.m)
     for (auto n : opt.n)
       for (auto k : opt.k)

@@ -41,7 +41,8 @@ double gemm_flops(const GemmShape& s);
 /// The smallest traffic a GEMM can have: A, B and D once each, and C when beta reads it.
 double gemm_bytes(const GemmShape& s, const OperandSet& o, bool reads_c);
 
-/// Every (m, n, k, batch, raster, swizzle) of the options, in that nesting order (m outermost).
+/// Every (m, n, k, batch, raster, swizzle) of the options, in that nesting order (m outermost), or
+/// every --shapes entry crossed with raster and swizzle.
 std::vector<GemmProblem> expand_problems(const Options& opt);
 
 }  // namespace tessel::prof

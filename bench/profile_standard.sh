@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs the standard problem set (bench/shapes.txt) through tessel-prof, every compiled TN kernel
+# side by side with cuBLAS in one process, and writes into OUT_DIR:
+#
+#   standard.csv       one row per (problem, kernel or cuBLAS): runtime, TFLOP/s, GB/s, cuBLAS's
+#                      TFLOP/s, the ratio, verification
+#   standard.json      the same with the run's metadata (date, GPU, driver, CUDA, cuBLAS)
+#   standard.svg/.png  TFLOP/s per problem for each kernel and cuBLAS (PNG when rsvg-convert exists)
+#   standard.md        per problem the best verified kernel against cuBLAS, for bench/RESULTS.md
+#   best.cmake         the winners: cmake -DTESSEL_PROF_KERNEL_LIST=OUT_DIR/best.cmake builds only them
+#   device.txt         measured copy bandwidth and matrix rate, for tessel-prof --mode=analyze
+#   device-info.txt    the GPU's properties
+#
+#   bench/profile_standard.sh TESSEL_PROF_OR_BUILD_DIR [OUT_DIR] [extra tessel-prof options...]
+#
+# Builds nothing. Exit status is tessel-prof's: 0 every row verified, 1 a verification failed
+# (the files are still written), 2 a bad option, 3 no GPU.
+set -euo pipefail
+
+if [[ $# -lt 1 || "$1" == -h || "$1" == --help ]]; then
+  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+fi
+prof=$1
+[[ -d $prof ]] && prof=$prof/tools/prof/tessel-prof
+out=${2:-.}
+shift $(( $# >= 2 ? 2 : 1 ))
+here=$(cd "$(dirname "$0")" && pwd)
+[[ -x $prof ]] || { echo "profile_standard.sh: $prof is not an executable; build the tessel-prof target first" >&2; exit 2; }
+mkdir -p "$out"
+
+"$prof" --device-info > "$out/device-info.txt" || true
+
+status=0
+"$prof" --mode=profile --shapes-file="$here/shapes.txt" --kernels=_tn --providers=tessel,cublas \
+        --verification-providers=cublas --warmup-iterations=10 --profiling-iterations=50 \
+        --output="$out/standard.csv" --json="$out/standard.json" --plot="$out/standard.svg" \
+        --markdown="$out/standard.md" --emit-best="$out/best.cmake" --device-profile="$out/device.txt" \
+        "$@" || status=$?
+
+if [[ -f $out/standard.svg ]] && command -v rsvg-convert > /dev/null; then
+  rsvg-convert -o "$out/standard.png" "$out/standard.svg"
+fi
+# The plot and the table can be regenerated later from the CSV alone:
+#   tessel-prof --mode=report --input=OUT_DIR/standard.csv --plot=... --markdown=... --emit-best=...
+exit $status
