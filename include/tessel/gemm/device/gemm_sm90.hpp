@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <string>
 
 #include "tessel/arch/runtime.hpp"
@@ -69,6 +70,11 @@ class GemmSm90 {
                                   Cfg::kSmemBytes);
     if (auto s = arch::status_from_cuda(e, "setting the kernel's shared-memory size"); !s.ok()) return s;
     int tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
+    int device = 0;
+    cudaGetDevice(&device);
+    sms_ = 0;
+    cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device);
+    if (sms_ <= 0) sms_ = 1;
     params_ = {p.m, p.n, p.k, a.ref_C.data, a.ref_C.ld, a.ref_D.data, a.ref_D.ld, a.epilogue.alpha, a.epilogue.beta,
                kernel::GroupedRaster{tiles_m, tiles_n, a.swizzle > 0 ? a.swizzle : tiles_m}};
     initialized_ = true;
@@ -78,7 +84,7 @@ class GemmSm90 {
   StatusInfo run(cudaStream_t stream = nullptr) {
     if (!initialized_) return {Status::kErrorInternal, "run() before a successful initialize(): call initialize(args) first"};
     kernel::sm90_gemm_tma_warpspecialized<Cfg, ElementD>
-        <<<params_.raster.tile_count(), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(tma_a_, tma_b_, params_);
+        <<<std::min(params_.raster.tile_count(), sms_), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(tma_a_, tma_b_, params_);
     return arch::status_from_cuda(cudaGetLastError(), "launching the sm90 GEMM kernel");
   }
   StatusInfo operator()(Arguments const& a, cudaStream_t stream = nullptr) {
@@ -97,6 +103,7 @@ class GemmSm90 {
   CUtensorMap tma_a_{};
   CUtensorMap tma_b_{};
   kernel::Sm90GemmParams<ElementD> params_{};
+  int sms_ = 1;
   bool initialized_ = false;
 };
 
