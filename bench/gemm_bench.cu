@@ -11,8 +11,9 @@
 // a failed check is reported and not timed, and the program exits 1. Timing: CUDA events around
 // each launch, tessel and cuBLAS interleaved launch by launch so that clocks and temperature
 // treat both alike, warm-up launches first (they also absorb the JIT compile and cuBLAS's
-// heuristics), then the median of R >= 20 launches. The operands rotate over enough buffer sets
-// that together exceed four times the L2 cache, so no launch finds its inputs in L2.
+// heuristics), then the median of R >= 20 launches. The operands rotate over at least four
+// buffer sets, together more than four times the L2 cache, every launch taking the next set, so
+// no launch finds its inputs in L2 from an earlier one.
 //
 // Output: a markdown table on stdout (shape, dtype, tessel kernel, TFLOP/s of each, ratio,
 // verification) and, with --out, the same table in FILE.
@@ -93,7 +94,11 @@ void bench_shape(int m, int n, int k, const char* dtype, const Options& o, cubla
   const double set_bytes = double(a_elems + b_elems + d_elems) * sizeof(T);
   int l2 = 0;
   check_cuda(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0), "cudaDeviceGetAttribute(L2)");
-  const int sets = std::max(2, int(std::ceil(4.0 * l2 / set_bytes)));
+  // Every launch, tessel's or cuBLAS's, takes the next set round-robin, so a set comes back only
+  // after `sets - 1` other launches have streamed their operands through L2. At least four, and
+  // an even number so that tessel and cuBLAS alternate over disjoint sets.
+  int sets = std::max(4, int(std::ceil(4.0 * l2 / set_bytes)));
+  sets += sets % 2;
   const std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
   std::printf("# %s %s: %d buffer sets of %.0f MB (L2 %d MB)\n", shape.c_str(), dtype, sets, set_bytes / 1e6, l2 >> 20);
 
@@ -162,11 +167,11 @@ void bench_shape(int m, int n, int k, const char* dtype, const Options& o, cubla
     for (auto& e : ev) check_cuda(cudaEventCreate(&e), "cudaEventCreate");
     std::vector<float> t_ms, c_ms;
     for (int i = 0; i < o.warmup + o.runs; ++i) {
-      const int s = i % sets;
+      const int st_set = (2 * i) % sets, cb_set = (2 * i + 1) % sets;
       check_cuda(cudaEventRecord(ev[0]), "cudaEventRecord");
-      if (const StatusInfo st = gemms[std::size_t(s)].run(); !st.ok()) throw std::runtime_error(st.what());
+      if (const StatusInfo st = gemms[std::size_t(st_set)].run(); !st.ok()) throw std::runtime_error(st.what());
       check_cuda(cudaEventRecord(ev[1]), "cudaEventRecord");
-      bench::cublas_gemm_tn<T, T>(handle, m, n, k, A[s].data(), B[s].data(), Dc[s].data());
+      bench::cublas_gemm_tn<T, T>(handle, m, n, k, A[cb_set].data(), B[cb_set].data(), Dc[cb_set].data());
       check_cuda(cudaEventRecord(ev[2]), "cudaEventRecord");
       check_cuda(cudaEventSynchronize(ev[2]), "cudaEventSynchronize");
       float t = 0, c = 0;
