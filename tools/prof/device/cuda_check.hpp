@@ -13,6 +13,8 @@ namespace tessel::prof {
 
 inline void check_cuda(cudaError_t e, const std::string& what) {
   if (e != cudaSuccess) {
+    // Clear a non-sticky error (a failed allocation), or the next launch check would report it.
+    (void)cudaGetLastError();
     throw ProfError(kExitFailed, what + " failed: " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
   }
 }
