@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Everything that needs a GPU, from an existing build: every GPU test binary, the two seed
+# Everything that needs a GPU, from an existing build: every test labelled gpu, the two seed
 # examples and the benchmark. Builds nothing; writes one log per step into OUT_DIR and a summary
-# (OUT_DIR/summary.txt). Test binaries are run directly rather than through ctest, so the build
-# directory may have been moved or copied from the machine that built it, or reduced to the
-# binaries by scripts/gpu_stage.sh.
+# (OUT_DIR/summary.txt). Tests run from a manifest of their commands (scripts/gpu_manifest.py)
+# rather than through ctest, so BUILD_DIR may be a build copied from the machine that configured
+# it, or the binaries alone as scripts/gpu_stage.sh leaves them.
 #
 #   scripts/gpu_check.sh BUILD_DIR OUT_DIR [--no-bench] [--sanitize] [--allow-skips]
 #
@@ -15,7 +15,7 @@
 # Exit status: 0 every step passed, 1 some step failed (see the summary), 2 bad usage.
 set -uo pipefail
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [[ $# -ge 2 ]] || usage
 build=$(cd "$1" 2> /dev/null && pwd) || { echo "gpu_check: no build directory $1" >&2; exit 2; }
 out=$2
@@ -38,18 +38,19 @@ failed=0
 
 note() { printf '%-40s %s\n' "$1" "$2" | tee -a "$summary"; }
 
-# run NAME COMMAND... : log to OUT/NAME.log, record PASS / FAIL (status) / SKIPPED.
+# run NAME WORKDIR SKIP_REGEX COMMAND... : log to OUT/NAME.log, record PASS / FAIL / SKIPPED.
+# A test is skipped when its output matches SKIP_REGEX (gtest's "[  SKIPPED ]" by default).
 run() {
-  local name=$1
-  shift
+  local name=$1 wd=$2 skip_re=$3
+  shift 3
   local log=$out/$name.log start=$SECONDS status=0
-  echo "== $name: $*" > "$log"
-  "$@" >> "$log" 2>&1 || status=$?
+  echo "== $name (in $wd): $*" > "$log"
+  (cd "$wd" && "$@") >> "$log" 2>&1 || status=$?
   local took=$((SECONDS - start))s
   if [[ $status -ne 0 ]]; then
     note "$name" "FAIL (exit $status, $took)"
     failed=1
-  elif grep -q '^\[  SKIPPED \]' "$log"; then
+  elif [[ -n $skip_re ]] && grep -qE -- "$skip_re" "$log"; then
     if [[ $allow_skips -eq 1 ]]; then
       note "$name" "PASS with skipped tests ($took)"
     else
@@ -60,6 +61,7 @@ run() {
     note "$name" "PASS ($took)"
   fi
 }
+gtest_skip='^\[  SKIPPED \]'
 
 {
   echo "build: $build"
@@ -71,26 +73,49 @@ run() {
   fi
 } | tee "$out/device.txt"
 
-# ---- GPU tests: every gtest binary under tests/gpu, plus the argument checks' device branch ----
-shopt -s nullglob
-tests=()
-for exe in "$build"/tests/gpu/*; do
-  [[ -f $exe && -x $exe ]] && tests+=("$exe")
-done
-[[ -x $build/tests/host/gemm_can_implement ]] && tests+=("$build/tests/host/gemm_can_implement")
-if [[ ${#tests[@]} -eq 0 ]]; then
-  note "gpu tests" "FAIL: no test binaries under $build/tests/gpu"
+# ---- GPU tests: every test labelled gpu, from the build's manifest --------------------------
+# A staged build carries gpu_tests.sh (scripts/gpu_stage.sh); an unstaged one is read through
+# ctest here; without either, every binary under tests/gpu is taken for a gtest program.
+manifest=
+if [[ -f $build/gpu_tests.sh ]]; then
+  manifest=$build/gpu_tests.sh
+elif [[ -f $build/CMakeCache.txt ]] && command -v python3 > /dev/null && command -v ctest > /dev/null &&
+     python3 "$here/scripts/gpu_manifest.py" "$build" > "$out/gpu_tests.sh" 2> "$out/gpu_manifest.log"; then
+  manifest=$out/gpu_tests.sh
+fi
+if [[ -n $manifest ]]; then
+  BUILD=$build
+  SRC=$here
+  # shellcheck disable=SC1090
+  source "$manifest"
+  for t in "${gpu_tests[@]}"; do
+    declare -n cmd="gpu_cmd_$t" wd="gpu_wd_$t" skips="gpu_skip_$t"
+    # A tool outside the build (cmake) is looked up on PATH when its recorded path is absent.
+    prog=${cmd[0]}
+    [[ -x $prog ]] || prog=$(command -v "$(basename "$prog")" || echo "$prog")
+    skip_re=$(IFS='|'; echo "${skips[*]}")
+    run "test_$t" "$wd" "$skip_re" "$prog" "${cmd[@]:1}"
+    unset -n cmd wd skips
+  done
+else
+  echo "gpu_check: no test manifest (see $out/gpu_manifest.log); running every binary under tests/gpu" | tee -a "$summary"
+  shopt -s nullglob
+  for exe in "$build"/tests/gpu/*; do
+    [[ -f $exe && -x $exe ]] && run "test_$(basename "$exe")" "$build/tests/gpu" "$gtest_skip" "$exe"
+  done
+fi
+# The argument checks' one device-dependent case (valid arguments reach the arch gate).
+if [[ -x $build/tests/host/gemm_can_implement ]]; then
+  run "test_gemm_can_implement" "$build" "$gtest_skip" "$build/tests/host/gemm_can_implement"
+else
+  note "test_gemm_can_implement" "FAIL: not built"
   failed=1
 fi
-for exe in "${tests[@]}"; do
-  name=$(basename "$exe")
-  run "test_$name" "$exe" --gtest_output="xml:$out/test_$name.xml"
-done
 
 # ---- The seed examples: both must verify on this GPU (an sm_80 or newer device runs both) ----
 for ex in gemm_sm75 gemm_sm80; do
   if [[ -x $build/examples/$ex ]]; then
-    run "example_$ex" "$build/examples/$ex"
+    run "example_$ex" "$build" "" "$build/examples/$ex"
   else
     note "example_$ex" "FAIL: $build/examples/$ex not built"
     failed=1
@@ -101,9 +126,9 @@ done
 if [[ $sanitize -eq 1 ]]; then
   if command -v compute-sanitizer > /dev/null; then
     filter='*ArBcCr__13x17x24*:*AcBrCc__129x127x40*:*AcBcCc_two_stage__200x136x72*:*__8x1x16*'
-    run "memcheck_gemm_sm80_gpu" compute-sanitizer --tool memcheck --error-exitcode 1 \
+    run "memcheck_gemm_sm80_gpu" "$build" "$gtest_skip" compute-sanitizer --tool memcheck --error-exitcode 1 \
       "$build/tests/gpu/gemm_sm80_gpu" --gtest_filter="$filter"
-    run "memcheck_gemm_sm75_gpu" compute-sanitizer --tool memcheck --error-exitcode 1 \
+    run "memcheck_gemm_sm75_gpu" "$build" "$gtest_skip" compute-sanitizer --tool memcheck --error-exitcode 1 \
       "$build/tests/gpu/gemm_sm75_gpu" --gtest_filter='*ArBcCr__13x17x24*:*AcBrCr__129x127x40*'
   else
     note "memcheck" "not run: compute-sanitizer not on PATH"
@@ -112,7 +137,7 @@ fi
 
 # ---- The benchmark: bench/run.sh writes the table and a section for bench/RESULTS.md ----
 if [[ $bench -eq 1 ]]; then
-  run "bench" "$here/bench/run.sh" "$build" "$out/bench"
+  run "bench" "$here" "" "$here/bench/run.sh" "$build" "$out/bench"
 fi
 
 echo
