@@ -15,7 +15,7 @@
 # Exit status: 0 every step passed, 1 some step failed (see the summary), 2 bad usage.
 set -uo pipefail
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [[ $# -ge 2 ]] || usage
 build=$(cd "$1" 2> /dev/null && pwd) || { echo "gpu_check: no build directory $1" >&2; exit 2; }
 out=$2
