@@ -78,14 +78,16 @@ struct TileCopyG2S {
 
   /// cp.async every vector of the tile that lies inside the problem; zero-fill the rest. Only the
   /// last K tile (residue_k < BK) looks at K.
+  /// `inside_ptr` is any address inside the matrix (the CTA tile's origin): an outside vector
+  /// reads nothing (src-size 0), but cp.async still wants a valid address.
   template <class G, class S, class Crd>
-  __device__ static void copy_async(G const& g, S& s, Crd const& crd, std::uint32_t mn_mask, int residue_k) {
+  __device__ static void copy_async(G const& g, S& s, Crd const& crd, std::uint32_t mn_mask, int residue_k,
+                                    Element const* inside_ptr) {
     bool const full_k = residue_k >= BK;
 #pragma unroll
     for (int i = 0; i < kVectors; ++i) {
       bool inside = ((mn_mask >> i) & 1u) && (full_k || k_inside(crd, i, residue_k));
-      // An outside vector reads nothing (src-size 0), but its address must still be valid.
-      Element const* src = inside ? &g[i] : &g[0];
+      Element const* src = inside ? &g[i] : inside_ptr;
       arch::cp_async_cg_16_zfill(&s[i], src, inside);
     }
   }

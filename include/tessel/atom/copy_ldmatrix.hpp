@@ -56,6 +56,7 @@ struct LdmatrixCopy {
     return zipped_divide(frag, BlockShape{});
   }
 
+#if defined(__CUDACC__)
   /// Load k-block kb (16 elements of K) of the warp tile into a one-k-block fragment.
   template <class Src, class Frag>
   __device__ static void copy(Src const& src, int kb, Frag& frag) {
@@ -72,6 +73,7 @@ struct LdmatrixCopy {
       }
     }
   }
+#endif
 };
 
 }  // namespace tessel::atom

@@ -16,6 +16,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -168,6 +169,7 @@ class Gemm {
 
   /// Check the arguments and the device, and prepare the launch. Nothing is allocated.
   StatusInfo initialize(Arguments const& args, void* workspace = nullptr, cudaStream_t stream = nullptr) {
+    initialized_ = false;  // a refused initialize must not leave an earlier problem ready to run
     (void)workspace;
     (void)stream;
     if (auto s = can_implement(args); !s.ok()) return s;
@@ -179,7 +181,7 @@ class Gemm {
     int tiles_n = (args.problem_size.n + ThreadblockShape::kN - 1) / ThreadblockShape::kN;
     params_ = {args.problem_size, args.ref_A.data, args.ref_A.ld, args.ref_B.data, args.ref_B.ld, args.ref_C.data, args.ref_C.ld,
                args.ref_D.data, args.ref_D.ld, EpilogueOutputOp{args.epilogue},
-               kernel::GroupedRaster{tiles_m, tiles_n, args.swizzle > 0 ? args.swizzle : tiles_m}};
+               kernel::GroupedRaster{tiles_m, tiles_n, args.swizzle > 0 ? std::min(args.swizzle, tiles_m) : tiles_m}};
     initialized_ = true;
     return {};
   }
@@ -210,7 +212,8 @@ class Gemm {
     return "tessel_" + arch + "_gemm_" + t(ElementA{}) + "_" + t(ElementB{}) + "_" + t(ElementC{}) + "_" +
            shape(ThreadblockShape::kM, ThreadblockShape::kN, ThreadblockShape::kK) + "_" +
            shape(WarpShape::kM, WarpShape::kN, WarpShape::kK) + "_" + std::to_string(kStages) + "stage_" +
-           (std::is_same_v<LayoutA, RowMajor> ? "t" : "n") + (std::is_same_v<LayoutB, ColumnMajor> ? "n" : "t");
+           (std::is_same_v<LayoutA, RowMajor> ? "t" : "n") + (std::is_same_v<LayoutB, ColumnMajor> ? "n" : "t") +
+           (std::is_same_v<LayoutC, ColumnMajor> ? "" : "_drow");  // D column-major, as BLAS writes it, unless marked
   }
 
  private:

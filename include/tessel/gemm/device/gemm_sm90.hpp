@@ -62,6 +62,7 @@ class GemmSm90 {
   }
 
   StatusInfo initialize(Arguments const& a) {
+    initialized_ = false;  // a refused initialize must not leave an earlier problem ready to run
     if (auto s = can_implement(a); !s.ok()) return s;
     auto const& p = a.problem_size;
     if (auto s = arch::make_tma_2d_bf16_sw128(tma_a_, a.ref_A.data, p.m, p.k, a.ref_A.ld, BM, BK); !s.ok()) return s;
@@ -76,7 +77,7 @@ class GemmSm90 {
     cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device);
     if (sms_ <= 0) sms_ = 1;
     params_ = {p.m, p.n, p.k, a.ref_C.data, a.ref_C.ld, a.ref_D.data, a.ref_D.ld, a.epilogue.alpha, a.epilogue.beta,
-               kernel::GroupedRaster{tiles_m, tiles_n, a.swizzle > 0 ? a.swizzle : tiles_m}};
+               kernel::GroupedRaster{tiles_m, tiles_n, a.swizzle > 0 ? std::min(a.swizzle, tiles_m) : tiles_m}};
     initialized_ = true;
     return {};
   }
