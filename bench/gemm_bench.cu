@@ -36,6 +36,7 @@
 
 #include "bench_verify.cuh"
 #include "cublas_gemm.hpp"
+#include "hopper_tn.hpp"
 #include "tessel/arch/runtime.hpp"
 #include "tessel/gemm/device/gemm.hpp"
 #include "tessel/verify/device_buffer.cuh"
@@ -55,9 +56,15 @@ using TesselTN = device::Gemm<T, RowMajor, T, ColumnMajor, T, ColumnMajor, float
 // The kernels benchmarked: the issue's configuration first, then two larger CTA tiles over the
 // same 64x64x32 warp tile (more reuse of each shared-memory stage, fewer CTAs per SM).
 template <class T>
-using Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3>,
-                           TesselTN<T, GemmShape<128, 256, 32>, GemmShape<64, 64, 32>, 3>,
-                           TesselTN<T, GemmShape<256, 128, 32>, GemmShape<64, 64, 32>, 4>>;
+using Sm80Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3>,
+                               TesselTN<T, GemmShape<128, 256, 32>, GemmShape<64, 64, 32>, 3>,
+                               TesselTN<T, GemmShape<256, 128, 32>, GemmShape<64, 64, 32>, 4>>;
+// The Hopper TMA + wgmma kernel takes bf16 only (so far); it is refused with a Status where the
+// build carries no sm_90a code or the GPU is not compute capability 9.0.
+template <class T>
+using Kernels = std::conditional_t<std::is_same_v<T, bfloat16_t>,
+                                   decltype(std::tuple_cat(Sm80Kernels<T>{}, std::tuple<bench::HopperTN<256, 3>>{})),
+                                   Sm80Kernels<T>>;
 
 struct Options {
   std::vector<std::array<int, 3>> shapes{{4096, 4096, 4096}, {8192, 8192, 8192}};
