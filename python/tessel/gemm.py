@@ -133,7 +133,10 @@ def _device_of(x) -> int:
     if _is_torch(x):
         return x.device.index if x.is_cuda else -1
     device = getattr(x, "__dlpack_device__", None)
-    return device()[1] if device else 0
+    if device is None:
+        return -1
+    kind, index = device()
+    return index if int(kind) in (2, 13) else -1  # kDLCUDA, kDLCUDAManaged
 
 
 def run_kernel(kernel, out_element, A, B, C=None, *, alpha=1.0, beta=0.0, out=None, stream=None):

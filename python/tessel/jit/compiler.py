@@ -100,6 +100,13 @@ class CompiledGemm:
         return run_kernel(self.kernel, self.config.out, A, B, C, alpha=alpha, beta=beta, out=out, stream=stream)
 
 
+def cache_key(config: GemmConfig, target) -> str:
+    """The disk-cache key of `config` compiled for `target` (see cache.py)."""
+    src = codegen.source(config)
+    return cache.entry_key(source=src, target=normalize_target(target), options=options(normalize_target(target))[:4],
+                           nvrtc=list(nvrtc.toolkit().version), headers=headers_hash())
+
+
 _memo: dict = {}
 
 
@@ -110,10 +117,7 @@ def compile(config: GemmConfig, target=None, *, use_cache: bool = True) -> Compi
         raise TypeError(f"tessel.compile takes a GemmConfig, not {type(config).__name__}")
     target = device_target() if target is None else normalize_target(target)
     start = time.perf_counter()
-    src = codegen.source(config)
-    opts = options(target)
-    tk = nvrtc.toolkit()
-    key = cache.entry_key(source=src, target=target, options=opts[:4], nvrtc=list(tk.version), headers=headers_hash())
+    key = cache_key(config, target)
     if use_cache and key in _memo:
         return _memo[key]
     hit = cache.load(key) if use_cache else None
@@ -121,16 +125,17 @@ def compile(config: GemmConfig, target=None, *, use_cache: bool = True) -> Compi
         cubin, meta = hit
         result = CompiledGemm(config, target, meta["symbol"], cubin, True, time.perf_counter() - start, key)
     else:
-        cubin, lowered, log = nvrtc.compile_to_cubin(src, f"{config.name}.cu", opts, [codegen.KERNEL_EXPRESSION])
+        cubin, lowered, log = nvrtc.compile_to_cubin(codegen.source(config), f"{config.name}.cu", options(target),
+                                                     [codegen.KERNEL_EXPRESSION])
         seconds = time.perf_counter() - start
         symbol = lowered[codegen.KERNEL_EXPRESSION]
         if use_cache:
             cache.store(key, cubin, {"config": config.key(), "name": config.name, "target": target, "symbol": symbol,
-                                     "nvrtc": list(tk.version), "compile_seconds": round(seconds, 3)})
+                                     "nvrtc": list(nvrtc.toolkit().version), "compile_seconds": round(seconds, 3)})
         result = CompiledGemm(config, target, symbol, cubin, False, seconds, key, log)
     if use_cache:
         _memo[key] = result
     return result
 
 
-__all__ = ["CompileError", "CompiledGemm", "compile", "device_target", "normalize_target", "target_for"]
+__all__ = ["CompileError", "CompiledGemm", "cache_key", "compile", "device_target", "normalize_target", "target_for"]

@@ -10,6 +10,7 @@ import struct
 _EM_CUDA = 190
 _SHT_SYMTAB = 2
 _STT_FUNC = 2
+_STO_CUDA_ENTRY = 0x10
 
 
 def _header(data: bytes):
@@ -35,7 +36,7 @@ def sm_version(data: bytes) -> int:
 
 
 def functions(data: bytes) -> list[str]:
-    """Names of the global functions (kernels) in the cubin's symbol table."""
+    """Names of the kernels (entry points) in the cubin's symbol table."""
     _, (shoff, _flags, _ehsize, _phentsize, _phnum, shentsize, shnum, _shstrndx) = _header(data)
     sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
     names = []
@@ -45,8 +46,10 @@ def functions(data: bytes) -> list[str]:
         strtab = sections[link]
         str_off, str_size = strtab[4], strtab[5]
         for pos in range(offset, offset + size, entsize or 24):
-            st_name, st_info = struct.unpack_from("<IB", data, pos)
-            if st_info & 0xF == _STT_FUNC and st_name:
+            st_name, st_info, st_other = struct.unpack_from("<IBB", data, pos)
+            # A kernel (an entry point) carries STO_CUDA_ENTRY; device functions the compiler
+            # adds (a division slow path, say) are functions too, without it.
+            if st_info & 0xF == _STT_FUNC and st_other & _STO_CUDA_ENTRY and st_name:
                 end = data.index(b"\0", str_off + st_name, str_off + str_size)
                 names.append(data[str_off + st_name:end].decode())
     return names

@@ -1,0 +1,286 @@
+"""The GEMM launcher's decisions, checked on the host.
+
+The operands are DLPack descriptions without memory (dlpack_fake.FakeArray), so every check up
+to the launch runs: element types, ranks, devices, shapes, layouts from strides, the transposed
+problem for a column-major D, and the kernel's argument checks (alignment, leading dimensions),
+which must say what tessel's C++ handle says. A problem that passes every check reaches the
+device and, here, ends at the missing driver or GPU.
+"""
+
+import pytest
+from dlpack_fake import CPU, FakeArray
+
+import tessel
+from tessel import _core
+
+M, N, K = 256, 128, 64
+
+
+class Recorder:
+    """A kernel resolver that remembers what it was asked for and returns a kernel that is never
+    loaded unless the checks pass (and then fails for want of a GPU)."""
+
+    def __init__(self, tile=(128, 128)):
+        self.asked = []
+        self.tile = tile
+
+    def __call__(self, ab, c, a_row, b_row, epilogue, device):
+        self.asked.append((ab, c, a_row, b_row, epilogue, device))
+        return _core.Kernel(b"not a cubin", "test_kernel", "test_symbol", "sm_90a", ab, c, a_row, b_row, True, epilogue,
+                            self.tile[0], self.tile[1], 128, 49152)
+
+
+def run(A, B, C=None, D=None, *, alpha=1.0, beta=0.0, epilogue=0, resolver=None):
+    resolver = resolver or Recorder()
+    if D is None:
+        D = FakeArray((getattr(A, "shape", (M,))[0], getattr(B, "shape", (K, N))[-1]), "float32", ptr=0x7F0000400000)
+    _core.Dispatcher().run(A, B, C, D, alpha, beta, 0, epilogue, resolver)
+    return resolver
+
+
+def a_(shape=(M, K), dtype="float16", **kw):
+    return FakeArray(shape, dtype, ptr=kw.pop("ptr", 0x7F0000100000), **kw)
+
+
+def b_(shape=(K, N), dtype="float16", **kw):
+    return FakeArray(shape, dtype, ptr=kw.pop("ptr", 0x7F0000200000), **kw)
+
+
+def check(call, status, message):
+    """The call raises GemmError with this status and a message that starts so."""
+    with pytest.raises(tessel.GemmError) as e:
+        call()
+    assert e.value.status == status, str(e.value)
+    assert str(e.value).startswith(message), str(e.value)
+    return e.value
+
+
+def reaches_device(call):
+    """The call passed every argument check: what stops it is the device (no driver, no GPU)."""
+    with pytest.raises((tessel.GemmError, tessel.CudaError)) as e:
+        call()
+    assert e.value.status in ("kErrorNotSupported", "kErrorArchMismatch", "kErrorInternal"), str(e.value)
+    assert "CUDA" in str(e.value) or "cubin" in str(e.value) or "device" in str(e.value)
+
+
+# ---- what every call is checked for ---------------------------------------------------------------
+def test_not_an_array():
+    check(lambda: run([[1.0]], b_()), "kErrorInvalidDataType", "Error Invalid Data Type: A is a list, not an array")
+
+
+def test_rank():
+    check(lambda: run(a_((2, M, K)), b_()), "kErrorInvalidProblem", "Error Invalid Problem: A has 3 dimensions")
+
+
+def test_cpu_operands():
+    check(lambda: run(a_(device_type=CPU), b_()), "kErrorInvalidProblem", "Error Invalid Problem: A is on the CPU: tessel.gemm runs on CUDA tensors")
+    check(lambda: run(a_(), b_(device_type=CPU)), "kErrorInvalidProblem", "Error Invalid Problem: B is on the CPU")
+
+
+def test_operands_on_two_devices():
+    check(lambda: run(a_(), b_(device_id=1)), "kErrorInvalidProblem", "Error Invalid Problem: B is on CUDA device 1 but A is on device 0")
+
+
+def test_shapes():
+    check(lambda: run(a_(), b_((K + 8, N))), "kErrorInvalidProblem", f"Error Invalid Problem: A is {M} x {K} and B is {K + 8} x {N}")
+    d = FakeArray((M, N + 1), "float32", ptr=0x7F0000400000)
+    check(lambda: run(a_(), b_(), D=d), "kErrorInvalidProblem", f"Error Invalid Problem: D is {M} x {N + 1} but A @ B is {M} x {N}")
+    c = FakeArray((M - 1, N), "float32", ptr=0x7F0000300000)
+    check(lambda: run(a_(), b_(), C=c), "kErrorInvalidProblem", f"Error Invalid Problem: C is {M - 1} x {N}")
+
+
+@pytest.mark.parametrize("ta, tb", [("float32", "float32"), ("float64", "float64"), ("int8", "int8")])
+def test_input_element_types(ta, tb):
+    check(lambda: run(a_(dtype=ta), b_(dtype=tb)), "kErrorInvalidDataType",
+          f"Error Invalid Data Type: A is {ta} and B is {tb}: the tensor-core kernels take float16 or bfloat16 A and B")
+
+
+def test_mixed_inputs():
+    check(lambda: run(a_(dtype="float16"), b_(dtype="bfloat16")), "kErrorInvalidDataType",
+          "Error Invalid Data Type: A is float16 but B is bfloat16: A and B must have the same element type")
+
+
+def test_output_element_types():
+    d = FakeArray((M, N), "float64", ptr=0x7F0000400000)
+    check(lambda: run(a_(), b_(), D=d), "kErrorInvalidDataType", "Error Invalid Data Type: D is float64: the output must be")
+    c = FakeArray((M, N), "float16", ptr=0x7F0000300000)
+    check(lambda: run(a_(), b_(), C=c), "kErrorInvalidDataType", "Error Invalid Data Type: C is float16 but D is float32")
+
+
+def test_strides_that_are_neither_layout():
+    check(lambda: run(a_(strides=(2 * K, 2)), b_()), "kErrorInvalidLayout",
+          f"Error Invalid Layout: A ({M} x {K}) has strides ({2 * K}, 2): neither row-major")
+    check(lambda: run(a_(strides=(1, 10)), b_()), "kErrorInvalidLayout", "Error Invalid Layout: A")  # columns overlap
+
+
+def test_c_and_d_must_share_a_layout():
+    c = FakeArray((N, M), "float32", ptr=0x7F0000300000).T  # column-major
+    check(lambda: run(a_(), b_(), C=c, beta=1.0), "kErrorInvalidLayout",
+          "Error Invalid Layout: C is column-major but D is row-major: C and D must have the same layout")
+
+
+# ---- layouts from strides, and the kernel asked for ---------------------------------------------------
+@pytest.mark.parametrize("a_row", [True, False])
+@pytest.mark.parametrize("b_row", [True, False])
+@pytest.mark.parametrize("d_row", [True, False])
+def test_layouts_select_the_kernel(a_row, b_row, d_row):
+    """Row-major D: the kernel for the operands' layouts. Column-major D: the transposed problem
+    D^T = B^T A^T, whose A is B^T (row-major when B is column-major) and whose B is A^T."""
+    A = a_() if a_row else FakeArray((K, M), "float16", ptr=0x7F0000100000).T
+    B = b_() if b_row else FakeArray((N, K), "float16", ptr=0x7F0000200000).T
+    D = FakeArray((M, N), "float32", ptr=0x7F0000400000) if d_row else FakeArray((N, M), "float32", ptr=0x7F0000400000).T
+    rec = Recorder()
+    reaches_device(lambda: run(A, B, D=D, resolver=rec))
+    expected = (a_row, b_row) if d_row else (not b_row, not a_row)
+    assert rec.asked == [(0, 2, *expected, 0, 0)]
+
+
+def test_element_types_select_the_kernel():
+    for ab, codes in (("float16", 0), ("bfloat16", 1)):
+        for out, code in (("float32", 2), ("float16", 0), ("bfloat16", 1)):
+            rec = Recorder()
+            D = FakeArray((M, N), out, ptr=0x7F0000400000)
+            reaches_device(lambda: run(a_(dtype=ab), b_(dtype=ab), D=D, resolver=rec))
+            assert rec.asked[0][:2] == (codes, code)
+
+
+def test_the_choice_is_remembered_per_kernel_key():
+    d = _core.Dispatcher()
+    rec = Recorder()
+    D = FakeArray((M, N), "float32", ptr=0x7F0000400000)
+    for _ in range(3):
+        reaches_device(lambda: d.run(a_(), b_(), None, D, 1.0, 0.0, 0, 0, rec))
+    reaches_device(lambda: d.run(a_(), b_(), None, D, 1.0, 0.0, 0, 1, rec))  # another epilogue
+    assert len(rec.asked) == 2 and len(d) == 2
+
+
+def test_single_rows_and_columns_fit_either_layout():
+    """A 1 x K row is row- and column-major at once; the choice must not create a misalignment
+    that the data does not have."""
+    rec = Recorder()
+    A = FakeArray((1, K), "float16", strides=(K, 1), ptr=0x7F0000100000)
+    D = FakeArray((1, N), "float32", ptr=0x7F0000400000)
+    reaches_device(lambda: run(A, b_(), D=D, resolver=rec))
+
+
+def test_resolver_must_return_a_kernel():
+    with pytest.raises(TypeError, match="must return a tessel._core.Kernel"):
+        run(a_(), b_(), resolver=lambda *args: None)
+
+
+# ---- the kernel's argument checks: alignment and leading dimensions ----------------------------------
+def test_contiguous_operands_with_k_not_a_multiple_of_8():
+    """Contiguous A (M, 60) has leading dimension 60: that is what can_implement names first."""
+    check(lambda: run(FakeArray((M, 60), "float16", ptr=0x7F0000100000), FakeArray((60, N), "float16", ptr=0x7F0000200000)),
+          "kErrorMisalignedOperand", "Error Misaligned Operand: leading dimension of A is 60, not a multiple of the 8 elements")
+
+
+def test_misaligned_leading_dimension_of_a():
+    A = FakeArray((M, K), "float16", strides=(K + 4, 1), ptr=0x7F0000100000)
+    check(lambda: run(A, b_()), "kErrorMisalignedOperand",
+          f"Error Misaligned Operand: leading dimension of A is {K + 4}, not a multiple of the 8 elements (16 bytes) "
+          f"the vector loads need: pad it to {K + 8}, or use a lower alignment")
+
+
+def test_misaligned_extent():
+    A = FakeArray((M, 60), "float16", strides=(64, 1), ptr=0x7F0000100000)
+    B = FakeArray((N, 60), "float16", strides=(64, 1), ptr=0x7F0000200000).T  # column-major, ld 64
+    check(lambda: run(A, B), "kErrorMisalignedOperand", "Error Misaligned Operand: K is 60, not a multiple of the 8 elements")
+
+
+def test_misaligned_base_address():
+    A = FakeArray((M, K), "float16", ptr=0x7F0000100002)
+    check(lambda: run(A, b_()), "kErrorMisalignedOperand",
+          "Error Misaligned Operand: base address of A is 0x7f0000100002, not aligned to the 16 bytes")
+
+
+def test_beta_without_c():
+    check(lambda: run(a_(), b_(), beta=0.5), "kErrorInvalidProblem", "Error Invalid Problem: beta is nonzero but C is null")
+
+
+def test_empty_problem():
+    A = FakeArray((0, K), "float16", ptr=0x7F0000100000)
+    D = FakeArray((0, N), "float32", ptr=0x7F0000400000)
+    check(lambda: run(A, b_(), D=D), "kErrorInvalidProblem", f"Error Invalid Problem: problem size 0x{N}x{K} is empty")
+
+
+def test_valid_problem_reaches_the_device():
+    c = FakeArray((M, N), "float32", ptr=0x7F0000300000)
+    reaches_device(lambda: run(a_(), b_(), C=c, beta=1.0))
+
+
+# ---- a given kernel ------------------------------------------------------------------------------------
+def kernel(ab=0, c=2, a_row=True, b_row=False, c_row=True):
+    return _core.Kernel(b"", "tessel_test_kernel", "sym", "sm_90a", ab, c, a_row, b_row, c_row, 0, 128, 128, 128, 0)
+
+
+def test_given_kernel_element_types():
+    D = FakeArray((M, N), "float32", ptr=0x7F0000400000)
+    check(lambda: _core.Dispatcher().run_kernel(kernel(ab=1), a_(), b_(), None, D, 1.0, 0.0, 0), "kErrorInvalidDataType",
+          "Error Invalid Data Type: the kernel tessel_test_kernel takes bfloat16 A and B and float32 D, not float16 A and B and float32 D")
+
+
+def test_given_kernel_layouts_direct_or_transposed():
+    D = FakeArray((M, N), "float32", ptr=0x7F0000400000)
+    B_col = FakeArray((N, K), "float16", ptr=0x7F0000200000).T
+    reaches_device(lambda: _core.Dispatcher().run_kernel(kernel(), a_(), B_col, None, D, 1.0, 0.0, 0))
+    # D^T = B^T A^T fits a kernel for (A row, B col, D col) given A row, B col and D col? B^T is
+    # row-major and A^T column-major: the same kernel. Given D row and kernel D col: transposed.
+    D_col = FakeArray((N, M), "float32", ptr=0x7F0000400000).T
+    reaches_device(lambda: _core.Dispatcher().run_kernel(kernel(c_row=False), a_(), B_col, None, D_col, 1.0, 0.0, 0))
+    check(lambda: _core.Dispatcher().run_kernel(kernel(a_row=False), a_(), B_col, None, D, 1.0, 0.0, 0), "kErrorInvalidLayout",
+          "Error Invalid Layout: the operands are A row-major, B column-major, D row-major (or, transposed, A row-major, "
+          "B column-major, D column-major), but the kernel tessel_test_kernel takes A column-major, B column-major, D row-major")
+
+
+# ---- the C++ checks agree with device::Gemm::can_implement --------------------------------------------
+def test_argument_checks_on_raw_values():
+    ok = dict(mm=M, n=N, k=K, a=0x1000, lda=K, a_row=True, b=0x2000, ldb=K, b_row=False, c=0x3000, ldc=N, d=0x4000, ldd=N,
+              c_row=True, beta=0.0, split_k=1, tile_m=128, tile_n=128)
+
+    def call(**kw):
+        return _core.check_gemm_arguments(*{**ok, **kw}.values())
+
+    assert call() == ("kSuccess", "Success")
+    assert call(split_k=2) == ("kErrorNotSupported", "Error Not Supported: split_k_slices = 2: this kernel computes K in one slice; pass 1")
+    assert call(mm=-1)[1] == f"Error Invalid Problem: problem size -1x{N}x{K} has a negative extent"
+    assert call(a=0)[1] == "Error Invalid Problem: a null pointer for A: pass device pointers to the matrices"
+    assert call(ldd=N - 1)[1] == f"Error Invalid Problem: leading dimension of D is {N - 1}, smaller than N = {N}: rows would overlap"
+    assert call(beta=1.0, ldc=N - 1)[1].startswith("Error Invalid Problem: leading dimension of C is")
+    assert call(lda=K - 8)[1] == f"Error Invalid Problem: leading dimension of A is {K - 8}, smaller than K = {K}: rows would overlap"
+    assert call(mm=2**31)[0] == "kErrorInvalidProblem"
+    assert call(b=0x2008)[1].startswith("Error Misaligned Operand: base address of B is 0x2008")
+
+
+# ---- the Python layer ------------------------------------------------------------------------------------
+def test_python_level_errors():
+    with pytest.raises(ValueError, match="epilogue 'tanh'"):
+        tessel.gemm(a_(), b_(), out=FakeArray((M, N), "float32"), epilogue="tanh")
+    with pytest.raises(ValueError, match="element type 'int8'"):
+        tessel.gemm(a_(), b_(), out_dtype="int8")
+    with pytest.raises(TypeError, match="allocates D only for PyTorch tensors; for other arrays pass out="):
+        tessel.gemm(a_(), b_())
+    with pytest.raises(TypeError, match="config must be a tessel.GemmConfig"):
+        tessel.gemm(a_(), b_(), out=FakeArray((M, N), "float32"), config={"tile": (128, 128, 32)})
+    with pytest.raises(ValueError, match="differs from the configuration's 'linear'"):
+        tessel.gemm(a_(), b_(), out=FakeArray((M, N), "float32"), config=tessel.GemmConfig(), epilogue="relu")
+
+
+def test_gemm_on_cpu_arrays_with_a_config_says_why():
+    A, B = a_(device_type=CPU), b_(device_type=CPU)
+    with pytest.raises(tessel.GemmError, match="A is on the CPU"):
+        tessel.gemm(A, B, out=FakeArray((M, N), "float32", device_type=CPU), config=tessel.GemmConfig())
+
+
+def test_torch_cpu_tensors_are_refused(torch_cpu):
+    torch = torch_cpu
+    A = torch.randn(M, K, dtype=torch.float16)
+    B = torch.randn(K, N, dtype=torch.float16)
+    with pytest.raises(tessel.GemmError, match="A is on the CPU: tessel.gemm runs on CUDA tensors") as e:
+        tessel.gemm(A, B)
+    assert e.value.status == "kErrorInvalidProblem"
+
+
+def test_params_layout_matches_codegen():
+    from tessel.jit import codegen
+    assert _core.gemm_params_layout() == codegen.PARAMS_LAYOUT

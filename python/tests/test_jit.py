@@ -1,0 +1,237 @@
+"""The JIT: generated source, NVRTC compilation for sm_80 and sm_90a (no GPU needed), the disk
+cache (hits, invalidation by any header, damaged entries) and compile errors."""
+
+import json
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+import tessel
+from tessel import _core
+from tessel.jit import cache, codegen, compiler, cubin, paths, prebuilt
+
+
+def test_source_spells_the_configuration():
+    src = codegen.source(tessel.GemmConfig(element="bf16", out="bf16", layout_a="col", epilogue="gelu", stages=4))
+    assert "tessel::bfloat16_t, tessel::gemm::ColumnMajor, tessel::gemm::ColumnMajor" in src
+    assert "tessel::jit::LinearCombinationActivation<tessel::bfloat16_t, tessel::jit::GELU>" in src
+    assert '#include "tessel/jit/epilogue_activation.hpp"' in src
+    assert "static_assert(Config::kThreads == 128" in src and f"kSharedStorageSize == {2 * 256 * 32 * 4}" in src
+    assert "template __global__ void tessel::gemm::kernel::gemm_kernel<tessel_jit::Config>(" in src
+    linear = codegen.source(tessel.GemmConfig())
+    assert "epilogue_activation" not in linear and "tessel::epilogue::LinearCombination<float, float, float>" in linear
+
+
+def test_params_layout_is_the_launchers():
+    assert _core.gemm_params_layout() == codegen.PARAMS_LAYOUT
+
+
+@pytest.mark.parametrize("target, sm", [("sm_80", 80), ("sm_90a", 90)])
+def test_compiles_for_sm80_and_sm90a(toolkit, cache_dir, target, sm):
+    start = time.perf_counter()
+    k = tessel.compile(tessel.GemmConfig(element="bf16", out="bf16"), target=target)
+    seconds = time.perf_counter() - start
+    assert not k.cache_hit and k.target == target
+    assert cubin.sm_version(k.cubin) == sm
+    assert cubin.functions(k.cubin) == [k.symbol]
+    assert k.symbol.startswith(codegen.KERNEL_SYMBOL_PREFIX)
+    assert seconds < 60, f"cold compile took {seconds:.1f} s"
+
+
+def test_every_layout_and_epilogue_compiles(toolkit, cache_dir):
+    """Both operand layouts (K-major and MN-major shared-memory tiles, ldmatrix and its .trans
+    form), a column-major D, the two-stage schedule and a fused activation, in one compile each."""
+    for config in [tessel.GemmConfig(layout_a="col", layout_b="row", layout_c="col", epilogue="silu", out="f16"),
+                   tessel.GemmConfig(element="bf16", stages=2, tile=(64, 128, 32), warp=(32, 64, 32), epilogue="relu"),
+                   tessel.GemmConfig(arch="sm75", stages=2)]:
+        k = tessel.compile(config, target="sm_90a")
+        assert cubin.functions(k.cubin) == [k.symbol], config
+
+
+def test_cache_hit_and_timing(toolkit, cache_dir):
+    cfg = tessel.GemmConfig(tile=(128, 64, 32), warp=(64, 32, 32))
+    cold = tessel.compile(cfg, target="sm_90a")
+    assert not cold.cache_hit and sorted(p.suffix for p in cache_dir.iterdir()) == [".cubin", ".json"]
+    meta = json.loads((cache_dir / f"{cold.key}.json").read_text())
+    assert meta["symbol"] == cold.symbol and meta["target"] == "sm_90a" and meta["config"]["tile"] == [128, 64, 32]
+    compiler._memo.clear()  # as a new process would: from disk
+    start = time.perf_counter()
+    warm = tessel.compile(cfg, target="sm_90a")
+    seconds = time.perf_counter() - start
+    assert warm.cache_hit and warm.cubin == cold.cubin and warm.symbol == cold.symbol
+    assert seconds < 0.05, f"cached load took {seconds * 1e3:.1f} ms"
+    assert tessel.compile(cfg, target="sm_90a") is warm  # and once loaded, from memory
+
+
+def test_key_depends_on_configuration_and_target(toolkit):
+    base = compiler.cache_key(tessel.GemmConfig(), "sm_90a")
+    assert compiler.cache_key(tessel.GemmConfig(), 90) == base == compiler.cache_key(tessel.GemmConfig(), "9.0")
+    others = [compiler.cache_key(tessel.GemmConfig(), "sm_80"), compiler.cache_key(tessel.GemmConfig(stages=4), "sm_90a"),
+              compiler.cache_key(tessel.GemmConfig(epilogue="relu"), "sm_90a"), compiler.cache_key(tessel.GemmConfig(layout_c="col"), "sm_90a")]
+    assert len({base, *others}) == 5
+
+
+def test_seeded_entry_is_a_hit(seeded_cache):
+    k = tessel.compile(tessel.GemmConfig(), target="sm_80")
+    assert k.cache_hit and k.key == seeded_cache
+
+
+def test_any_header_change_invalidates(seeded_cache, include_copy):
+    cfg = tessel.GemmConfig()
+    assert compiler.cache_key(cfg, "sm_80") == seeded_cache  # the copy has the same contents
+    # A header the kernel does not even include: the key covers all of them.
+    header = include_copy / "tessel" / "layout" / "runtime" / "print.hpp"
+    original = header.read_text()
+    header.write_text(original + "\n// edited\n")
+    edited = tessel.compile(cfg, target="sm_80")
+    assert not edited.cache_hit and edited.key != seeded_cache
+    header.write_text(original)
+    back = tessel.compile(cfg, target="sm_80")
+    assert back.cache_hit and back.key == seeded_cache
+
+
+def test_damaged_entry_is_recompiled(seeded_cache, cache_dir):
+    path = cache_dir / f"{seeded_cache}.cubin"
+    symbol = json.loads((cache_dir / f"{seeded_cache}.json").read_text())["symbol"]
+    path.write_bytes(path.read_bytes()[:1000])
+    assert cache.load(seeded_cache) is None
+    again = tessel.compile(tessel.GemmConfig(), target="sm_80")
+    # (NVRTC's output is not byte-for-byte reproducible, so the entry is compared with itself.)
+    assert not again.cache_hit and path.read_bytes() == again.cubin and again.symbol == symbol
+    assert cache.load(seeded_cache) is not None
+    (cache_dir / f"{seeded_cache}.json").write_text("{not json")
+    assert cache.load(seeded_cache) is None
+
+
+def test_use_cache_false_writes_nothing(toolkit, cache_dir):
+    k = tessel.compile(tessel.GemmConfig(), target="sm_80", use_cache=False)
+    assert not k.cache_hit and not cache_dir.exists()
+
+
+def test_clear(seeded_cache, cache_dir):
+    assert cache.clear() == 2 and not list(cache_dir.iterdir())
+
+
+def test_compile_error_carries_nvrtc_log(toolkit, cache_dir, include_copy):
+    """A header that does not compile: CompileError with NVRTC's diagnostics, nothing cached."""
+    gemm_hpp = include_copy / "tessel" / "gemm" / "kernel" / "gemm.hpp"
+    gemm_hpp.write_text(gemm_hpp.read_text().replace("struct GemmParams {", "struct GemmParams { this does not parse;", 1))
+    with pytest.raises(tessel.CompileError) as e:
+        tessel.compile(tessel.GemmConfig(), target="sm_80")
+    assert "NVRTC could not compile tessel_sm80_gemm_f16_f16_f32_128x128x32_64x64x32_3stage_tn.cu" in str(e.value)
+    assert "gemm.hpp" in e.value.log and "error" in e.value.log
+    assert "GemmKernelConfig" in e.value.source
+    assert not cache_dir.exists() or not list(cache_dir.iterdir())
+
+
+def test_static_assert_of_a_config_reaches_the_user(toolkit, cache_dir, monkeypatch):
+    """When the Python side's idea of the kernel is wrong (here: the shared-memory size), the
+    compilation stops with the assertion's sentence rather than launching with wrong numbers."""
+    monkeypatch.setattr(tessel.GemmConfig, "smem_bytes", property(lambda self: 12345))
+    with pytest.raises(tessel.CompileError, match="the launch gives GemmConfig.smem_bytes of shared memory"):
+        tessel.compile(tessel.GemmConfig(), target="sm_80")
+
+
+@pytest.mark.parametrize("target", ["compute_80", "sm80", "ampere", "sm_9"])
+def test_bad_targets(target):
+    with pytest.raises(ValueError, match="give a real architecture"):
+        tessel.compile(tessel.GemmConfig(), target=target)
+
+
+def test_compile_takes_a_config():
+    with pytest.raises(TypeError, match="takes a GemmConfig"):
+        tessel.compile({"tile": (128, 128, 32)}, target="sm_80")
+
+
+def test_no_device_means_give_a_target():
+    if _core.device_count() > 0:
+        pytest.skip("a CUDA device is present")
+    with pytest.raises(RuntimeError, match="no CUDA device to compile for .*pass target="):
+        tessel.compile(tessel.GemmConfig())
+
+
+def test_target_for_compute_capability():
+    assert [compiler.target_for(cc) for cc in (80, 86, 89, 90, 100)] == ["sm_80", "sm_86", "sm_89", "sm_90a", "sm_100"]
+    runs = [(t, cc) for t in ("sm_80", "sm_86", "sm_90a", "sm_90") for cc in (75, 80, 86, 89, 90, 100) if _core.target_runs_on(t, cc)]
+    assert runs == [("sm_80", 80), ("sm_80", 86), ("sm_80", 89), ("sm_86", 86), ("sm_86", 89), ("sm_90a", 90), ("sm_90", 90)]
+
+
+def test_headers_are_installed_with_the_package():
+    inc = paths.include_dir()
+    assert (inc / "tessel" / "jit" / "sm80_gemm.hpp").is_file() and (inc / "tessel" / "gemm" / "kernel" / "gemm.hpp").is_file()
+    assert {p.name for p in paths.std_dir().iterdir()} >= {"cstdint", "type_traits", "utility", "array", "climits", "cstddef", "cstdio"}
+
+
+# ---- the prebuilt kernels ------------------------------------------------------------------------
+def test_prebuilt_set_covers_every_plain_call():
+    combos = {(c.element, c.out, c.layout_a, c.layout_b) for c in prebuilt.configs()}
+    assert len(combos) == 16 and all(c.layout_c == "row" and c.epilogue == "linear" for c in prebuilt.configs())
+    assert ("bf16", "f32", "col", "row") in combos and ("f16", "f16", "row", "col") in combos
+
+
+def test_installed_prebuilt_kernels():
+    entries = prebuilt.manifest()
+    if not entries:
+        pytest.skip("the package was built without nvcc (no prebuilt kernels)")
+    configs = [prebuilt._config(e) for e in entries]
+    assert sorted(c.name for c in configs) == sorted(c.name for c in prebuilt.configs())
+    for entry, config in zip(entries, configs):
+        for target, file in entry["cubins"].items():
+            data = (prebuilt.KERNEL_DIR / file).read_bytes()
+            assert cubin.sm_version(data) == int(target[3:].rstrip("af"))
+            assert len([f for f in cubin.functions(data) if f.startswith(codegen.KERNEL_SYMBOL_PREFIX)]) == 1
+    target = next(iter(entries[0]["cubins"]))
+    cc = int(target[3:].rstrip("af"))
+    k = prebuilt.find(configs[0], cc)
+    assert k is not None and k.target == target and k.name == configs[0].name
+    assert prebuilt.find(configs[0].replace(epilogue="relu"), cc) is None
+    assert prebuilt.find(configs[0], 75) is None
+
+
+def test_nvcc_compiles_the_generated_source(tmp_path):
+    """The prebuilt kernels are the JIT's sources compiled by nvcc (python/kernels.cmake), with
+    the real standard library instead of the NVRTC stand-ins: one of them, to prove the source
+    serves both compilers, and that nvcc names the kernel as NVRTC does."""
+    nvcc = shutil.which("nvcc")
+    if not nvcc:
+        pytest.skip("nvcc is not on PATH")
+    cfg = tessel.GemmConfig(element="bf16", layout_b="row")
+    src = tmp_path / "k.cu"
+    src.write_text(codegen.source(cfg))
+    out = tmp_path / "k.cubin"
+    subprocess.run([nvcc, "-cubin", "-std=c++20", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-arch=sm_90a",
+                    f"-I{paths.include_dir()}", "-o", str(out), str(src)], check=True, capture_output=True)
+    data = out.read_bytes()
+    assert cubin.sm_version(data) == 90
+    symbol = cubin.kernel_symbol(data, codegen.KERNEL_SYMBOL_PREFIX)
+    assert symbol.startswith(codegen.KERNEL_SYMBOL_PREFIX + "INS_3jit16GemmKernelConfigI13__nv_bfloat16")
+
+
+def test_nvcc_and_nvrtc_name_the_kernel_alike(seed_entry, tmp_path):
+    nvcc = shutil.which("nvcc")
+    if not nvcc:
+        pytest.skip("nvcc is not on PATH")
+    key, d = seed_entry
+    src = tmp_path / "k.cu"
+    src.write_text(codegen.source(tessel.GemmConfig()))
+    out = tmp_path / "k.cubin"
+    subprocess.run([nvcc, "-cubin", "-std=c++20", "-DNDEBUG", "--expt-relaxed-constexpr", "-arch=sm_80", "-Xptxas", "-O0",
+                    f"-I{paths.include_dir()}", "-o", str(out), str(src)], check=True, capture_output=True)
+    assert cubin.functions(out.read_bytes()) == [json.loads((d / f"{key}.json").read_text())["symbol"]]
+
+
+def test_cache_dir_default(monkeypatch, tmp_path):
+    monkeypatch.delenv("TESSEL_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache.cache_dir() == tmp_path / "tessel" / "jit"
+    monkeypatch.setenv("TESSEL_CACHE_DIR", "/somewhere/else")
+    assert str(cache.cache_dir()) == "/somewhere/else"
+
+
+def test_environment_is_not_consulted_for_paths_that_exist(monkeypatch, tmp_path):
+    monkeypatch.setenv("TESSEL_INCLUDE_DIR", str(tmp_path))  # no headers there: ignored
+    assert paths.include_dir() != tmp_path
+    assert os.path.isdir(paths.include_dir())
