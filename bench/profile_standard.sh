@@ -43,4 +43,6 @@ if [[ -f $out/standard.svg ]] && command -v rsvg-convert > /dev/null; then
 fi
 # The plot and the table can be regenerated later from the CSV alone:
 #   tessel-prof --mode=report --input=OUT_DIR/standard.csv --plot=... --markdown=... --emit-best=...
+# The summary last: a remote run's reply keeps only the end of the output.
+[[ -f $out/standard.md ]] && cat "$out/standard.md"
 exit $status
