@@ -281,7 +281,7 @@ int run_profile(const Options& opt, const std::string& command_line, std::ostrea
   // Which kernels, grouped by the operand set each serves.
   std::vector<const GemmOperation*> ops_all = registry().operations();
   const auto selected = select_kernels(compiled_kernels(), opt, catalogue_names());
-  const bool want_tessel = std::find(opt.providers.begin(), opt.providers.end(), Provider::kTessel) != opt.providers.end();
+  const bool want_tessel = has(opt.providers, Provider::kTessel);
   std::vector<OperandSet> sets = operand_sets(selected);
   if (selected.empty()) {
     const bool filters = opt.a.element || opt.a.layout || opt.b.element || opt.b.layout || opt.c.element ||
@@ -330,8 +330,15 @@ int run_profile(const Options& opt, const std::string& command_line, std::ostrea
   progress.finish();
 
   out << profile_table(prof.rows());
+  if (!fatal.empty()) {
+    try {
+      write_profile_outputs(opt, prof.rows(), info, out);
+    } catch (const std::exception& e) {
+      fatal += "; and writing the outputs failed: " + std::string(e.what());
+    }
+    throw ProfError(kExitFailed, fatal + " (the rows measured before it are in the outputs)");
+  }
   write_profile_outputs(opt, prof.rows(), info, out);
-  if (!fatal.empty()) throw ProfError(kExitFailed, fatal + " (the rows before it are written)");
   if (prof.any_failed()) {
     err << "tessel-prof: verification failed for at least one kernel; see the verification column\n";
     return kExitFailed;
