@@ -9,7 +9,9 @@
 #   standard.md        per problem the best verified kernel against cuBLAS, for bench/RESULTS.md
 #   best.cmake         the winners: cmake -DTESSEL_PROF_KERNEL_LIST=OUT_DIR/best.cmake builds only them
 #   device.txt         measured copy bandwidth and matrix rate, for tessel-prof --mode=analyze
-#   device-info.txt    the GPU's properties
+#   log.txt            the GPU's properties, then tessel-prof's full table and messages
+#
+# and prints the markdown table last (eight files at most, as a remote run returns).
 #
 #   bench/profile_standard.sh TESSEL_PROF_OR_BUILD_DIR [OUT_DIR] [extra tessel-prof options...]
 #
@@ -18,7 +20,7 @@
 set -euo pipefail
 
 if [[ $# -lt 1 || "$1" == -h || "$1" == --help ]]; then
-  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 prof=$1
@@ -29,14 +31,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 [[ -x $prof ]] || { echo "profile_standard.sh: $prof is not an executable; build the tessel-prof target first" >&2; exit 2; }
 mkdir -p "$out"
 
-"$prof" --device-info > "$out/device-info.txt" || true
+"$prof" --device-info > "$out/log.txt" 2>&1 || true
 
 status=0
 "$prof" --mode=profile --shapes-file="$here/shapes.txt" --kernels=_tn --providers=tessel,cublas \
         --verification-providers=cublas --warmup-iterations=10 --profiling-iterations=50 \
         --output="$out/standard.csv" --json="$out/standard.json" --plot="$out/standard.svg" \
         --markdown="$out/standard.md" --emit-best="$out/best.cmake" --device-profile="$out/device.txt" \
-        "$@" || status=$?
+        "$@" >> "$out/log.txt" 2>&1 || status=$?
 
 if [[ -f $out/standard.svg ]] && command -v rsvg-convert > /dev/null; then
   rsvg-convert -o "$out/standard.png" "$out/standard.svg"
@@ -45,4 +47,5 @@ fi
 #   tessel-prof --mode=report --input=OUT_DIR/standard.csv --plot=... --markdown=... --emit-best=...
 # The summary last: a remote run's reply keeps only the end of the output.
 [[ -f $out/standard.md ]] && cat "$out/standard.md"
+[[ $status -eq 0 ]] || { echo "profile_standard.sh: tessel-prof exited with $status; the end of $out/log.txt:"; tail -5 "$out/log.txt"; }
 exit $status
