@@ -64,19 +64,12 @@ class Dispatcher {
            nb::handle resolve) {
     Operands const ops = read_operands(a, b, c, d);
     Problem const p = natural(ops);
-    std::uint64_t const key = std::uint64_t(p.ab) | std::uint64_t(p.c) << 2 | std::uint64_t(p.a_row) << 4 |
-                              std::uint64_t(p.b_row) << 5 | std::uint64_t(epilogue & 0xff) << 8 | std::uint64_t(p.device) << 16;
-    auto it = kernels_.find(key);
-    if (it == kernels_.end()) {
-      nb::object k = resolve(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device);
-      if (!nb::isinstance<Kernel>(k)) throw nb::type_error("the kernel resolver must return a tessel._core.Kernel");
-      it = kernels_.emplace(key, Entry{k, &nb::cast<Kernel&>(k)}).first;
-    }
-    Kernel& kernel = *it->second.kernel;
-    if (kernel.traits().ab != p.ab || kernel.traits().c != p.c || kernel.traits().a_row != p.a_row ||
-        kernel.traits().b_row != p.b_row || !kernel.traits().c_row)
-      refuse(Status::kErrorInternal, "the kernel resolver returned " + kernel.traits().name + " for a problem it does not compute");
-    kernel.launch(p, alpha, beta, stream);
+    choose(p, epilogue, resolve).kernel->launch(p, alpha, beta, stream);
+  }
+
+  // The kernel run() would launch, without launching it.
+  nb::object select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue, nb::handle resolve) {
+    return choose(natural(read_operands(a, b, c, d)), epilogue, resolve).owner;
   }
 
   // A given kernel: the operands must have its element types, and its layouts as given or
@@ -108,6 +101,21 @@ class Dispatcher {
     nb::object owner;  // keeps the Kernel alive
     Kernel* kernel;
   };
+
+  Entry const& choose(Problem const& p, int epilogue, nb::handle resolve) {
+    std::uint64_t const key = std::uint64_t(p.ab) | std::uint64_t(p.c) << 2 | std::uint64_t(p.a_row) << 4 |
+                              std::uint64_t(p.b_row) << 5 | std::uint64_t(epilogue & 0xff) << 8 | std::uint64_t(p.device) << 16;
+    auto it = kernels_.find(key);
+    if (it == kernels_.end()) {
+      nb::object k = resolve(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device);
+      if (!nb::isinstance<Kernel>(k)) throw nb::type_error("the kernel resolver must return a tessel._core.Kernel");
+      KernelTraits const& t = nb::cast<Kernel&>(k).traits();
+      if (t.ab != p.ab || t.c != p.c || t.a_row != p.a_row || t.b_row != p.b_row || !t.c_row || int(t.epilogue) != epilogue)
+        refuse(Status::kErrorInternal, "the kernel resolver returned " + t.name + " for a problem it does not compute");
+      it = kernels_.emplace(key, Entry{k, &nb::cast<Kernel&>(k)}).first;
+    }
+    return it->second;
+  }
   std::unordered_map<std::uint64_t, Entry> kernels_;
 };
 
@@ -219,6 +227,8 @@ void bind_gemm(nb::module_& m) {
            nb::arg("stream"), nb::arg("epilogue"), nb::arg("resolve"))
       .def("run_kernel", &Dispatcher::run_kernel, nb::arg("kernel"), nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"),
            nb::arg("alpha"), nb::arg("beta"), nb::arg("stream"))
+      .def("select", &Dispatcher::select, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("epilogue"),
+           nb::arg("resolve"))
       .def("operands_device", &Dispatcher::operands_device, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"))
       .def("clear", &Dispatcher::clear)
       .def("__len__", &Dispatcher::size);

@@ -129,6 +129,19 @@ def gemm(A, B, C=None, *, alpha=1.0, beta=0.0, out_dtype=None, epilogue=None, co
     return D
 
 
+def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=None):
+    """The kernel (tessel._core.Kernel: .name, .target) that tessel.gemm would launch for these
+    arguments, compiling it if needed but launching nothing."""
+    out_element = None if out_dtype is None else element_name(out_dtype)
+    if config is not None:
+        device = _device_of(out if out is not None else A)
+        if device < 0:
+            device = _dispatcher.operands_device(A, B, C, out if out is not None else _allocate(A, B, C, config.out))
+        return _kernel_for(config, device)
+    D = _allocate(A, B, C, out_element) if out is None else out
+    return _dispatcher.select(A, B, C, D, _epilogue(epilogue), _resolve)
+
+
 def _device_of(x) -> int:
     if _is_torch(x):
         return x.device.index if x.is_cuda else -1

@@ -1,0 +1,226 @@
+"""tessel.gemm on a GPU, against torch.matmul in float64.
+
+Every element type pair and every layout of A, B and D (row- or column-major, transposed views
+included), square and ragged problems, alpha and beta with C, the fused epilogues, a JIT
+configuration end to end, and the refusals only real CUDA tensors can provoke. Skipped without
+PyTorch or a CUDA device.
+"""
+
+import itertools
+
+import pytest
+
+import tessel
+from tessel.jit import prebuilt
+
+pytestmark = pytest.mark.gpu
+
+DTYPES = [("float16", "float32"), ("float16", "float16"), ("bfloat16", "float32"), ("bfloat16", "bfloat16"),
+          ("float16", "bfloat16"), ("bfloat16", "float16")]
+UNIT_ROUNDOFF = {"float16": 2.0**-11, "bfloat16": 2.0**-8, "float32": 2.0**-24}
+
+
+def make(torch, rows, cols, dtype, row_major, seed):
+    """A rows x cols matrix of values in [-1, 1), stored row-major, or column-major (the transpose
+    of a row-major cols x rows tensor: a view, not a copy)."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    if row_major:
+        return (torch.rand(rows, cols, device="cuda", generator=g) * 2 - 1).to(getattr(torch, dtype))
+    return (torch.rand(cols, rows, device="cuda", generator=g) * 2 - 1).to(getattr(torch, dtype)).t()
+
+
+def check(torch, D, A, B, C=None, alpha=1.0, beta=0.0, activation=None):
+    """D against alpha * A @ B + beta * C computed in float64 from the same (rounded) inputs, within
+    the error budget of float32 accumulation over K and one rounding to D's type."""
+    a, b = A.double(), B.double()
+    ref = alpha * (a @ b)
+    magnitude = abs(alpha) * (a.abs() @ b.abs())
+    if C is not None and beta != 0:
+        ref = ref + beta * C.double()
+        magnitude = magnitude + abs(beta) * C.double().abs()
+    if activation is not None:
+        ref = activation(ref)
+    k = A.shape[1]
+    u_out = UNIT_ROUNDOFF[str(D.dtype).replace("torch.", "")]
+    budget = magnitude * (k + 4) * 2.0**-24 + ref.abs() * u_out + 1e-6
+    err = (D.double() - ref).abs()
+    worst = (err / budget).max().item()
+    assert worst <= 1.0, f"error {err.max().item():.3g} exceeds the budget (worst share {worst:.2f})"
+
+
+@pytest.mark.parametrize("ab, out", DTYPES)
+@pytest.mark.parametrize("a_row, b_row, d_row", list(itertools.product([True, False], repeat=3)))
+def test_every_dtype_and_layout(torch_cuda, ab, out, a_row, b_row, d_row):
+    torch = torch_cuda
+    for m, n, k in [(256, 192, 128), (200, 136, 72)]:
+        A = make(torch, m, k, ab, a_row, 1)
+        B = make(torch, k, n, ab, b_row, 2)
+        D = make(torch, m, n, out, d_row, 3).zero_()
+        D.fill_(float("nan"))  # every element must be written
+        result = tessel.gemm(A, B, out=D)
+        assert result is D
+        torch.cuda.synchronize()
+        check(torch, D, A, B)
+
+
+@pytest.mark.parametrize("ab, out", DTYPES[:4])
+def test_alpha_beta_and_c(torch_cuda, ab, out):
+    torch = torch_cuda
+    A, B = make(torch, 136, 72, ab, True, 4), make(torch, 72, 200, ab, False, 5)
+    C = make(torch, 136, 200, out, True, 6)
+    D = tessel.gemm(A, B, C, alpha=1.5, beta=-0.5)
+    assert D.dtype == C.dtype and D.shape == (136, 200)
+    check(torch, D, A, B, C, 1.5, -0.5)
+    Ccol = make(torch, 136, 200, out, False, 7)
+    Dcol = tessel.gemm(A, B, Ccol, beta=2.0)
+    assert Dcol.stride() == (1, 136)  # allocated in C's layout
+    check(torch, Dcol, A, B, Ccol, 1.0, 2.0)
+
+
+def test_in_place_accumulation(torch_cuda):
+    torch = torch_cuda
+    A, B = make(torch, 128, 64, "float16", True, 8), make(torch, 64, 128, "float16", False, 9)
+    C = make(torch, 128, 128, "float32", True, 10)
+    before = C.clone()
+    tessel.gemm(A, B, C, beta=1.0, out=C)
+    check(torch, C, A, B, before, 1.0, 1.0)
+
+
+def test_default_output_type_and_layout(torch_cuda):
+    torch = torch_cuda
+    A, B = make(torch, 64, 64, "bfloat16", True, 11), make(torch, 64, 64, "bfloat16", True, 12)
+    D = tessel.gemm(A, B)
+    assert D.dtype == torch.bfloat16 and D.is_contiguous()
+    D32 = tessel.gemm(A, B, out_dtype=torch.float32)
+    assert D32.dtype == torch.float32
+    check(torch, D32, A, B)
+
+
+def test_long_k(torch_cuda):
+    torch = torch_cuda
+    A, B = make(torch, 128, 4096, "bfloat16", True, 13), make(torch, 4096, 128, "bfloat16", False, 14)
+    check(torch, tessel.gemm(A, B, out_dtype="float32"), A, B)
+
+
+@pytest.mark.parametrize("name", ["relu", "gelu", "silu"])
+def test_epilogues(torch_cuda, name):
+    torch = torch_cuda
+    activation = {"relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu}[name]
+    A, B = make(torch, 128, 64, "float16", True, 15), make(torch, 64, 192, "float16", False, 16)
+    C = make(torch, 128, 192, "float32", True, 17)
+    D = tessel.gemm(A, B, C, alpha=2.0, beta=0.5, epilogue=name)
+    check(torch, D, A, B, C, 2.0, 0.5, activation)
+
+
+def test_prebuilt_kernel_when_one_fits(torch_cuda):
+    torch = torch_cuda
+    A, B = make(torch, 128, 64, "float16", True, 18), make(torch, 64, 128, "float16", False, 19)
+    cc = tessel._core.compute_capability(torch.cuda.current_device())
+    config = tessel.GemmConfig(element="f16", out="f32", layout_a="row", layout_b="col")
+    kernel = tessel.kernel_for(A, B, out_dtype="float32")
+    expected = prebuilt.find(config, cc)
+    if expected is None:
+        pytest.skip(f"the package has no prebuilt kernel for compute capability {cc}")
+    assert kernel is expected
+    # An epilogue needs a compiled configuration: not a prebuilt one.
+    assert tessel.kernel_for(A, B, out_dtype="float32", epilogue="relu") is not expected
+
+
+def test_jit_configuration_end_to_end(torch_cuda, tmp_path, monkeypatch):
+    """A configuration no prebuilt kernel has: compiled, cached, loaded again from the cache in a
+    fresh compile, and run through both entry points."""
+    torch = torch_cuda
+    monkeypatch.setenv("TESSEL_CACHE_DIR", str(tmp_path))
+    from tessel.jit import compiler
+    monkeypatch.setattr(compiler, "_memo", {})
+    config = tessel.GemmConfig(element="bf16", out="bf16", layout_a="row", layout_b="row", layout_c="col",
+                               tile=(128, 256, 32), warp=(64, 64, 32), stages=4)
+    k = tessel.compile(config)
+    assert not k.cache_hit and k.target == compiler.target_for(tessel._core.compute_capability(torch.cuda.current_device()))
+    A, B = make(torch, 300, 64, "bfloat16", True, 20), make(torch, 64, 264, "bfloat16", True, 21)
+    D = make(torch, 300, 264, "bfloat16", False, 22)
+    k(A, B, out=D)
+    check(torch, D, A, B)
+    D2 = tessel.gemm(A, B, config=config, out=make(torch, 300, 264, "bfloat16", False, 23))
+    check(torch, D2, A, B)
+    compiler._memo.clear()
+    again = tessel.compile(config)
+    assert again.cache_hit and again.seconds < 0.05
+    # Row-major D is the transposed problem of a column-major-D kernel: the same kernel serves.
+    check(torch, again(A, B), A, B)
+
+
+def test_current_stream_is_used(torch_cuda):
+    """Launched on PyTorch's current stream: while that stream is held up, the default stream
+    stays idle (a launch there would wait behind the held-up stream and show as pending)."""
+    torch = torch_cuda
+    A, B = make(torch, 256, 256, "float16", True, 24), make(torch, 256, 256, "float16", False, 25)
+    A2 = make(torch, 256, 256, "float16", True, 26)
+    torch.cuda.synchronize()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(100_000_000)  # tens of milliseconds of GPU time
+        A.copy_(A2)
+        D = tessel.gemm(A, B, out_dtype="float32")
+        held_up = not s.query()
+        default_idle = torch.cuda.default_stream().query()
+    s.synchronize()
+    assert held_up and default_idle
+    check(torch, D, A2, B)
+
+
+def test_explicit_stream(torch_cuda):
+    torch = torch_cuda
+    A, B = make(torch, 128, 128, "bfloat16", True, 32), make(torch, 128, 128, "bfloat16", True, 33)
+    torch.cuda.synchronize()
+    s = torch.cuda.Stream()
+    D = torch.empty(128, 128, device="cuda", dtype=torch.float32)
+    tessel.gemm(A, B, out=D, stream=s)
+    s.synchronize()
+    check(torch, D, A, B)
+
+
+# ---- refusals that need CUDA tensors ------------------------------------------------------------
+def test_misaligned_base_address(torch_cuda):
+    torch = torch_cuda
+    flat = torch.zeros(128 * 64 + 1, device="cuda", dtype=torch.float16)
+    A = flat[1:].view(128, 64)
+    B = make(torch, 64, 64, "float16", False, 27)
+    with pytest.raises(tessel.GemmError, match="base address of A is 0x[0-9a-f]+, not aligned to the 16 bytes") as e:
+        tessel.gemm(A, B)
+    assert e.value.status == "kErrorMisalignedOperand"
+
+
+def test_misaligned_leading_dimension(torch_cuda):
+    torch = torch_cuda
+    A = torch.zeros(128, 68, device="cuda", dtype=torch.float16)[:, :64]
+    B = make(torch, 64, 64, "float16", False, 28)
+    with pytest.raises(tessel.GemmError, match="leading dimension of A is 68, not a multiple of the 8 elements"):
+        tessel.gemm(A, B)
+
+
+def test_strided_view_is_refused(torch_cuda):
+    torch = torch_cuda
+    A = torch.zeros(128, 128, device="cuda", dtype=torch.float16)[:, ::2]
+    B = make(torch, 64, 64, "float16", False, 29)
+    with pytest.raises(tessel.GemmError, match="neither row-major") as e:
+        tessel.gemm(A, B)
+    assert e.value.status == "kErrorInvalidLayout"
+
+
+def test_unsupported_dtype_and_mismatch(torch_cuda):
+    torch = torch_cuda
+    A = torch.zeros(64, 64, device="cuda")
+    with pytest.raises(tessel.GemmError, match="A is float32 and B is float32"):
+        tessel.gemm(A, A)
+    with pytest.raises(tessel.GemmError, match="the columns of A \\(K\\) must equal the rows of B"):
+        tessel.gemm(A.half(), torch.zeros(32, 64, device="cuda", dtype=torch.float16))
+
+
+def test_configuration_that_does_not_fit_the_operands(torch_cuda):
+    torch = torch_cuda
+    A, B = make(torch, 128, 64, "float16", True, 30), make(torch, 64, 128, "float16", False, 31)
+    with pytest.raises(tessel.GemmError, match="takes bfloat16 A and B"):
+        tessel.gemm(A, B, config=tessel.GemmConfig(element="bf16"))
+    with pytest.raises(tessel.GemmError, match="but the kernel tessel_sm80_gemm_f16_f16_f32_128x128x32_64x64x32_3stage_nn takes"):
+        tessel.gemm(A, B, config=tessel.GemmConfig(layout_a="col", layout_b="col"))
