@@ -31,21 +31,43 @@ TEST(ProfRegistry, HoldsExactlyTheSelectedKernelsSortedByName) {
 }
 
 TEST(ProfRegistry, DescriptionsAgreeWithNames) {
-  const std::regex grammar(
+  const std::regex sm8x(
       "tessel_(sm75|sm80)_gemm_(f16|bf16)_(f16|bf16)_(f16|bf16|f32)_(\\d+)x(\\d+)x(\\d+)_(\\d+)x(\\d+)x(\\d+)_(\\d+)stage_"
       "([tn])([tn])");
+  const std::regex sm90("tessel_sm90_gemm_(bf16)_(bf16)_(bf16|f32)_(\\d+)x(\\d+)x(\\d+)_c(\\d+)x(\\d+)_(\\d+)stage_coop_tn");
   for (const GemmOperation* op : registry().operations()) {
     const KernelDescription& d = op->description();
     SCOPED_TRACE(d.name);
+    EXPECT_EQ(d.d, d.c);
+    EXPECT_EQ(d.c.layout, Layout::kColumn);  // as BLAS writes D; a row-major D would be named "_drow"
+    EXPECT_GT(d.smem_bytes, 0);
+    EXPECT_LE(d.smem_bytes, 227 * 1024);  // the most a CTA can have on any target GPU
+    EXPECT_FALSE(d.supports_batch);
     std::smatch m;
-    ASSERT_TRUE(std::regex_match(d.name, m, grammar));
+    if (std::regex_match(d.name, m, sm90)) {
+      EXPECT_EQ(d.arch, "sm90a");
+      EXPECT_EQ(d.min_compute_capability, 90);
+      EXPECT_EQ(to_string(d.a.element), m[1].str());
+      EXPECT_EQ(to_string(d.b.element), m[2].str());
+      EXPECT_EQ(to_string(d.c.element), m[3].str());
+      EXPECT_EQ(d.tile, (Extent3{std::stoi(m[4]), std::stoi(m[5]), std::stoi(m[6])}));
+      EXPECT_EQ(d.cluster, (Extent3{std::stoi(m[7]), std::stoi(m[8]), 1}));
+      EXPECT_EQ(d.stages, std::stoi(m[9]));
+      EXPECT_EQ(d.a.layout, Layout::kRow);
+      EXPECT_EQ(d.b.layout, Layout::kColumn);
+      EXPECT_EQ(d.schedule, "coop");
+      EXPECT_TRUE(d.persistent);
+      // One producer and two consumer warpgroups; the stages' A and B tiles fit the shared memory.
+      EXPECT_EQ(d.threads, 384);
+      EXPECT_GE(d.smem_bytes, d.stages * (d.tile.m + d.tile.n) * d.tile.k * 2);
+      continue;
+    }
+    ASSERT_TRUE(std::regex_match(d.name, m, sm8x));
     EXPECT_EQ(d.arch, m[1].str());
     EXPECT_EQ(d.min_compute_capability, m[1] == "sm75" ? 75 : 80);
     EXPECT_EQ(to_string(d.a.element), m[2].str());
     EXPECT_EQ(to_string(d.b.element), m[3].str());
     EXPECT_EQ(to_string(d.c.element), m[4].str());
-    EXPECT_EQ(d.d, d.c);
-    EXPECT_EQ(d.c.layout, Layout::kColumn);
     EXPECT_EQ(d.tile, (Extent3{std::stoi(m[5]), std::stoi(m[6]), std::stoi(m[7])}));
     EXPECT_EQ(d.warp, (Extent3{std::stoi(m[8]), std::stoi(m[9]), std::stoi(m[10])}));
     EXPECT_EQ(d.stages, std::stoi(m[11]));
@@ -53,10 +75,7 @@ TEST(ProfRegistry, DescriptionsAgreeWithNames) {
     EXPECT_EQ(d.b.layout, m[13] == "n" ? Layout::kColumn : Layout::kRow);
     EXPECT_EQ(d.instruction.k, m[1] == "sm75" ? 8 : 16);
     EXPECT_EQ(d.threads, 32 * (d.tile.m / d.warp.m) * (d.tile.n / d.warp.n));
-    EXPECT_GT(d.smem_bytes, 0);
-    EXPECT_LE(d.smem_bytes, 227 * 1024);  // the most a CTA can have on any target GPU
     EXPECT_EQ(d.cluster, (Extent3{1, 1, 1}));
-    EXPECT_FALSE(d.supports_batch);
   }
 }
 
@@ -90,9 +109,12 @@ TEST(ProfRegistry, RefusalsCarryStatusAndSentence) {
     EXPECT_EQ(s.status, Status::kErrorNotSupported);
     EXPECT_NE(s.message.find("--batch=1"), std::string::npos) << s.message;
 
+    // Each family walks its tiles one way and refuses the other order.
     a = args_for(d, 256, 256, 256);
-    a.raster = Raster::kAlongN;
-    EXPECT_EQ(op->can_implement(a).status, Status::kErrorNotSupported);
+    a.raster = d.supports_raster_along_n ? Raster::kAlongM : Raster::kAlongN;
+    s = op->can_implement(a);
+    EXPECT_EQ(s.status, Status::kErrorNotSupported);
+    EXPECT_NE(s.message.find("--raster="), std::string::npos) << s.message;
 
     // A valid problem: accepted on a GPU that runs the kernel; without one, refused with a reason.
     s = op->can_implement(args_for(d, 256, 256, 256));

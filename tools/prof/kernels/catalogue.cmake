@@ -1,14 +1,17 @@
 # The kernel catalogue: every kernel tessel-prof can be built with, named as the kernels name
 # themselves, and the build-time selection of the ones compiled in.
 #
-# A spec is "family:A:B:C:tile:warp:stages:layout", e.g. "sm80:bf16:bf16:bf16:128x128x32:64x64x32:3:tn".
-# Its name is tessel_<family>_gemm_<A>_<B>_<C>_<tile>_<warp>_<stages>stage_<layout>, exactly what
-# tessel::gemm::device::Gemm::name() returns (the registry test checks the two agree). C and D are
-# column-major, as BLAS writes them; the layout letters are BLAS's: "tn" is A row-major, B
-# column-major.
+# A spec is "family:A:B:C:tile:warp:stages:layout", e.g. "sm80:bf16:bf16:bf16:128x128x32:64x64x32:3:tn";
+# the Hopper family puts its cluster where the others have a warp tile ("sm90:...:128x256x64:c1x1:4:tn").
+# Its name is what the kernel's handle calls itself (the registry test checks the two agree):
+#   tessel_<family>_gemm_<A>_<B>_<C>_<tile>_<warp>_<stages>stage_<layout>          Sm75, Sm80
+#   tessel_sm90_gemm_<A>_<B>_<C>_<tile>_<cluster>_<stages>stage_coop_<layout>        Sm90
+# C and D are column-major, as BLAS writes them; the layout letters are BLAS's: "tn" is A
+# row-major, B column-major.
 #
-# A new family (Hopper) adds its specs to tessel_prof_catalogue, a branch to tessel_prof_spec_name
-# and tessel_prof_spec_instance, and an adaptor header next to sm80_operation.cuh.
+# A new family adds its specs to tessel_prof_catalogue, a branch to tessel_prof_spec_name and
+# tessel_prof_spec_instance, an adaptor header next to sm80_operation.cuh and an instances_<family>
+# template that includes it.
 include_guard(GLOBAL)
 
 set(_TESSEL_PROF_KERNELS_DIR ${CMAKE_CURRENT_LIST_DIR})
@@ -22,15 +25,22 @@ set(TESSEL_PROF_SM80_TYPES f16:f16:f16 f16:f16:f32 bf16:bf16:bf16 bf16:bf16:f32)
 # Turing has no bf16 tensor cores and no cp.async: f16 only, two stages.
 set(TESSEL_PROF_SM75_TILES 128x128x32:64x64x32:2 64x64x32:32x32x32:2)
 set(TESSEL_PROF_SM75_TYPES f16:f16:f16 f16:f16:f32)
-set(TESSEL_PROF_LAYOUTS tn nt nn tt)
+set(TESSEL_PROF_SM80_LAYOUTS tn nt nn tt)
+set(TESSEL_PROF_SM75_LAYOUTS tn nt nn tt)
+# Hopper (tessel::gemm::device::GemmSm90): bf16 in, bf16 or f32 out, TN; BM 128 and BK 64 are the
+# kernel's, BN one of the wgmma widths, stages filling up to about 192 KiB of shared memory.
+set(TESSEL_PROF_SM90_TILES 128x256x64:c1x1:4 128x128x64:c1x1:5 128x128x64:c1x1:6 128x64x64:c1x1:8)
+set(TESSEL_PROF_SM90_TYPES bf16:bf16:bf16 bf16:bf16:f32)
+set(TESSEL_PROF_SM90_LAYOUTS tn)
+set(TESSEL_PROF_FAMILIES sm90 sm80 sm75)
 
 function(tessel_prof_catalogue out)
   set(specs)
-  foreach(family sm80 sm75)
+  foreach(family IN LISTS TESSEL_PROF_FAMILIES)
     string(TOUPPER ${family} F)
     foreach(types IN LISTS TESSEL_PROF_${F}_TYPES)
       foreach(tile IN LISTS TESSEL_PROF_${F}_TILES)
-        foreach(layout IN LISTS TESSEL_PROF_LAYOUTS)
+        foreach(layout IN LISTS TESSEL_PROF_${F}_LAYOUTS)
           list(APPEND specs "${family}:${types}:${tile}:${layout}")
         endforeach()
       endforeach()
@@ -49,7 +59,11 @@ function(tessel_prof_spec_name spec out)
   list(GET f 5 warp)
   list(GET f 6 stages)
   list(GET f 7 layout)
-  set(${out} "tessel_${family}_gemm_${a}_${b}_${c}_${tile}_${warp}_${stages}stage_${layout}" PARENT_SCOPE)
+  set(schedule "")
+  if(family STREQUAL "sm90")
+    set(schedule "coop_")
+  endif()
+  set(${out} "tessel_${family}_gemm_${a}_${b}_${c}_${tile}_${warp}_${stages}stage_${schedule}${layout}" PARENT_SCOPE)
 endfunction()
 
 # The C++ lines that instantiate and register one spec; `index` keeps names unique in a file.
@@ -75,6 +89,16 @@ function(tessel_prof_spec_instance spec index out)
   list(GET f 6 stages)
   list(GET f 7 layout)
   string(REPLACE "x" ", " tile "${tile}")
+  tessel_prof_spec_name("${spec}" name)
+  if(family STREQUAL "sm90")
+    # The handle fixes A and B (bf16, TN); the adaptor presents D column-major.
+    set(${out}
+"// ${name}
+using Kernel${index} = gemm::device::GemmSm90<${tc}, ${tile}, ${stages}>;
+const Registrar kRegister${index}{make_sm90_tn_operation<Kernel${index}>()};
+" PARENT_SCOPE)
+    return()
+  endif()
   string(REPLACE "x" ", " warp "${warp}")
   string(SUBSTRING "${layout}" 0 1 la)
   string(SUBSTRING "${layout}" 1 1 lb)
@@ -95,7 +119,6 @@ function(tessel_prof_spec_instance spec index out)
     set(arch arch::Sm80)
     set(inst "16, 8, 16")
   endif()
-  tessel_prof_spec_name("${spec}" name)
   set(${out}
 "// ${name}
 using Kernel${index} = Sm80Gemm<${ta}, ${la}, ${tb}, ${lb}, ${tc}, gemm::ColumnMajor, ${arch},
@@ -169,29 +192,39 @@ function(tessel_prof_select out_specs out_names)
   set(${out_names} ${names_sel} PARENT_SCOPE)
 endfunction()
 
-# Writes <dir>/kernels_<i>.cu, `per_file` kernels each, so that a parallel build compiles them
-# side by side, plus the name lists registry.cpp includes. Returns the sources in <out>.
+# Writes <dir>/kernels_<family>_<i>.cu, `per_file` kernels of one family each (a family's template
+# includes only its own adaptor), so that a parallel build compiles them side by side, plus the
+# name lists registry.cpp includes. Returns the sources in <out>.
 function(tessel_prof_generate dir per_file out)
   cmake_parse_arguments(G "" "" "SPECS" ${ARGN})
   set(sources)
-  list(LENGTH G_SPECS count)
-  set(i 0)
-  set(file_index 0)
-  while(i LESS count)
-    set(TESSEL_PROF_INSTANCES "")
-    set(j 0)
-    while(j LESS per_file AND i LESS count)
-      list(GET G_SPECS ${i} spec)
-      tessel_prof_spec_instance("${spec}" ${j} text)
-      string(APPEND TESSEL_PROF_INSTANCES "${text}\n")
-      math(EXPR i "${i} + 1")
-      math(EXPR j "${j} + 1")
+  foreach(family IN LISTS TESSEL_PROF_FAMILIES)
+    set(specs ${G_SPECS})
+    list(FILTER specs INCLUDE REGEX "^${family}:")
+    list(LENGTH specs count)
+    set(i 0)
+    set(file_index 0)
+    while(i LESS count)
+      set(TESSEL_PROF_INSTANCES "")
+      set(j 0)
+      while(j LESS per_file AND i LESS count)
+        list(GET specs ${i} spec)
+        tessel_prof_spec_instance("${spec}" ${j} text)
+        string(APPEND TESSEL_PROF_INSTANCES "${text}\n")
+        math(EXPR i "${i} + 1")
+        math(EXPR j "${j} + 1")
+      endwhile()
+      # configure_file leaves an unchanged file alone, so reconfiguring rebuilds nothing.
+      # Turing's kernels share the Sm80 handle and its adaptor.
+      set(template ${family})
+      if(family STREQUAL "sm75")
+        set(template sm80)
+      endif()
+      configure_file(${_TESSEL_PROF_KERNELS_DIR}/instances_${template}.cu.in ${dir}/kernels_${family}_${file_index}.cu @ONLY)
+      list(APPEND sources ${dir}/kernels_${family}_${file_index}.cu)
+      math(EXPR file_index "${file_index} + 1")
     endwhile()
-    # configure_file leaves an unchanged file alone, so reconfiguring rebuilds nothing.
-    configure_file(${_TESSEL_PROF_KERNELS_DIR}/instances.cu.in ${dir}/kernels_${file_index}.cu @ONLY)
-    list(APPEND sources ${dir}/kernels_${file_index}.cu)
-    math(EXPR file_index "${file_index} + 1")
-  endwhile()
+  endforeach()
 
   tessel_prof_catalogue(catalogue)
   set(TESSEL_PROF_NAMES "")

@@ -1,0 +1,117 @@
+#pragma once
+// GemmOperation for the Hopper handle tessel::gemm::device::GemmSm90 (TMA, wgmma, cooperative
+// warp-specialized schedule, persistent CTAs).
+//
+// The handle writes D row-major. tessel-prof's TN problems, like cuBLAS, write D column-major:
+// D (M x N, column-major) is D^T (N x M, row-major) = B^T A^T, so the adaptor runs the handle on
+// (N, M, K) with A and B swapped, which reads exactly the same memory. The kernel then sits in the
+// same operand set as the Sm80 TN kernels and cuBLAS, and its name (which the handle gives
+// without a "_drow" mark) means what the Sm80 names mean. Its raster walks the handle's M, which
+// is the problem's N: --raster=along_n, not along_m.
+
+#include <climits>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "kernels/registry.hpp"
+#include "tessel/gemm/device/gemm_sm90.hpp"
+
+namespace tessel::prof::kernels {
+
+template <class Gemm>
+class Sm90TnOperation final : public GemmOperation {
+ public:
+  Sm90TnOperation() {
+    using Cfg = typename Gemm::Cfg;
+    constexpr Element d_type = std::is_same_v<typename Gemm::ElementD, float> ? Element::kF32 : Element::kBF16;
+    KernelDescription& d = desc_;
+    d.name = Gemm::name();
+    d.arch = "sm90a";
+    d.min_compute_capability = 90;
+    d.a = {Element::kBF16, Layout::kRow};
+    d.b = {Element::kBF16, Layout::kColumn};
+    d.c = d.d = {d_type, Layout::kColumn};
+    d.accumulator = Element::kF32;
+    d.tile = {Cfg::BM, Cfg::BN, Cfg::BK};
+    d.instruction = {64, Cfg::BN, 16};  // wgmma m64nBNk16, one per consumer warpgroup
+    d.cluster = {1, 1, 1};
+    d.stages = Cfg::Stages;
+    d.schedule = "coop";
+    d.threads = Cfg::kThreads;
+    d.smem_bytes = Cfg::kSmemBytes;
+    d.alignment = Gemm::kAlignment;
+    d.persistent = true;
+    d.supports_raster_along_n = true;
+  }
+
+  const KernelDescription& description() const override { return desc_; }
+
+  StatusInfo can_implement(const GemmArguments& args) const override {
+    if (auto s = check(args); !s.ok()) return s;
+    return Gemm::can_implement(swapped(args));
+  }
+
+  std::size_t workspace_size(const GemmArguments&) const override { return 0; }
+
+  StatusInfo initialize(const GemmArguments& args, void*, cudaStream_t, std::unique_ptr<GemmLaunch>& launch) const override {
+    launch.reset();
+    if (StatusInfo s = check(args); !s.ok()) return s;
+    auto prepared = std::make_unique<Launch>();
+    if (StatusInfo s = prepared->gemm.initialize(swapped(args)); !s.ok()) return s;
+    launch = std::move(prepared);
+    return {};
+  }
+
+ private:
+  struct Launch final : GemmLaunch {
+    Gemm gemm;
+    StatusInfo run(cudaStream_t stream) override { return gemm.run(stream); }
+  };
+
+  // What the handle would say about its swapped operands, said about the problem's own.
+  static StatusInfo check(const GemmArguments& a) {
+    if (a.shape.batch != 1) {
+      return {Status::kErrorNotSupported, "batch " + std::to_string(a.shape.batch) +
+                                              ": this Hopper kernel computes one matrix per launch; pass --batch=1"};
+    }
+    if (a.raster == Raster::kAlongM) {
+      return {Status::kErrorNotSupported,
+              "--raster=along_m: this kernel's tiles walk along N (in groups of --swizzle column tiles); use "
+              "--raster=along_n or heuristic"};
+    }
+    if (a.shape.m > INT_MAX || a.shape.n > INT_MAX || a.shape.k > INT_MAX || a.swizzle > INT_MAX) {
+      return {Status::kErrorInvalidProblem, "an extent above 2^31 - 1: the handle takes int problem sizes"};
+    }
+    constexpr int kBits = 16;  // bf16
+    if (auto s = check_extent_alignment("leading dimension of A", a.lda, Gemm::kAlignment, kBits); !s.ok()) return s;
+    if (auto s = check_extent_alignment("leading dimension of B", a.ldb, Gemm::kAlignment, kBits); !s.ok()) return s;
+    if (auto s = check_pointer_alignment("base address of A", a.A, 16); !s.ok()) return s;
+    if (auto s = check_pointer_alignment("base address of B", a.B, 16); !s.ok()) return s;
+    return {};
+  }
+
+  static typename Gemm::Arguments swapped(const GemmArguments& a) {
+    using EA = typename Gemm::ElementA;
+    using ED = typename Gemm::ElementD;
+    typename Gemm::Arguments t{};
+    t.problem_size = {int(a.shape.n), int(a.shape.m), int(a.shape.k)};
+    t.ref_A = {static_cast<const EA*>(a.B), a.ldb};
+    t.ref_B = {static_cast<const EA*>(a.A), a.lda};
+    t.ref_C = {static_cast<const ED*>(a.C), a.ldc};
+    t.ref_D = {static_cast<ED*>(a.D), a.ldd};
+    t.epilogue.alpha = float(a.alpha);
+    t.epilogue.beta = float(a.beta);
+    t.swizzle = int(a.swizzle);
+    return t;
+  }
+
+  KernelDescription desc_;
+};
+
+template <class Gemm>
+std::unique_ptr<GemmOperation> make_sm90_tn_operation() {
+  return std::make_unique<Sm90TnOperation<Gemm>>();
+}
+
+}  // namespace tessel::prof::kernels
