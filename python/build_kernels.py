@@ -1,14 +1,16 @@
 """Build step (python/kernels.cmake): write the prebuilt kernels' sources and manifest.
 
-    python build_kernels.py OUT_DIR ARCH [ARCH ...]      (ARCH: 80, 90a, ...)
+    python build_kernels.py OUT_DIR FILTER ARCH [ARCH ...]      (ARCH: 80, 90a, ...)
 
-Writes OUT_DIR/<name>.cu for every configuration of tessel.jit.prebuilt.configs(), a manifest
+Writes OUT_DIR/<name>.cu for every configuration of tessel.jit.prebuilt.configs() whose name
+FILTER (a regular expression) finds, a manifest
 naming the cubin nvcc will write for each architecture (<name>.sm_<ARCH>.cubin), and
 OUT_DIR/sources.txt with one "<name>.cu" per line for CMake. Runs before the extension exists,
 so it loads the package's pure-Python modules without running tessel/__init__.py.
 """
 
 import json
+import re
 import sys
 import types
 from pathlib import Path
@@ -21,11 +23,13 @@ sys.modules["tessel"] = stub
 from tessel.jit import codegen, prebuilt  # noqa: E402
 
 
-def main(out_dir: str, *archs: str):
+def main(out_dir: str, pattern: str, *archs: str):
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     entries, names = [], []
     for config in prebuilt.configs():
+        if not re.search(pattern, config.name):
+            continue
         src = out / f"{config.name}.cu"
         text = codegen.source(config)
         if not src.is_file() or src.read_text() != text:  # keep the timestamp when unchanged
@@ -37,6 +41,6 @@ def main(out_dir: str, *archs: str):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3:
+    if len(sys.argv) < 4:
         sys.exit(__doc__)
-    main(sys.argv[1], *sys.argv[2:])
+    main(sys.argv[1], sys.argv[2], *sys.argv[3:])

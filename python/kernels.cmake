@@ -5,6 +5,7 @@
 #
 #   TESSEL_PYTHON_KERNELS        ON/OFF (default: ON when a CUDA compiler is found)
 #   TESSEL_PYTHON_KERNEL_ARCHS   SASS targets, default "80;90a" (A100-class and H100/H200)
+#   TESSEL_PYTHON_KERNEL_FILTER  regular expression on kernel names: build only those (default: all)
 
 set(_tessel_kernels_default OFF)
 if(CMAKE_CUDA_COMPILER)
@@ -12,6 +13,7 @@ if(CMAKE_CUDA_COMPILER)
 endif()
 option(TESSEL_PYTHON_KERNELS "Build the Python package's prebuilt GEMM cubins (needs nvcc)" ${_tessel_kernels_default})
 set(TESSEL_PYTHON_KERNEL_ARCHS "80;90a" CACHE STRING "SASS architectures of the prebuilt GEMM cubins")
+set(TESSEL_PYTHON_KERNEL_FILTER "." CACHE STRING "Regular expression: the prebuilt GEMM kernels whose names it finds")
 
 if(TESSEL_PYTHON_KERNELS)
   if(NOT CMAKE_CUDA_COMPILER)
@@ -19,7 +21,7 @@ if(TESSEL_PYTHON_KERNELS)
   endif()
   set(_gen ${CMAKE_CURRENT_BINARY_DIR}/kernels)
   execute_process(
-    COMMAND "${Python_EXECUTABLE}" ${CMAKE_CURRENT_SOURCE_DIR}/build_kernels.py ${_gen} ${TESSEL_PYTHON_KERNEL_ARCHS}
+    COMMAND "${Python_EXECUTABLE}" ${CMAKE_CURRENT_SOURCE_DIR}/build_kernels.py ${_gen} ${TESSEL_PYTHON_KERNEL_FILTER} ${TESSEL_PYTHON_KERNEL_ARCHS}
     RESULT_VARIABLE _rc)
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "python/build_kernels.py failed (${_rc})")

@@ -11,7 +11,9 @@
 # source tree. GPU tests skip themselves without PyTorch and a CUDA device.
 #
 # Environment: PYTHON (default python3); TESSEL_PYTHON_KERNEL_ARCHS, the prebuilt cubins' SASS
-# targets (default 90a; empty: none, every configuration compiled on first use).
+# targets (default 90a; empty: none, every configuration compiled on first use);
+# TESSEL_PYTHON_KERNEL_FILTER, a regular expression choosing which prebuilt kernels to build
+# (default: all sixteen).
 set -euo pipefail
 [[ $# -ge 2 ]] || { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 mode=$1
@@ -36,7 +38,8 @@ case $mode in
     fi
     archs=${TESSEL_PYTHON_KERNEL_ARCHS-90a}
     kernels=(-Ccmake.define.TESSEL_PYTHON_KERNELS=OFF)
-    [[ -n $archs ]] && kernels=(-Ccmake.define.TESSEL_PYTHON_KERNELS=ON "-Ccmake.define.TESSEL_PYTHON_KERNEL_ARCHS=$archs")
+    [[ -n $archs ]] && kernels=(-Ccmake.define.TESSEL_PYTHON_KERNELS=ON "-Ccmake.define.TESSEL_PYTHON_KERNEL_ARCHS=$archs"
+                                "-Ccmake.define.TESSEL_PYTHON_KERNEL_FILTER=${TESSEL_PYTHON_KERNEL_FILTER:-.}")
     rm -rf "$site"
     "$py" -m pip install --disable-pip-version-check --no-build-isolation --no-deps --target "$site" \
       "-Cbuild-dir=$build/python-build" "${kernels[@]}" "$src"

@@ -177,7 +177,8 @@ def test_installed_prebuilt_kernels():
     if not entries:
         pytest.skip("the package was built without nvcc (no prebuilt kernels)")
     configs = [prebuilt._config(e) for e in entries]
-    assert sorted(c.name for c in configs) == sorted(c.name for c in prebuilt.configs())
+    # All of the set, or the part a build chose (TESSEL_PYTHON_KERNEL_FILTER), nothing else.
+    assert {c.name for c in configs} <= {c.name for c in prebuilt.configs()} and len(configs) == len(set(configs))
     for entry, config in zip(entries, configs):
         for target, file in entry["cubins"].items():
             data = (prebuilt.KERNEL_DIR / file).read_bytes()
