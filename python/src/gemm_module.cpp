@@ -156,6 +156,18 @@ void bind_gemm(nb::module_& m) {
     }
   });
 
+  m.def(
+      "describe_operand",
+      [](nb::handle obj, std::string const& via) -> nb::object {
+        if (via != "torch" && via != "dlpack") throw nb::value_error("via is 'torch' or 'dlpack'");
+        TensorView v;
+        if (!describe(obj, via == "torch", v)) return nb::none();
+        return nb::make_tuple(reinterpret_cast<std::uintptr_t>(v.data), v.dtype, v.device_type, v.device_id, v.ndim,
+                              nb::make_tuple(v.shape[0], v.shape[1]), nb::make_tuple(v.strides[0], v.strides[1]));
+      },
+      nb::arg("obj"), nb::arg("via"),
+      "(data pointer, dtype, DLPack device type, device index, ndim, shape, strides) as the launcher reads an operand through "
+      "one path, or None when that path cannot read it: the two must agree.");
   m.def("gemm_params_layout", &params_layout, "Offsets of the kernel parameter block the launcher fills (bytes).");
   m.def("target_runs_on", &target_runs_on, nb::arg("target"), nb::arg("compute_capability"),
         "Can SASS for `target` (\"sm_80\", \"sm_90a\") run on a device of this compute capability (major*10+minor)?");

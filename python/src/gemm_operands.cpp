@@ -26,16 +26,6 @@ std::string dtype_name(nb::dlpack::dtype t) {
   return out;
 }
 
-std::optional<Element> element_of(nb::dlpack::dtype t) {
-  bool const is_float = t.code == std::uint8_t(nb::dlpack::dtype_code::Float);
-  bool const is_bfloat = t.code == std::uint8_t(nb::dlpack::dtype_code::Bfloat);
-  if (t.lanes != 1) return {};
-  if (is_float && t.bits == 16) return Element::f16;
-  if (is_float && t.bits == 32) return Element::f32;
-  if (is_bfloat && t.bits == 16) return Element::bf16;
-  return {};
-}
-
 std::string device_name(int type) {
   switch (type) {
     case 1: return "the CPU";
@@ -74,30 +64,70 @@ char const* element_name(Element e) {
   return "?";
 }
 
-Matrix read_matrix(nb::handle obj, char const* name) {
+namespace {
+
+std::optional<Element> element_named(std::string const& dtype) {
+  if (dtype == "float16") return Element::f16;
+  if (dtype == "bfloat16") return Element::bf16;
+  if (dtype == "float32") return Element::f32;
+  return {};
+}
+
+// The operand as DLPack describes it (the general path).
+bool read_dlpack(nb::handle obj, TensorView& v) {
   nb::ndarray<> arr;
-  if (!nb::try_cast(obj, arr)) {
+  if (!nb::try_cast(obj, arr)) return false;
+  v.data = arr.data();
+  v.dtype = dtype_name(arr.dtype());  // "float16x2" for a vector type: no element type then
+  v.device_type = arr.device_type();
+  v.device_id = arr.device_id();
+  v.ndim = static_cast<int>(arr.ndim());
+  if (v.ndim == 2) {
+    for (int i = 0; i < 2; ++i) {
+      v.shape[i] = static_cast<std::int64_t>(arr.shape(i));
+      v.strides[i] = arr.stride(i);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool describe(nb::handle obj, bool via_torch, TensorView& out) {
+  std::string why;
+  return via_torch ? read_torch_tensor(obj, out, why) == TorchRead::kRead : read_dlpack(obj, out);
+}
+
+Matrix read_matrix(nb::handle obj, char const* name) {
+  TensorView v;
+  std::string why;
+  TorchRead const t = read_torch_tensor(obj, v, why);
+  if (t == TorchRead::kRefused) refuse(Status::kErrorNotSupported, std::string(name) + " " + why);
+  if (t == TorchRead::kNotTorch && !read_dlpack(obj, v)) {
     refuse(Status::kErrorInvalidDataType, std::string(name) + " is a " + nb::type_name(obj.type()).c_str() +
                                               ", not an array: pass a tensor (any object with __dlpack__)");
   }
   Matrix m;
   m.name = name;
-  m.dtype = dtype_name(arr.dtype());
-  m.element = element_of(arr.dtype());
-  m.device_type = arr.device_type();
-  m.device_id = arr.device_id();
-  if (arr.ndim() != 2) {
-    refuse(Status::kErrorInvalidProblem, std::string(name) + " has " + std::to_string(arr.ndim()) +
+  m.dtype = v.dtype;
+  m.element = element_named(v.dtype);
+  m.device_type = v.device_type;
+  m.device_name = v.device_name;
+  m.device_id = v.device_id;
+  if (v.ndim != 2) {
+    refuse(Status::kErrorInvalidProblem, std::string(name) + " has " + std::to_string(v.ndim) +
                                              " dimensions: tessel.gemm multiplies matrices (2 dimensions)");
   }
-  m.rows = static_cast<std::int64_t>(arr.shape(0));
-  m.cols = static_cast<std::int64_t>(arr.shape(1));
-  m.data = arr.data();
-  classify(m, arr.stride(0), arr.stride(1));
+  m.rows = v.shape[0];
+  m.cols = v.shape[1];
+  m.data = v.data;
+  m.strides[0] = v.strides[0];
+  m.strides[1] = v.strides[1];
+  classify(m, v.strides[0], v.strides[1]);
   if (!m.row_ok && !m.col_ok) {
     refuse(Status::kErrorInvalidLayout,
-           std::string(name) + " (" + shape_text(m) + ") has strides (" + std::to_string(arr.stride(0)) + ", " +
-               std::to_string(arr.stride(1)) + "): neither row-major (stride 1 along the columns) nor column-major (stride 1 "
+           std::string(name) + " (" + shape_text(m) + ") has strides (" + std::to_string(v.strides[0]) + ", " +
+               std::to_string(v.strides[1]) + "): neither row-major (stride 1 along the columns) nor column-major (stride 1 "
                "along the rows); pass a contiguous copy (.contiguous()) or its transpose");
   }
   return m;
@@ -111,8 +141,9 @@ Operands read_operands(nb::handle a, nb::handle b, nb::handle c, nb::handle d) {
   if (ops.c) all.insert(all.begin() + 2, &*ops.c);
   for (Matrix const* m : all) {
     if (m->device_type != 2 && m->device_type != 13)
-      refuse(Status::kErrorInvalidProblem,
-             std::string(m->name) + " is on " + device_name(m->device_type) + ": tessel.gemm runs on CUDA tensors");
+      refuse(Status::kErrorInvalidProblem, std::string(m->name) + " is on " +
+                                               (m->device_type == 0 ? "the " + m->device_name + " device" : device_name(m->device_type)) +
+                                               ": tessel.gemm runs on CUDA tensors");
   }
   ops.device = ops.a.device_id;
   for (Matrix const* m : all) {

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "gemm_types.hpp"
+#include "torch_tensor.hpp"
 
 namespace tessel::py {
 
@@ -20,14 +21,21 @@ struct Matrix {
   std::optional<Element> element;  // empty: not a type the kernels take
   std::string dtype;               // "float16", "int8", ...
   std::int64_t rows = 0, cols = 0;
-  int device_type = 0, device_id = 0;
+  int device_type = 0, device_id = 0;  // DLPack's device type (0: none of DLPack's, see device_name)
+  std::string device_name;             // PyTorch's name for the device ("mps") where DLPack has no type
+  std::int64_t strides[2] = {0, 0};    // in elements, as given
   bool row_ok = false, col_ok = false;
   std::int64_t ld_row = 0, ld_col = 0;
   bool prefers_row = true;  // when both are allowed, the one its strides spell out
 };
 
-// @throws StatusError when the object is not a 2-D array on a CUDA device.
+// A PyTorch tensor is read directly (torch_tensor.hpp), anything else through DLPack.
+// @throws StatusError when the object is not a 2-D array, or its strides are no matrix layout.
 Matrix read_matrix(nb::handle obj, char const* name);
+
+// The description of an operand by one path: "torch" (a tensor read directly) or "dlpack";
+// false when that path cannot read the object.
+bool describe(nb::handle obj, bool via_torch, TensorView& out);
 
 // The operands after the checks every kernel shares: dimensions, devices, shapes, element types.
 struct Operands {

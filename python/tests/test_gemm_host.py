@@ -284,3 +284,27 @@ def test_torch_cpu_tensors_are_refused(torch_cpu):
 def test_params_layout_matches_codegen():
     from tessel.jit import codegen
     assert _core.gemm_params_layout() == codegen.PARAMS_LAYOUT
+
+
+# ---- PyTorch tensors are read directly; that must say what DLPack says ---------------------------
+def tensors_to_describe(torch, device):
+    base = torch.arange(64 * 48, dtype=torch.float32, device=device).reshape(64, 48)
+    return [base, base.t(), base[3:40, 8:40], base[:, 8:40].t(), base.half(), base.bfloat16().t(), base.double()[1:],
+            base[5:6], base[:, 7:8], torch.empty(0, 16, device=device, dtype=torch.float16),
+            torch.zeros(2, 3, 4, device=device)]
+
+
+def test_torch_read_agrees_with_dlpack(torch_cpu):
+    torch = torch_cpu
+    for t in tensors_to_describe(torch, "cpu"):
+        assert _core.describe_operand(t, "torch") == _core.describe_operand(t, "dlpack"), (t.shape, t.stride(), t.dtype)
+    assert _core.describe_operand(FakeArray((4, 4)), "torch") is None  # not a tensor: DLPack only
+
+
+def test_tensors_dlpack_cannot_take(torch_cpu):
+    torch = torch_cpu
+    B = torch.zeros(K, N, dtype=torch.float16)
+    with pytest.raises(tessel.GemmError, match="A requires grad, and tessel.gemm records no autograd graph: pass .detach()"):
+        tessel.gemm(torch.zeros(M, K, dtype=torch.float16, requires_grad=True), B)
+    with pytest.raises(tessel.GemmError, match="B is a negated view: pass .resolve_neg()"):
+        tessel.gemm(torch.zeros(M, K, dtype=torch.float16), torch._neg_view(B))

@@ -1,0 +1,130 @@
+#include "torch_tensor.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace tessel::py {
+
+namespace {
+
+// The torch.Tensor type, once PyTorch has been imported by someone; never imported from here.
+PyTypeObject* tensor_type() {
+  static PyTypeObject* type = nullptr;
+  if (!type) {
+    PyObject* torch = PyImport_GetModule(nb::str("torch").ptr());
+    if (!torch) {
+      PyErr_Clear();
+      return nullptr;
+    }
+    PyObject* t = PyObject_GetAttrString(torch, "Tensor");
+    Py_DECREF(torch);
+    if (!t || !PyType_Check(t)) {
+      Py_XDECREF(t);
+      PyErr_Clear();
+      return nullptr;
+    }
+    type = reinterpret_cast<PyTypeObject*>(t);  // kept for the life of the process
+  }
+  return type;
+}
+
+PyObject* interned(char const* s) { return PyUnicode_InternFromString(s); }
+
+// obj.name() as a new reference, or nullptr.
+PyObject* call0(PyObject* obj, PyObject* name) { return PyObject_CallMethodNoArgs(obj, name); }
+
+bool read_pair(PyObject* seq, std::int64_t (&out)[2]) {
+  if (!PyTuple_Check(seq) || PyTuple_GET_SIZE(seq) != 2) return false;
+  for (int i = 0; i < 2; ++i) {
+    out[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(seq, i));
+    if (out[i] == -1 && PyErr_Occurred()) return false;
+  }
+  return true;
+}
+
+// "float16" for torch.float16: the dtype objects are singletons, so each is named once.
+bool dtype_name(PyObject* dtype, std::string& out) {
+  static std::vector<std::pair<PyObject*, std::string>> names;
+  for (auto const& [d, name] : names) {
+    if (d == dtype) {
+      out = name;
+      return true;
+    }
+  }
+  nb::object text = nb::steal(PyObject_Str(dtype));  // "torch.float16"
+  if (!text.is_valid()) return false;
+  std::string s = PyUnicode_AsUTF8(text.ptr());
+  out = s.rfind("torch.", 0) == 0 ? s.substr(6) : s;
+  Py_INCREF(dtype);  // kept with its name for the life of the process
+  names.emplace_back(dtype, out);
+  return true;
+}
+
+TorchRead read(PyObject* obj, TensorView& v, std::string& why) {
+  static PyObject* const s_dim = interned("dim");
+  static PyObject* const s_is_neg = interned("is_neg");
+  static PyObject* const s_is_conj = interned("is_conj");
+  static PyObject* const s_data_ptr = interned("data_ptr");
+  static PyObject* const s_stride = interned("stride");
+  static PyObject* const s_shape = interned("shape");
+  static PyObject* const s_dtype = interned("dtype");
+  static PyObject* const s_device = interned("device");
+  static PyObject* const s_type = interned("type");
+  static PyObject* const s_index = interned("index");
+  static PyObject* const s_requires_grad = interned("requires_grad");
+
+  constexpr TorchRead no = TorchRead::kNotTorch;
+  nb::object dim = nb::steal(call0(obj, s_dim));
+  if (!dim.is_valid()) return no;
+  v.ndim = static_cast<int>(PyLong_AsLong(dim.ptr()));
+  // What the DLPack export refuses, refused alike: it cannot express a negated or conjugated
+  // view, and does not drop a gradient silently.
+  nb::object grad = nb::steal(PyObject_GetAttr(obj, s_requires_grad));
+  if (!grad.is_valid()) return no;
+  if (grad.ptr() != Py_False) {
+    why = "requires grad, and tessel.gemm records no autograd graph: pass .detach()";
+    return TorchRead::kRefused;
+  }
+  for (PyObject* flag : {s_is_neg, s_is_conj}) {
+    nb::object set = nb::steal(call0(obj, flag));
+    if (!set.is_valid()) return no;
+    if (set.ptr() != Py_False) {
+      why = flag == s_is_neg ? "is a negated view: pass .resolve_neg()" : "is a conjugated view: pass .resolve_conj()";
+      return TorchRead::kRefused;
+    }
+  }
+
+  nb::object device = nb::steal(PyObject_GetAttr(obj, s_device));
+  if (!device.is_valid()) return no;
+  nb::object type = nb::steal(PyObject_GetAttr(device.ptr(), s_type));
+  nb::object index = nb::steal(PyObject_GetAttr(device.ptr(), s_index));
+  if (!type.is_valid() || !index.is_valid() || !PyUnicode_Check(type.ptr())) return no;
+  v.device_name = PyUnicode_AsUTF8(type.ptr());
+  v.device_type = v.device_name == "cuda" ? 2 : v.device_name == "cpu" ? 1 : 0;
+  v.device_id = index.is_none() ? 0 : static_cast<int>(PyLong_AsLong(index.ptr()));
+
+  nb::object dtype = nb::steal(PyObject_GetAttr(obj, s_dtype));
+  if (!dtype.is_valid() || !dtype_name(dtype.ptr(), v.dtype)) return no;
+
+  if (v.ndim == 2) {
+    nb::object shape = nb::steal(PyObject_GetAttr(obj, s_shape));
+    nb::object stride = nb::steal(call0(obj, s_stride));
+    if (!shape.is_valid() || !stride.is_valid() || !read_pair(shape.ptr(), v.shape) || !read_pair(stride.ptr(), v.strides)) return no;
+  }
+  nb::object ptr = nb::steal(call0(obj, s_data_ptr));
+  if (!ptr.is_valid()) return no;
+  v.data = PyLong_AsVoidPtr(ptr.ptr());
+  return PyErr_Occurred() ? no : TorchRead::kRead;
+}
+
+}  // namespace
+
+TorchRead read_torch_tensor(nb::handle obj, TensorView& out, std::string& why) {
+  PyTypeObject* type = tensor_type();
+  if (!type || !PyObject_TypeCheck(obj.ptr(), type)) return TorchRead::kNotTorch;
+  TorchRead r = read(obj.ptr(), out, why);
+  PyErr_Clear();
+  return r;
+}
+
+}  // namespace tessel::py
