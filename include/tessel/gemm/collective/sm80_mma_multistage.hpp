@@ -42,8 +42,6 @@ struct MainloopSm80CpAsync : MainloopTypes<Config, Config::Stages> {
     auto const k_step_b = stride<2>(gB.layout());
     constexpr int kStageA = int(decltype(cosize(SmemLayoutA{}))::value) / Stages;
     constexpr int kStageB = int(decltype(cosize(SmemLayoutB{}))::value) / Stages;
-    Element const* origin_a = &gA(0, 0, 0);  // the tile's first element is inside the matrix
-    Element const* origin_b = &gB(0, 0, 0);
     std::uint32_t const mask_a = CopyA::mn_predicates(crdA, residue_m);
     std::uint32_t const mask_b = CopyB::mn_predicates(crdB, residue_n);
     auto issue = [&](int k_tile, int stage) {
@@ -51,8 +49,8 @@ struct MainloopSm80CpAsync : MainloopTypes<Config, Config::Stages> {
       auto s_a = make_tensor(sA0.data() + stage * kStageA, sA0.layout());
       auto g_b = make_tensor(gB0.data() + k_tile * k_step_b, gB0.layout());
       auto s_b = make_tensor(sB0.data() + stage * kStageB, sB0.layout());
-      CopyA::copy_async(g_a, s_a, crdA, mask_a, K - k_tile * BK, origin_a);
-      CopyB::copy_async(g_b, s_b, crdB, mask_b, K - k_tile * BK, origin_b);
+      CopyA::copy_async(g_a, s_a, crdA, mask_a, K - k_tile * BK);
+      CopyB::copy_async(g_b, s_b, crdB, mask_b, K - k_tile * BK);
     };
 
     // Prologue: fill Stages-1 buffers. A tile past the end of K still commits an (empty) group,
