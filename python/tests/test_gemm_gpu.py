@@ -224,3 +224,31 @@ def test_configuration_that_does_not_fit_the_operands(torch_cuda):
         tessel.gemm(A, B, config=tessel.GemmConfig(element="bf16"))
     with pytest.raises(tessel.GemmError, match="but the kernel tessel_sm80_gemm_f16_f16_f32_128x128x32_64x64x32_3stage_nn takes"):
         tessel.gemm(A, B, config=tessel.GemmConfig(layout_a="col", layout_b="col"))
+
+
+def test_torch_read_agrees_with_dlpack_on_cuda(torch_cuda):
+    from test_gemm_host import tensors_to_describe
+    for t in tensors_to_describe(torch_cuda, "cuda"):
+        assert tessel._core.describe_operand(t, "torch") == tessel._core.describe_operand(t, "dlpack"), (t.shape, t.stride(), t.dtype)
+
+
+def test_dlpack_objects_that_are_not_torch_tensors(torch_cuda):
+    """Any __dlpack__ producer: a wrapper that exposes only the protocol takes the DLPack path."""
+    torch = torch_cuda
+
+    class Only:
+        def __init__(self, t):
+            self.t = t
+
+        def __dlpack__(self, **kwargs):
+            return self.t.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self.t.__dlpack_device__()
+
+    A, B = make(torch, 128, 64, "float16", True, 34), make(torch, 64, 96, "float16", False, 35)
+    D = torch.empty(128, 96, device="cuda", dtype=torch.float32)
+    torch.cuda.synchronize()
+    tessel.gemm(Only(A), Only(B), out=Only(D), stream=torch.cuda.current_stream())
+    torch.cuda.synchronize()
+    check(torch, D, A, B)
