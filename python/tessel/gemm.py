@@ -22,10 +22,12 @@ _TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
 
 def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int):
     """The kernel for a problem the dispatcher has not seen: prebuilt if the build has it for this
-    GPU, else the default configuration for it, compiled."""
-    config = GemmConfig(element=_ELEMENTS[element_ab], out=_ELEMENTS[element_c], layout_a="row" if a_row else "col",
-                        layout_b="row" if b_row else "col", layout_c="row", epilogue=EPILOGUES[epilogue])
+    GPU, else the default configuration for it, compiled. Turing (sm_75) gets the two-stage
+    float16 kernel; older GPUs have no tensor-core instruction tessel uses."""
     cc = _core.compute_capability(device)
+    turing = {"arch": "sm75", "stages": 2} if cc < 80 else {}
+    config = GemmConfig(element=_ELEMENTS[element_ab], out=_ELEMENTS[element_c], layout_a="row" if a_row else "col",
+                        layout_b="row" if b_row else "col", layout_c="row", epilogue=EPILOGUES[epilogue], **turing)
     if config.epilogue == "linear":
         kernel = prebuilt.find(config, cc)
         if kernel is not None:

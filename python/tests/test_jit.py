@@ -141,6 +141,14 @@ def test_bad_targets(target):
         tessel.compile(tessel.GemmConfig(), target=target)
 
 
+def test_arch_newer_than_the_target_is_refused():
+    """An Sm80 kernel compiled for sm_75 would have its body compiled out: refused up front."""
+    with pytest.raises(ValueError, match="arch 'sm80' needs sm_80 or newer, but the target is sm_75: use arch='sm75'"):
+        tessel.compile(tessel.GemmConfig(), target="sm_75")
+    with pytest.raises(ValueError, match="tessel's kernels need sm_75 or newer"):
+        tessel.compile(tessel.GemmConfig(arch="sm75", stages=2), target="sm_70")
+
+
 def test_compile_takes_a_config():
     with pytest.raises(TypeError, match="takes a GemmConfig"):
         tessel.compile({"tile": (128, 128, 32)}, target="sm_80")

@@ -32,6 +32,20 @@ def normalize_target(target) -> str:
     return text
 
 
+def target_sm(target: str) -> int:
+    """The SM number of a target: 90 for 'sm_90a'."""
+    return int(re.match(r"sm_(\d+)", target).group(1))
+
+
+def check_target(config: GemmConfig, target: str):
+    """A kernel tagged for a newer architecture than the target compiles, with its body compiled
+    out (tessel/arch/tags.hpp): refuse that here instead of producing a kernel that does nothing."""
+    need = {"sm80": 80, "sm75": 75}[config.arch]
+    if target_sm(target) < need:
+        raise ValueError(f"arch {config.arch!r} needs sm_{need} or newer, but the target is {target}: "
+                         + ("use arch='sm75' (two stages, float16)" if target_sm(target) >= 75 else "tessel's kernels need sm_75 or newer"))
+
+
 def current_device() -> int:
     """PyTorch's current CUDA device when PyTorch is in use, else 0."""
     import sys
@@ -116,6 +130,7 @@ def compile(config: GemmConfig, target=None, *, use_cache: bool = True) -> Compi
     if not isinstance(config, GemmConfig):
         raise TypeError(f"tessel.compile takes a GemmConfig, not {type(config).__name__}")
     target = device_target() if target is None else normalize_target(target)
+    check_target(config, target)
     start = time.perf_counter()
     key = cache_key(config, target)
     if use_cache and key in _memo:
