@@ -36,8 +36,8 @@ nb::object to_python(calc::Value const& v) {
 
 void bind_calc(nb::module_& m) {
   // A malformed expression or a call the calculator does not offer; the algebra's own refusals
-  // stay LayoutError.
-  static nb::exception<calc::ParseError> parse_error(m, "ExpressionError", PyExc_ValueError);
+  // stay LayoutError. (The module holds the exception type; the translators borrow it.)
+  nb::exception<calc::ParseError> parse_error(m, "ExpressionError", PyExc_ValueError);
   nb::register_exception_translator(
       [](std::exception_ptr const& p, void* payload) {
         try {
