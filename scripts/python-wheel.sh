@@ -6,8 +6,9 @@
 #
 # PYTHON is the interpreter the wheel is for (its version is the wheel's: python3.12 gives a
 # cp312 wheel); nanobind and scikit-build-core must be importable by it. ARCHS are the prebuilt
-# cubins' SASS targets (default "90a"; "80;90a" for both, "" for none). The wheel goes to OUT_DIR;
-# the build tree to OUT_DIR/build, so a second run is incremental. Install it where it runs with
+# cubins' SASS targets (default "90a"; "80;90a" for both, "" for none). The wheel goes to OUT_DIR,
+# alone (a folder small enough to copy); the build tree to OUT_DIR.build beside it, so that a
+# second run is incremental. Install it where it runs with
 #   PYTHON -m pip install --no-deps --no-index --target SITE OUT_DIR/tessel-*.whl
 set -euo pipefail
 [[ $# -ge 2 ]] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
@@ -18,5 +19,5 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 kernels=(-Ccmake.define.TESSEL_PYTHON_KERNELS=OFF)
 [[ -n $archs ]] && kernels=(-Ccmake.define.TESSEL_PYTHON_KERNELS=ON "-Ccmake.define.TESSEL_PYTHON_KERNEL_ARCHS=$archs")
 rm -f "$out"/tessel-*.whl
-"$py" -m pip wheel --disable-pip-version-check --no-build-isolation --no-deps -w "$out" "-Cbuild-dir=$out/build" "${kernels[@]}" "$src"
+"$py" -m pip wheel --disable-pip-version-check --no-build-isolation --no-deps -w "$out" "-Cbuild-dir=$out.build" "${kernels[@]}" "$src"
 ls -l "$out"/tessel-*.whl
