@@ -75,7 +75,7 @@ def options(target: str) -> list[str]:
         "-DNDEBUG",
         f"-I{paths.std_dir()}",
         f"-I{paths.include_dir()}",
-        f"-I{tk.include_dir}",
+        *(f"-I{d}" for d in tk.include_dirs),
     ]
 
 

@@ -32,6 +32,24 @@ class Toolkit:
     library: str       # path or soname of libnvrtc
     include_dir: str   # holds cuda_fp16.h
     version: tuple     # NVRTC's (major, minor)
+    extra_include_dirs: tuple = ()  # where cuda_fp16.h's own includes are, when elsewhere
+
+    @property
+    def include_dirs(self) -> list:
+        return [self.include_dir, *self.extra_include_dirs]
+
+
+def _nv_target_dirs(include_dir: str) -> tuple:
+    """cuda_fp16.h includes <nv/target> (CCCL). A toolkit has it beside cuda_fp16.h; the pip
+    wheels keep it in another package (nvidia/cuda_cccl), which is then added to the path."""
+    if os.path.isfile(os.path.join(include_dir, "nv", "target")):
+        return ()
+    for site_dir in _python_site_dirs():
+        for sub in ("nvidia/cuda_cccl/include", "nvidia/cu13/include/cccl", "nvidia/cu13/include"):
+            d = os.path.join(site_dir, sub)
+            if os.path.isfile(os.path.join(d, "nv", "target")):
+                return (d,)
+    return ()
 
 
 def _python_site_dirs():
@@ -94,7 +112,7 @@ def toolkit() -> Toolkit:
         env_inc = os.environ.get("TESSEL_CUDA_INCLUDE_DIR")
         for candidate in ([env_inc] if env_inc else []) + ([inc] if inc else []) + list(_include_candidates()):
             if candidate and os.path.isfile(os.path.join(candidate, "cuda_fp16.h")):
-                return Toolkit(lib, candidate, (major.value, minor.value))
+                return Toolkit(lib, candidate, (major.value, minor.value), _nv_target_dirs(candidate))
         headerless = headerless or f"NVRTC {major.value}.{minor.value} ({lib})"
     if headerless:
         raise CompileError(f"{headerless} has no CUDA include directory with cuda_fp16.h next to it: "
