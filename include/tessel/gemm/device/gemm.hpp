@@ -74,6 +74,9 @@ class Gemm {
   static_assert(std::is_same_v<OperatorClass_, OpClassTensorOp>, "Gemm: only OpClassTensorOp is provided");
   static_assert(arch::is_arch_tag_v<ArchTag> && !std::is_same_v<ArchTag, arch::Sm90>,
                 "Gemm: this handle serves arch::Sm75 and arch::Sm80; Hopper kernels have their own handle");
+  // An arch tag no compiled architecture can run is a build error naming the architecture to add
+  // (arch/tags.hpp), not a kernel that silently compiles to nothing.
+  static_assert(arch::require_compiled_target<ArchTag>());
   static_assert(std::is_same_v<ElementA, ElementB>, "Gemm: A and B must have the same element type");
   static_assert(std::is_same_v<ElementA, half_t> || std::is_same_v<ElementA, bfloat16_t>,
                 "Gemm: A and B must be half_t or bfloat16_t");
