@@ -5,7 +5,8 @@
 #
 #   scripts/python-gpu-check.sh WHEEL OUT_DIR [PYTHON]
 #
-# Needs PyTorch with CUDA and pytest in PYTHON (default python3). Writes OUT_DIR/pytest.log,
+# Needs PyTorch with CUDA in PYTHON (default python3); pytest too, or the wheels of it that
+# python-wheel.sh puts beside the wheel (test-deps/). Writes OUT_DIR/pytest.log,
 # OUT_DIR/python_gemm.md (bench/python_gemm.py) and OUT_DIR/summary.txt.
 set -uo pipefail
 [[ $# -ge 2 ]] || { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
@@ -17,6 +18,10 @@ site=$out/site
 rm -rf "$site"
 "$py" -m pip install --disable-pip-version-check --no-deps --no-index --target "$site" "$wheel" > "$out/install.log" 2>&1 ||
   { cat "$out/install.log"; exit 1; }
+if ! "$py" -c "import pytest" 2> /dev/null; then
+  "$py" -m pip install --disable-pip-version-check --no-index --find-links "$(dirname "$wheel")/test-deps" --target "$site" pytest \
+    >> "$out/install.log" 2>&1 || { cat "$out/install.log"; exit 1; }
+fi
 export PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH}
 export TESSEL_CACHE_DIR=$out/jit-cache
 cd "$out"

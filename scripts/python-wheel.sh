@@ -10,6 +10,8 @@
 # alone (a folder small enough to copy); the build tree to OUT_DIR.build beside it, so that a
 # second run is incremental. Install it where it runs with
 #   PYTHON -m pip install --no-deps --no-index --target SITE OUT_DIR/tessel-*.whl
+# pytest and what it needs are downloaded beside it (OUT_DIR/test-deps, pure-Python wheels) for
+# a machine whose Python lacks pytest and has no network (scripts/python-gpu-check.sh uses them).
 set -euo pipefail
 [[ $# -ge 2 ]] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 py=$1
@@ -20,4 +22,5 @@ kernels=(-Ccmake.define.TESSEL_PYTHON_KERNELS=OFF)
 [[ -n $archs ]] && kernels=(-Ccmake.define.TESSEL_PYTHON_KERNELS=ON "-Ccmake.define.TESSEL_PYTHON_KERNEL_ARCHS=$archs")
 rm -f "$out"/tessel-*.whl
 "$py" -m pip wheel --disable-pip-version-check --no-build-isolation --no-deps -w "$out" "-Cbuild-dir=$out.build" "${kernels[@]}" "$src"
-ls -l "$out"/tessel-*.whl
+"$py" -m pip download --disable-pip-version-check --quiet --only-binary=:all: -d "$out/test-deps" pytest
+ls -l "$out"/tessel-*.whl "$out"/test-deps
