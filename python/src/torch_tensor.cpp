@@ -61,31 +61,32 @@ bool dtype_name(PyObject* dtype, std::string& out) {
 }
 
 TorchRead read(PyObject* obj, TensorView& v, std::string& why) {
-  static PyObject* const s_dim = interned("dim");
   static PyObject* const s_is_neg = interned("is_neg");
   static PyObject* const s_is_conj = interned("is_conj");
   static PyObject* const s_data_ptr = interned("data_ptr");
   static PyObject* const s_stride = interned("stride");
   static PyObject* const s_shape = interned("shape");
   static PyObject* const s_dtype = interned("dtype");
+  static PyObject* const s_is_cuda = interned("is_cuda");
+  static PyObject* const s_get_device = interned("get_device");
   static PyObject* const s_device = interned("device");
   static PyObject* const s_type = interned("type");
-  static PyObject* const s_index = interned("index");
   static PyObject* const s_requires_grad = interned("requires_grad");
 
   constexpr TorchRead no = TorchRead::kNotTorch;
-  nb::object dim = nb::steal(call0(obj, s_dim));
-  if (!dim.is_valid()) return no;
-  v.ndim = static_cast<int>(PyLong_AsLong(dim.ptr()));
-  // What the DLPack export refuses, refused alike: it cannot express a negated or conjugated
-  // view, and does not drop a gradient silently.
+  // What the DLPack export refuses, refused alike: it does not drop a gradient silently, and
+  // cannot express a negated view (or a conjugated one, which only complex tensors can be).
   nb::object grad = nb::steal(PyObject_GetAttr(obj, s_requires_grad));
   if (!grad.is_valid()) return no;
   if (grad.ptr() != Py_False) {
     why = "requires grad, and tessel.gemm records no autograd graph: pass .detach()";
     return TorchRead::kRefused;
   }
+  nb::object dtype = nb::steal(PyObject_GetAttr(obj, s_dtype));
+  if (!dtype.is_valid() || !dtype_name(dtype.ptr(), v.dtype)) return no;
+  bool const complex = v.dtype.rfind("complex", 0) == 0;
   for (PyObject* flag : {s_is_neg, s_is_conj}) {
+    if (flag == s_is_conj && !complex) continue;
     nb::object set = nb::steal(call0(obj, flag));
     if (!set.is_valid()) return no;
     if (set.ptr() != Py_False) {
@@ -94,22 +95,31 @@ TorchRead read(PyObject* obj, TensorView& v, std::string& why) {
     }
   }
 
-  nb::object device = nb::steal(PyObject_GetAttr(obj, s_device));
-  if (!device.is_valid()) return no;
-  nb::object type = nb::steal(PyObject_GetAttr(device.ptr(), s_type));
-  nb::object index = nb::steal(PyObject_GetAttr(device.ptr(), s_index));
-  if (!type.is_valid() || !index.is_valid() || !PyUnicode_Check(type.ptr())) return no;
-  v.device_name = PyUnicode_AsUTF8(type.ptr());
-  v.device_type = v.device_name == "cuda" ? 2 : v.device_name == "cpu" ? 1 : 0;
-  v.device_id = index.is_none() ? 0 : static_cast<int>(PyLong_AsLong(index.ptr()));
+  // The device: is_cuda and get_device() are plain values; the device object is built only for
+  // the message about a tensor that is not on a CUDA device.
+  nb::object is_cuda = nb::steal(PyObject_GetAttr(obj, s_is_cuda));
+  if (!is_cuda.is_valid()) return no;
+  if (is_cuda.ptr() == Py_True) {
+    nb::object index = nb::steal(call0(obj, s_get_device));
+    if (!index.is_valid()) return no;
+    v.device_type = 2;
+    v.device_name = "cuda";
+    v.device_id = static_cast<int>(PyLong_AsLong(index.ptr()));
+  } else {
+    nb::object device = nb::steal(PyObject_GetAttr(obj, s_device));
+    nb::object type = device.is_valid() ? nb::steal(PyObject_GetAttr(device.ptr(), s_type)) : nb::object();
+    if (!type.is_valid() || !PyUnicode_Check(type.ptr())) return no;
+    v.device_name = PyUnicode_AsUTF8(type.ptr());
+    v.device_type = v.device_name == "cpu" ? 1 : 0;
+    v.device_id = 0;  // as DLPack gives the CPU
+  }
 
-  nb::object dtype = nb::steal(PyObject_GetAttr(obj, s_dtype));
-  if (!dtype.is_valid() || !dtype_name(dtype.ptr(), v.dtype)) return no;
-
+  nb::object shape = nb::steal(PyObject_GetAttr(obj, s_shape));  // torch.Size, a tuple
+  if (!shape.is_valid() || !PyTuple_Check(shape.ptr())) return no;
+  v.ndim = static_cast<int>(PyTuple_GET_SIZE(shape.ptr()));
   if (v.ndim == 2) {
-    nb::object shape = nb::steal(PyObject_GetAttr(obj, s_shape));
     nb::object stride = nb::steal(call0(obj, s_stride));
-    if (!shape.is_valid() || !stride.is_valid() || !read_pair(shape.ptr(), v.shape) || !read_pair(stride.ptr(), v.strides)) return no;
+    if (!stride.is_valid() || !read_pair(shape.ptr(), v.shape) || !read_pair(stride.ptr(), v.strides)) return no;
   }
   nb::object ptr = nb::steal(call0(obj, s_data_ptr));
   if (!ptr.is_valid()) return no;
