@@ -5,8 +5,8 @@
 //
 // GemmKernelConfig is the Config that device::Gemm builds inside itself, spelled as a stand-alone
 // template with the same members, so that kernel::gemm_kernel<GemmKernelConfig<...>> is the same
-// kernel as the handle launches. The Python package's prebuilt kernels assert, at compile time,
-// that both configurations agree member by member (python/src/prebuilt/).
+// kernel as the handle launches. A host test (tests/host/jit_kernel_config_test.cu) asserts at
+// compile time that both agree member by member.
 //
 //   using Cfg = tessel::jit::GemmKernelConfig<half_t, RowMajor, ColumnMajor, float, RowMajor,
 //                                             arch::Sm80, GemmShape<128,128,32>, GemmShape<64,64,32>,
