@@ -1,5 +1,6 @@
 #include "gemm_kernel.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <tessel/jit/gemm_arguments.hpp>
 
@@ -97,7 +98,8 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
   int const tiles_n = static_cast<int>((p.n + t_.tile_n - 1) / t_.tile_n);
   KernelParams params{{static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k)},
                       p.a, p.lda, p.b, p.ldb, p.c_ptr, p.ldc, p.d, p.ldd, alpha, beta,
-                      gemm::kernel::GroupedRaster{tiles_m, tiles_n, swizzle > 0 ? swizzle : tiles_m}};
+                      // As device::Gemm::initialize builds it: a group is at most the whole M.
+                      gemm::kernel::GroupedRaster{tiles_m, tiles_n, swizzle > 0 ? std::min(swizzle, tiles_m) : tiles_m}};
   void* arg_ptrs[] = {&params};
   cuda::Driver const& d = *cuda::driver();
   cuda::DeviceInfo const& info = cuda::device_info(p.device);
