@@ -32,7 +32,7 @@ def test_hashable_and_comparable():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(arch="sm90a"), "tessel has no Hopper GEMM kernel yet"),
+    (dict(arch="sm90a"), "the JIT does not generate Hopper kernels"),
     (dict(arch="sm70"), "arch 'sm70': choose one of"),
     (dict(element="f32"), "take float16 or bfloat16 A and B"),
     (dict(element="int8"), "element type 'int8'"),
@@ -40,7 +40,7 @@ def test_hashable_and_comparable():
     (dict(arch="sm75", stages=3), "exactly 2 stages"),
     (dict(layout_a="rowmajor"), "layout_a 'rowmajor'"),
     (dict(epilogue="tanh"), "epilogue 'tanh'"),
-    (dict(cluster=(2, 1, 1)), "thread-block clusters need a Hopper kernel"),
+    (dict(cluster=(2, 1, 1)), "thread-block clusters belong to Hopper"),
     (dict(schedule="pingpong"), "is a Hopper schedule"),
     (dict(schedule="fast"), "schedule 'fast'"),
     (dict(schedule="multistage", stages=2), "needs stages >= 3"),

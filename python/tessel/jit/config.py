@@ -22,7 +22,8 @@ _ELEMENTS = {
 ELEMENT_CODES = {"f16": 0, "bf16": 1, "f32": 2}  # tessel._core's Element
 EPILOGUES = ("linear", "relu", "gelu", "silu")  # tessel._core's Epilogue, in code order
 LAYOUTS = ("row", "col")
-# Kernel families. Hopper's are named so that a configuration for them gets a clear refusal.
+# Kernel families. Hopper's is named so that a configuration for it gets a clear refusal until the
+# JIT generates it.
 ARCHS = ("sm80", "sm75")
 FUTURE_ARCHS = ("sm90a",)
 SCHEDULES = ("auto", "multistage", "twostage")
@@ -60,7 +61,7 @@ class GemmConfig:
     layout_c:  for C and D (M x N).
     tile:      threadblock tile (M, N, K); warp: warp tile (M, N, K), same K.
     stages:    shared-memory pipeline depth (sm80: >= 3 multistage, 2 two-stage; sm75: 2).
-    cluster:   thread-block cluster shape; (1, 1, 1) until a Hopper kernel exists.
+    cluster:   thread-block cluster shape; (1, 1, 1) until the JIT generates Hopper kernels.
     schedule:  "auto" (by stages), "multistage" or "twostage".
     epilogue:  "linear", or the linear combination followed by "relu", "gelu" (erf) or "silu".
     """
@@ -91,8 +92,8 @@ class GemmConfig:
     # ---- rules --------------------------------------------------------------------------------
     def _validate(self):
         if self.arch in FUTURE_ARCHS:
-            raise ValueError(f"arch {self.arch!r}: tessel has no Hopper GEMM kernel yet; use arch='sm80', "
-                             "whose kernels compile for and run on sm_90a")
+            raise ValueError(f"arch {self.arch!r}: the JIT does not generate Hopper kernels (gemm_sm90.hpp) yet; "
+                             "use arch='sm80', whose kernels compile for and run on sm_90a")
         if self.arch not in ARCHS:
             raise ValueError(f"arch {self.arch!r}: choose one of {', '.join(ARCHS)}")
         if self.element == "f32":
@@ -105,10 +106,10 @@ class GemmConfig:
         if self.epilogue not in EPILOGUES:
             raise ValueError(f"epilogue {self.epilogue!r}: choose one of {', '.join(EPILOGUES)}")
         if self.cluster != (1, 1, 1):
-            raise ValueError(f"cluster {self.cluster}: thread-block clusters need a Hopper kernel (sm90a), which "
-                             "tessel does not have yet; use (1, 1, 1)")
+            raise ValueError(f"cluster {self.cluster}: thread-block clusters belong to Hopper (sm90a) configurations, "
+                             "which the JIT does not generate yet; use (1, 1, 1)")
         if self.schedule in FUTURE_SCHEDULES:
-            raise ValueError(f"schedule {self.schedule!r} is a Hopper schedule, and tessel has no Hopper kernel yet; "
+            raise ValueError(f"schedule {self.schedule!r} is a Hopper schedule, which the JIT does not generate yet; "
                              "use 'auto', 'multistage' or 'twostage'")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule {self.schedule!r}: choose one of {', '.join(SCHEDULES)}")
