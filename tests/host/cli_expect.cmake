@@ -1,8 +1,9 @@
-# Runs tessel-prof once and checks its exit status, its output and the files it wrote.
-#   cmake -DEXE=<tessel-prof> -DARGS="--a=1|--b=2" -DRC=<status>
+# Runs a command-line tool (tessel-layout, tessel-prof) once and checks its exit status, its
+# output and the file it wrote.
+#   cmake -DEXE=<tool> -DARGS="--a=1|--b=2" -DRC=<status>
 #         [-DOUT=<regex on stdout>] [-DERR=<regex on stderr>]
 #         [-DFILE=<path that must be written> [-DFILE_MATCHES=<regex on its content>]]
-#         -P prof_cli_expect.cmake
+#         -P cli_expect.cmake
 # Arguments are separated by '|' so that globs, commas and semicolons pass through unchanged.
 string(REPLACE "|" ";" args "${ARGS}")
 if(DEFINED FILE)
@@ -29,4 +30,4 @@ if(DEFINED FILE)
     endif()
   endif()
 endif()
-message(STATUS "ok: tessel-prof ${args}")
+message(STATUS "ok: ${EXE} ${args}")
