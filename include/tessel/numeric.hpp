@@ -20,11 +20,24 @@
 #define TESSEL_HAS_CUDA_FP16 0
 #endif
 
+#if TESSEL_HAS_CUDA_FP16 && __has_include(<cuda_fp8.h>)
+#include <cuda_fp8.h>
+#define TESSEL_HAS_CUDA_FP8 1
+#else
+#define TESSEL_HAS_CUDA_FP8 0
+#endif
+
 namespace tessel {
 
 #if TESSEL_HAS_CUDA_FP16
 using half_t = __half;
 using bfloat16_t = __nv_bfloat16;
+#endif
+#if TESSEL_HAS_CUDA_FP8
+// The two OCP FP8 formats. e4m3 has no infinity (its largest finite value is 448), e5m2 keeps
+// IEEE's infinities (largest finite 57344).
+using float_e4m3_t = __nv_fp8_e4m3;
+using float_e5m2_t = __nv_fp8_e5m2;
 #endif
 
 // Width of a type in bits: the unit alignment rules are stated in ("128-bit loads hold
@@ -57,6 +70,12 @@ template <>
 struct precision_bits<half_t> : std::integral_constant<int, 11> {};
 template <>
 struct precision_bits<bfloat16_t> : std::integral_constant<int, 8> {};
+#endif
+#if TESSEL_HAS_CUDA_FP8
+template <>
+struct precision_bits<float_e4m3_t> : std::integral_constant<int, 4> {};
+template <>
+struct precision_bits<float_e5m2_t> : std::integral_constant<int, 3> {};
 #endif
 template <class T>
 struct precision_bits<const T> : precision_bits<T> {};
@@ -118,7 +137,10 @@ TESSEL_HD T from_double(double x) {
 }
 
 /// Convert between element types with round-to-nearest-even, the way an epilogue stores its
-/// results: float <-> half / bfloat16 through the CUDA conversion intrinsics.
+/// results: float <-> half / bfloat16 through the CUDA conversion intrinsics. A conversion to FP8
+/// saturates: values beyond the format's largest finite number (infinities included) become that
+/// number, NaN stays NaN. Without saturation an overflowing e4m3 becomes NaN, which would turn
+/// one outlier of an FP8 GEMM into a poisoned tensor.
 template <class To, class From>
 TESSEL_HD To numeric_cast(From x) {
   if constexpr (std::is_same_v<To, From>) {
@@ -130,6 +152,13 @@ TESSEL_HD To numeric_cast(From x) {
     return __float2half_rn(static_cast<float>(x));
   } else if constexpr (std::is_same_v<To, bfloat16_t>) {
     return __float2bfloat16_rn(static_cast<float>(x));
+#endif
+#if TESSEL_HAS_CUDA_FP8
+  } else if constexpr (std::is_same_v<To, float_e4m3_t> || std::is_same_v<To, float_e5m2_t>) {
+    To out;
+    out.__x = __nv_cvt_float_to_fp8(static_cast<float>(x), __NV_SATFINITE,
+                                    std::is_same_v<To, float_e4m3_t> ? __NV_E4M3 : __NV_E5M2);
+    return out;
 #endif
   } else {
     return static_cast<To>(static_cast<float>(x));
