@@ -59,12 +59,15 @@ template <class T>
 using Sm80Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3>,
                                TesselTN<T, GemmShape<128, 256, 32>, GemmShape<64, 64, 32>, 3>,
                                TesselTN<T, GemmShape<256, 128, 32>, GemmShape<64, 64, 32>, 4>>;
-// The Hopper TMA + wgmma kernel takes bf16 only (so far); it is refused with a Status where the
-// build carries no sm_90a code or the GPU is not compute capability 9.0.
+// The Hopper TMA + wgmma kernels (refused with a Status where the build carries no sm_90a code or
+// the GPU is not compute capability 9.0): the wide cooperative tile with and without a 2x1
+// cluster, the seed's 128x128 tile with a 2x1 cluster, and ping-pong.
 template <class T>
-using Kernels = std::conditional_t<std::is_same_v<T, bfloat16_t>,
-                                   decltype(std::tuple_cat(Sm80Kernels<T>{}, std::tuple<bench::HopperTN<256, 3>>{})),
-                                   Sm80Kernels<T>>;
+using HopperKernels = std::tuple<bench::HopperTN<T, 128, 256, 1>, bench::HopperTN<T, 128, 256, 2>,
+                                 bench::HopperTN<T, 128, 128, 2>,
+                                 bench::HopperTN<T, 128, 128, 1, gemm::kernel::KernelTmaWarpSpecializedPingpong>>;
+template <class T>
+using Kernels = decltype(std::tuple_cat(Sm80Kernels<T>{}, HopperKernels<T>{}));
 
 struct Options {
   std::vector<std::array<int, 3>> shapes{{4096, 4096, 4096}, {8192, 8192, 8192}};

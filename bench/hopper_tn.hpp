@@ -1,43 +1,56 @@
 #pragma once
-// The Hopper kernel behind the Sm80 handle's interface, so the benchmark can time it beside the
-// others. The bench writes D column-major, as cuBLAS does; the Hopper kernel writes D row-major.
-// D column-major (M x N) is D^T row-major (N x M) = B^T A^T: the same kernel on (N, M, K) with the
-// operands swapped reads exactly the same memory.
+// The Hopper kernels behind the Sm80 handle's interface, so the benchmark times them beside the
+// others on the same TN problem: A row-major M x K, B column-major K x N, D column-major M x N
+// (as cuBLAS writes it; the adapter computes a column-major D as D^T = B^T A^T).
 
 #include <string>
 
 #include "tessel/gemm/device/gemm.hpp"
-#include "tessel/gemm/device/gemm_sm90.hpp"
+#include "tessel/gemm/device/gemm_universal_sm90.hpp"
 
 namespace tessel::bench {
 
-template <int BN, int Stages>
+template <class T, int BM, int BN, int ClusterM, class Schedule = gemm::collective::KernelScheduleAuto>
 class HopperTN {
-  using Inner = tessel::gemm::device::GemmSm90<tessel::bfloat16_t, 128, BN, 64, Stages>;
+  using Tile = gemm::GemmShape<BM, BN, 64>;
+  using Cluster = gemm::GemmShape<ClusterM, 1, 1>;
+  using Epilogue = typename gemm::collective::EpilogueBuilder<arch::Sm90, gemm::OpClassTensorOp, Tile, Cluster,
+                                                              gemm::collective::EpilogueTileAuto, float, float, T,
+                                                              gemm::ColumnMajor, 8, T, gemm::ColumnMajor, 8,
+                                                              gemm::collective::EpilogueScheduleAuto>::CollectiveOp;
+  using Mainloop = typename gemm::collective::CollectiveBuilder<
+      arch::Sm90, gemm::OpClassTensorOp, T, gemm::RowMajor, 8, T, gemm::ColumnMajor, 8, float, Tile, Cluster,
+      gemm::collective::StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>, Schedule>::CollectiveOp;
+  using Inner = gemm::device::GemmUniversalAdapter<gemm::kernel::GemmUniversal<gemm::ProblemShapeMNKL, Mainloop, Epilogue>>;
 
  public:
-  // Same shape as the Sm80 handle's arguments: A row-major M x K, B column-major K x N, D
-  // column-major M x N.
   struct Arguments {
-    tessel::gemm::GemmCoord problem_size;
-    tessel::gemm::TensorRef<tessel::bfloat16_t const, tessel::gemm::RowMajor> ref_A;
-    tessel::gemm::TensorRef<tessel::bfloat16_t const, tessel::gemm::ColumnMajor> ref_B;
-    tessel::gemm::TensorRef<tessel::bfloat16_t const, tessel::gemm::ColumnMajor> ref_C;
-    tessel::gemm::TensorRef<tessel::bfloat16_t, tessel::gemm::ColumnMajor> ref_D;
-    typename Inner::Epilogue epilogue;
+    gemm::GemmCoord problem_size;
+    gemm::TensorRef<T const, gemm::RowMajor> ref_A;
+    gemm::TensorRef<T const, gemm::ColumnMajor> ref_B;
+    gemm::TensorRef<T const, gemm::ColumnMajor> ref_C;
+    gemm::TensorRef<T, gemm::ColumnMajor> ref_D;
+    struct {
+      float alpha = 1.f, beta = 0.f;
+    } epilogue;
     int split_k_slices = 1;
   };
 
-  tessel::StatusInfo initialize(Arguments const& a) {
-    typename Inner::Arguments t{{a.problem_size.n, a.problem_size.m, a.problem_size.k},
-                                {a.ref_B.data, a.ref_B.ld},
-                                {a.ref_A.data, a.ref_A.ld},
-                                {a.ref_C.data, a.ref_C.ld},
-                                {a.ref_D.data, a.ref_D.ld},
-                                a.epilogue};
-    return inner_.initialize(t);
+  StatusInfo initialize(Arguments const& a) {
+    auto const& p = a.problem_size;
+    typename Inner::Arguments u;
+    u.problem_shape = {p.m, p.n, p.k, 1};
+    u.mainloop = {a.ref_A.data, {std::int64_t(a.ref_A.ld), Int<1>{}, std::int64_t(0)}, a.ref_B.data,
+                  {std::int64_t(a.ref_B.ld), Int<1>{}, std::int64_t(0)}};
+    u.epilogue.thread.alpha = a.epilogue.alpha;
+    u.epilogue.thread.beta = a.epilogue.beta;
+    u.epilogue.ptr_C = a.ref_C.data;
+    u.epilogue.dC = {Int<1>{}, std::int64_t(a.ref_C.ld), std::int64_t(0)};
+    u.epilogue.ptr_D = a.ref_D.data;
+    u.epilogue.dD = {Int<1>{}, std::int64_t(a.ref_D.ld), std::int64_t(0)};
+    return inner_.initialize(u);
   }
-  tessel::StatusInfo run(cudaStream_t stream = nullptr) { return inner_.run(stream); }
+  StatusInfo run(cudaStream_t stream = nullptr) { return inner_.run(stream); }
   static std::string name() { return Inner::name(); }
 
  private:

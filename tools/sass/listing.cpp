@@ -60,9 +60,13 @@ std::string arch_token(std::string_view s) {
   return std::string(s.substr(0, end));
 }
 
+// Case-insensitive: gates are typed in upper case, but shape modifiers carry a lower-case x
+// (HGMMA.64x128x16.F32).
 bool matches_key(std::string_view opcode, std::string_view key) {
-  return opcode == key || (opcode.size() > key.size() && starts_with(opcode, key) &&
-                           opcode[key.size()] == '.');
+  if (opcode.size() < key.size() || (opcode.size() > key.size() && opcode[key.size()] != '.')) return false;
+  for (std::size_t i = 0; i < key.size(); ++i)
+    if (std::toupper(static_cast<unsigned char>(opcode[i])) != std::toupper(static_cast<unsigned char>(key[i]))) return false;
+  return true;
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 #pragma once
-// TMA (the tensor memory accelerator): 2-D tile loads from global to shared memory that complete
-// on an mbarrier, described by a tensor map encoded on the host.
+// TMA (the tensor memory accelerator): tile copies between global and shared memory, described by
+// a tensor map encoded on the host. Loads complete on an mbarrier's transaction count; a multicast
+// load writes the same box into several CTAs of a cluster; stores complete in bulk groups.
 //
 // The tensor map is encoded through the driver entry point the runtime hands out
 // (cudaGetDriverEntryPointByVersion), so nothing links against the driver library; it is passed
 // to the kernel by value as a __grid_constant__ parameter.
+//
+// Every map here is 3-D: (inner, outer, batch), inner contiguous. A plain matrix is batch 1.
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -19,25 +22,67 @@
 namespace tessel::arch {
 
 #if defined(__CUDACC__)
-/// Load the box at (x, y) (x the contiguous coordinate) into shared memory; the bytes count
-/// against `bar`'s transaction count.
-__device__ __forceinline__ void tma_load_2d(void* smem, CUtensorMap const* map, std::uint64_t* bar, int x, int y) {
+/// Load the box at (x, y, z) (x the contiguous coordinate) into shared memory; the bytes count
+/// against `bar`'s transaction count. Out-of-range parts of the box are filled with zeros.
+__device__ __forceinline__ void tma_load_3d(void* smem, CUtensorMap const* map, std::uint64_t* bar, int x, int y, int z) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
           cvta_to_shared(smem)),
-      "l"(map), "r"(cvta_to_shared(bar)), "r"(x), "r"(y)
+      "l"(map), "r"(cvta_to_shared(bar)), "r"(x), "r"(y), "r"(z)
       : "memory");
 }
+/// The same box into every CTA of the cluster whose bit is set in `cta_mask`, at the same
+/// shared-memory offset; each destination's barrier at `bar`'s offset receives the bytes.
+__device__ __forceinline__ void tma_load_3d_multicast(void* smem, CUtensorMap const* map, std::uint64_t* bar, int x, int y,
+                                                      int z, std::uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4, "
+      "%5}], [%2], %6;\n" ::"r"(cvta_to_shared(smem)),
+      "l"(map), "r"(cvta_to_shared(bar)), "r"(x), "r"(y), "r"(z), "h"(cta_mask)
+      : "memory");
+}
+/// Store a box from shared memory; completes in the thread's current bulk group.
+__device__ __forceinline__ void tma_store_3d(CUtensorMap const* map, void const* smem, int x, int y, int z) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(map),
+               "r"(cvta_to_shared(smem)), "r"(x), "r"(y), "r"(z)
+               : "memory");
+}
+__device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/// Wait until the shared memory of all but the newest N bulk groups may be overwritten.
+template <int N>
+__device__ __forceinline__ void tma_store_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+/// Order this thread's ordinary shared-memory writes before later async-proxy (TMA, wgmma) reads.
+__device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void tma_prefetch_descriptor(CUtensorMap const* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
 }
 #endif
 
-/// A row-major (rows, cols) matrix of 16-bit elements with leading dimension ld (elements), read
-/// in boxes of (box_rows, box_cols) with the 128-byte swizzle that wgmma's K-major operands use.
-/// @pre box_cols * 2 == 128 (one swizzle row), ld * 2 a multiple of 16, base 16-byte aligned
-inline StatusInfo make_tma_2d_bf16_sw128(CUtensorMap& map, void const* base, std::uint64_t rows, std::uint64_t cols,
-                                         std::uint64_t ld, std::uint32_t box_rows, std::uint32_t box_cols) {
+/// The element type of a tensor map, from the C++ type's size (16-bit floats are read as raw
+/// 16-bit values: TMA copies bits and never converts).
+template <class T>
+constexpr CUtensorMapDataType tma_data_type() {
+  if constexpr (sizeof(T) == 1) return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  else if constexpr (sizeof(T) == 2) return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  else return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
+/// A TMA view of one operand: `inner` x `outer` x `batches` elements, inner contiguous, outer
+/// stride `ld` and batch stride `batch_stride` in elements, read in boxes of box_inner x box_outer.
+struct TmaView {
+  void const* base;
+  std::uint64_t inner, outer, batches;
+  std::uint64_t ld, batch_stride;
+  std::uint32_t box_inner, box_outer;
+};
+
+/// Encode `v` (elements of `elem_bytes` bytes) with the given swizzle.
+/// @return kErrorInsufficientDriver without the driver entry point; kErrorMisalignedOperand or
+///         kErrorInvalidProblem, naming `what` and the rule, where the driver refuses the map.
+inline StatusInfo make_tma_map(CUtensorMap& map, CUtensorMapDataType type, int elem_bytes, TmaView const& v,
+                               CUtensorMapSwizzle swizzle, char const* what) {
   static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
   if (!encode) {
     cudaDriverEntryPointQueryResult q{};
@@ -48,18 +93,20 @@ inline StatusInfo make_tma_2d_bf16_sw128(CUtensorMap& map, void const* base, std
               "the driver does not provide cuTensorMapEncodeTiled (TMA needs a CUDA 12 driver or newer): update the driver"};
     encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
   }
-  cuuint64_t dims[2] = {cols, rows};
-  cuuint64_t strides[1] = {ld * 2};
-  cuuint32_t box[2] = {box_cols, box_rows};
-  cuuint32_t elem_strides[2] = {1, 1};
-  CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box, elem_strides,
-                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  // A batch of one still needs a legal stride: any multiple of 16 bytes will do.
+  std::uint64_t batch_stride = v.batches > 1 ? v.batch_stride : v.ld * v.outer;
+  cuuint64_t dims[3] = {v.inner, v.outer, v.batches};
+  cuuint64_t strides[2] = {v.ld * elem_bytes, batch_stride * elem_bytes};
+  cuuint32_t box[3] = {v.box_inner, v.box_outer, 1};
+  cuuint32_t elem_strides[3] = {1, 1, 1};
+  CUresult r = encode(&map, type, 3, const_cast<void*>(v.base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                      swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
-    return {Status::kErrorInvalidProblem, "cuTensorMapEncodeTiled refused a " + std::to_string(rows) + "x" + std::to_string(cols) +
-                                              " matrix with leading dimension " + std::to_string(ld) +
-                                              " (error " + std::to_string(int(r)) + "): the base must be 16-byte aligned and "
-                                              "the leading dimension a multiple of 8 elements"};
+    return {Status::kErrorInvalidProblem,
+            std::string("the driver refused the TMA descriptor of ") + what + " (" + std::to_string(v.inner) + " x " +
+                std::to_string(v.outer) + " x " + std::to_string(v.batches) + " elements, strides " + std::to_string(v.ld) +
+                " and " + std::to_string(batch_stride) + ", error " + std::to_string(int(r)) +
+                "): TMA needs a 16-byte-aligned base, strides that are multiples of 16 bytes and below 2^40 bytes"};
   return {};
 }
 

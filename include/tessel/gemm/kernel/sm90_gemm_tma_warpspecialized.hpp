@@ -1,169 +1,287 @@
 #pragma once
-// Hopper GEMM kernel: TMA loads, wgmma, warp specialization (cooperative schedule).
+// Hopper GEMM kernel: TMA loads, wgmma, warp specialization, persistent CTAs, optional clusters.
 //
-//   D(M,N) = alpha * A(M,K) * B(N,K)^T + beta * C(M,N)     A, B bf16 K-major; D, C row-major
+//   D(M,N,L) = fusion(A(M,K,L) * B(N,K,L)^T)     A and B K-major or MN-major; D row-major
 //
-// Persistent CTAs of three warpgroups, each walking BM x BN output tiles. Warpgroup 0 is the producer: one thread
-// issues the TMA loads of A and B into a ring of Stages shared-memory buffers. Warpgroups 1 and 2
-// are consumers: each owns 64 of the BM = 128 rows and runs wgmma m64nBNk16 over the stage, then
-// hands the buffer back. Full and empty mbarriers carry the stage between them.
+// Each CTA has three warpgroups. Warpgroup 0 is the producer: one thread issues the TMA loads of A
+// and B into a ring of Stages shared-memory buffers. Warpgroups 1 and 2 are consumers: they run
+// wgmma over each stage, then hand the buffer back. Full and empty mbarriers carry the stages.
+//
+// Schedules (the consumers' division of labour):
+//   cooperative: both consumers work on every tile, each on half of its BM rows;
+//   ping-pong:   consumers take alternate tiles, each all BM rows, and take turns at the tensor
+//                cores: one runs its mainloop while the other runs its epilogue.
+// Clusters of ClusterM CTAs along M share B: each CTA loads 1/ClusterM of every B stage and
+// multicasts it to all of them, so B crosses L2 -> SM once per cluster instead of once per CTA.
 
 #include <cuda.h>
 
 #include <cstdint>
+#include <type_traits>
 
+#include "tessel/arch/cluster_sm90.hpp"
 #include "tessel/arch/mbarrier_sm90.hpp"
 #include "tessel/arch/tags.hpp"
 #include "tessel/arch/tma_sm90.hpp"
 #include "tessel/arch/wgmma_sm90.hpp"
-#include "tessel/gemm/kernel/tile_scheduler.hpp"
+#include "tessel/gemm/kernel/sm90_tile_scheduler.hpp"
 #include "tessel/numeric.hpp"
 
 namespace tessel::gemm::kernel {
 
-template <int TileM, int TileN, int TileK, int StageCount>
-struct Sm90TileConfig {
-  static constexpr int BM = TileM, BN = TileN, BK = TileK, Stages = StageCount;
-  static_assert(BM == 128, "sm90 cooperative kernel: BM is 128 (two consumer warpgroups of 64 rows)");
+struct KernelTmaWarpSpecializedCooperative {
+  static constexpr bool kPingpong = false;
+  static constexpr char const* kName = "coop";
+};
+struct KernelTmaWarpSpecializedPingpong {
+  static constexpr bool kPingpong = true;
+  static constexpr char const* kName = "pingpong";
+};
+
+/// Where the boxes of one operand's stage come from and go to. Rows is the tile's extent in M
+/// (for A) or N (for B); Split the number of CTAs that share the loading (the cluster, for B).
+///   K-major:  Split boxes of (kSw elements of K) x (Rows/Split rows), stacked by rows;
+///   MN-major: Rows/64 boxes of (64 elements of MN) x (BK rows of K), one per 64-wide chunk.
+template <arch::Major Mj, int Rows, int BK, int Split>
+struct OperandBoxes {
+  static constexpr bool kK = Mj == arch::Major::K;
+  static constexpr int kCount = kK ? Split : Rows / 64;
+  static constexpr int kBoxInner = kK ? BK : 64;
+  static constexpr int kBoxOuter = kK ? Rows / Split : BK;
+  static constexpr int kChunkBytes = BK * 128;  // MN-major: bytes between 64-wide chunks
+  TESSEL_HD static constexpr int smem_offset(int i) { return kK ? i * kBoxOuter * 128 : i * kChunkBytes; }
+  /// (x, y) of box i of the tile whose first row is r0 and first K index k0.
+  TESSEL_HD static constexpr int x(int i, int r0, int k0) { return kK ? k0 : r0 + 64 * i; }
+  TESSEL_HD static constexpr int y(int i, int r0, int k0) { return kK ? r0 + i * kBoxOuter : k0; }
+  /// Shared-memory byte offset of the 64 rows starting at `row` at K step `k` of a stage.
+  TESSEL_HD static constexpr int mma_offset(int row, int k) { return kK ? row * 128 + k * 32 : (row / 64) * kChunkBytes + k * 2048; }
+};
+
+template <class ElementA_, class ElementB_, arch::Major MajorA_, arch::Major MajorB_, int TileM, int TileN, int StageCount,
+          int ClusterM_, class Schedule_>
+struct Sm90KernelConfig {
+  using ElementA = ElementA_;
+  using ElementB = ElementB_;
+  using Schedule = Schedule_;
+  static constexpr arch::Major MajorA = MajorA_, MajorB = MajorB_;
+  static constexpr int BM = TileM, BN = TileN, Stages = StageCount, ClusterM = ClusterM_;
+  static_assert(std::is_same_v<ElementA, ElementB>, "sm90 kernel: A and B must have the same element type");
+  static constexpr int kElemBytes = sizeof(ElementA);
+  static constexpr int BK = 128 / kElemBytes;  // one 128-byte swizzle row of K per stage
+  static constexpr bool kPingpong = Schedule::kPingpong;
+  static constexpr int kWgRows = kPingpong ? BM : BM / 2;  // rows one consumer warpgroup computes
+  static constexpr int kMmaM = kWgRows / 64;
+  static_assert(kWgRows % 64 == 0 && kMmaM >= 1,
+                "sm90 kernel: each consumer warpgroup needs a multiple of 64 rows: BM must be 128 or 256 for the cooperative "
+                "schedule, 64 or 128 for ping-pong");
   static_assert(BN == 64 || BN == 128 || BN == 256, "sm90 kernel: BN must be 64, 128 or 256 (a wgmma N)");
-  static_assert(BK == 64, "sm90 kernel: BK is 64 bf16 = one 128-byte swizzle row");
+  static_assert(kMmaM * BN / 2 <= 128,
+                "sm90 kernel: a consumer warpgroup would hold more than 128 accumulators per thread: use a smaller tile (or the "
+                "cooperative schedule, which splits BM between the two consumers)");
+  static_assert(ClusterM == 1 || ClusterM == 2, "sm90 kernel: clusters of 1 or 2 CTAs along M");
   static constexpr int kThreads = 384;
-  static constexpr int kStageBytesA = BM * BK * 2, kStageBytesB = BN * BK * 2;
+  static constexpr int kStageBytesA = BM * 128, kStageBytesB = BN * 128;
+  using BoxesA = OperandBoxes<MajorA, BM, BK, 1>;
+  using BoxesB = OperandBoxes<MajorB, BN, BK, ClusterM>;
+  static_assert(BoxesB::kCount % ClusterM == 0 && BoxesB::kBoxOuter % 8 == 0,
+                "sm90 kernel: B's stage must split evenly among the cluster's CTAs (an N-major B needs BN >= 64 * ClusterM)");
+  using Mma = arch::Wgmma<ElementA, BN, MajorA, MajorB>;
   static constexpr int kBarrierBytes = 2 * Stages * 8;
   // 1024 bytes of slack: the dynamic shared memory base is aligned up to the 128-byte swizzle's
   // 1024-byte period inside the kernel.
   static constexpr int kSmemBytes = Stages * (kStageBytesA + kStageBytesB) + kBarrierBytes + 1024;
 };
 
-template <class ElementD>
+template <class Fusion>
 struct Sm90GemmParams {
+  using ElementD = typename Fusion::ElementOutput;
   int m, n, k;
-  ElementD const* C;
-  std::int64_t ldc;
   ElementD* D;
-  std::int64_t ldd;
-  float alpha, beta;
-  GroupedRaster raster;
+  std::int64_t ldd, batch_stride_D;
+  bool pairs_aligned;  // D's rows, batches and base allow two neighbouring elements in one store
+  typename Fusion::Params epi;
+  Sm90TileScheduler sched;
 };
 
-/// Two neighbouring output elements in one store.
-template <class ElementD>
-__device__ __forceinline__ void store_pair(ElementD* dst, float v0, float v1) {
-  if constexpr (std::is_same_v<ElementD, float>) {
-    *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
-  } else {
-    *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(v0, v1);
-  }
-}
+template <class T>
+struct alignas(2 * sizeof(T)) Pair {
+  T x, y;
+};
 
-template <class Cfg, class ElementD>
+template <class Cfg, class Fusion>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     sm90_gemm_tma_warpspecialized(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
-                                  Sm90GemmParams<ElementD> p) {
+                                  Sm90GemmParams<Fusion> p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, Stages = Cfg::Stages;
+  using ElementD = typename Fusion::ElementOutput;
+  using Mma = typename Cfg::Mma;
+  using BoxesA = typename Cfg::BoxesA;
+  using BoxesB = typename Cfg::BoxesB;
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, Stages = Cfg::Stages, ClusterM = Cfg::ClusterM;
   extern __shared__ char smem_raw[];
   char* smem = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
-  char* smem_a = smem;                                  // [Stages][BM rows][128 bytes]
-  char* smem_b = smem + Stages * Cfg::kStageBytesA;     // [Stages][BN rows][128 bytes]
+  char* smem_a = smem;                               // [Stages][BM x 128 bytes]
+  char* smem_b = smem + Stages * Cfg::kStageBytesA;  // [Stages][BN x 128 bytes]
   auto* full = reinterpret_cast<std::uint64_t*>(smem_b + Stages * Cfg::kStageBytesB);
   auto* empty = full + Stages;
 
   int const warpgroup = int(threadIdx.x) / 128;
   int const k_tiles = (p.k + BK - 1) / BK;
-  int const tile_count = p.raster.tile_count();
+  int const tile_count = p.sched.tile_count();
+  int const cluster = int(blockIdx.x) / ClusterM, clusters = int(gridDim.x) / ClusterM;
+  int const rank = ClusterM > 1 ? int(arch::cluster_cta_rank()) : 0;
+  // NOTES: a stage may be refilled once every consumer that reads it is done: both consumer
+  // warpgroups (cooperative) or one (ping-pong), in every CTA of the cluster, since a CTA's
+  // multicast writes into all of them.
+  constexpr int kReleases = (Cfg::kPingpong ? 1 : 2) * ClusterM;
 
   if (threadIdx.x == 0) {
     arch::tma_prefetch_descriptor(&tma_a);
     arch::tma_prefetch_descriptor(&tma_b);
     for (int s = 0; s < Stages; ++s) {
-      arch::mbarrier_init(&full[s], 1);   // the producer's arrive; the bytes come from TMA
-      arch::mbarrier_init(&empty[s], 2);  // one arrive per consumer warpgroup
+      arch::mbarrier_init(&full[s], 1);  // the producer's arrive; the bytes come from TMA
+      arch::mbarrier_init(&empty[s], kReleases);
     }
     arch::mbarrier_init_fence();
   }
-  __syncthreads();
+  // The peer CTAs' multicasts land on this CTA's barriers: they must be initialised first.
+  if constexpr (ClusterM > 1) arch::cluster_sync();
+  else __syncthreads();
 
-  // Persistent: each CTA walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ... The ring of
-  // stages runs on across tiles (`it` counts K tiles over all of this CTA's output tiles), so
-  // the producer fetches the next tile's first stages while the consumers run the epilogue.
+  // Each cluster walks the cluster tiles cluster, cluster + clusters, ...; its CTA of rank r takes
+  // row tile ClusterM * tile.m + r. The ring of stages runs on across tiles (`it` counts K tiles
+  // over all of the CTA's tiles), so the producer fetches the next tile while the consumers run
+  // the epilogue.
   if (warpgroup == 0) {
     // Producer. NOTES: it needs few registers; giving them up lets the consumers hold their
-    // 64xBN accumulators without spilling.
+    // accumulators without spilling.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (threadIdx.x == 0) {
       int it = 0;
-      for (int id = int(blockIdx.x); id < tile_count; id += int(gridDim.x)) {
-        TileCoord const tile = p.raster.tile(id);
+      for (int id = cluster; id < tile_count; id += clusters) {
+        TileCoord3 const tile = p.sched.tile(id);
+        int const m0 = (tile.m * ClusterM + rank) * BM, n0 = tile.n * BN;
         for (int kt = 0; kt < k_tiles; ++kt, ++it) {
           int s = it % Stages;
           // A fresh barrier counts as having completed the phase before its first one, so the
           // first pass over the ring does not wait: the buffers start empty.
           arch::mbarrier_wait(&empty[s], ((it / Stages) & 1) ^ 1);
           arch::mbarrier_arrive_expect_tx(&full[s], Cfg::kStageBytesA + Cfg::kStageBytesB);
-          arch::tma_load_2d(smem_a + s * Cfg::kStageBytesA, &tma_a, &full[s], kt * BK, tile.m * BM);
-          arch::tma_load_2d(smem_b + s * Cfg::kStageBytesB, &tma_b, &full[s], kt * BK, tile.n * BN);
+          char* sa = smem_a + s * Cfg::kStageBytesA;
+          char* sb = smem_b + s * Cfg::kStageBytesB;
+#pragma unroll
+          for (int i = 0; i < BoxesA::kCount; ++i)
+            arch::tma_load_3d(sa + BoxesA::smem_offset(i), &tma_a, &full[s], BoxesA::x(i, m0, kt * BK), BoxesA::y(i, m0, kt * BK),
+                              tile.l);
+#pragma unroll
+          for (int i = 0; i < BoxesB::kCount; ++i) {
+            if (i % ClusterM != rank) continue;
+            int x = BoxesB::x(i, n0, kt * BK), y = BoxesB::y(i, n0, kt * BK);
+            if constexpr (ClusterM > 1)
+              arch::tma_load_3d_multicast(sb + BoxesB::smem_offset(i), &tma_b, &full[s], x, y, tile.l, (1u << ClusterM) - 1);
+            else
+              arch::tma_load_3d(sb + BoxesB::smem_offset(i), &tma_b, &full[s], x, y, tile.l);
+          }
         }
       }
     }
   } else {
-    // Consumers: warpgroup 1 computes rows [0,64) of the tile, warpgroup 2 rows [64,128).
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-    using Mma = arch::WgmmaBf16F32<BN>;
-    int const rows = (warpgroup - 1) * 64;
-    int it = 0;
-    for (int id = int(blockIdx.x); id < tile_count; id += int(gridDim.x)) {
-      TileCoord const tile = p.raster.tile(id);
-      int const m0 = tile.m * BM, n0 = tile.n * BN;
-      float acc[Mma::kAccumulators];
+    int const wg = warpgroup - 1;
+    int const wg_row0 = Cfg::kPingpong ? 0 : wg * Cfg::kWgRows;  // first tile row this warpgroup computes
+    bool const leader = threadIdx.x % 128 == 0;
+    auto release = [&](int s) {
+      if constexpr (ClusterM > 1) {
+        for (int r = 0; r < ClusterM; ++r) arch::mbarrier_arrive_cluster(&empty[s], r);
+      } else {
+        arch::mbarrier_arrive(&empty[s]);
+      }
+    };
+    typename Fusion::Callbacks epi(p.epi);
+    // j numbers this CTA's tiles 0, 1, 2, ...; ping-pong consumers take alternate ones.
+    constexpr int kStep = Cfg::kPingpong ? 2 : 1;
+    int j = Cfg::kPingpong ? wg : 0;
+    for (int id = cluster + j * clusters; id < tile_count; id += kStep * clusters, j += kStep) {
+      TileCoord3 const tile = p.sched.tile(id);
+      int const m0 = (tile.m * ClusterM + rank) * BM, n0 = tile.n * BN;
+      // NOTES: ping-pong consumers take turns at the mainloop (named barriers 1 and 2: "consumer
+      // wg may start"). Besides overlapping one's epilogue with the other's math, the turn order
+      // is what makes the parity waits below sound: a consumer never waits on a stage whose
+      // previous phase the other consumer has not yet seen completed.
+      if constexpr (Cfg::kPingpong) {
+        if (j >= 1) asm volatile("bar.sync %0, 256;\n" ::"r"(1 + wg) : "memory");
+      }
+      float acc[Cfg::kMmaM][Mma::kAccumulators];
 #pragma unroll
-      for (int i = 0; i < Mma::kAccumulators; ++i) acc[i] = 0.f;
-      arch::wgmma_fence_registers(acc);
+      for (int i = 0; i < Cfg::kMmaM; ++i) {
+#pragma unroll
+        for (int v = 0; v < Mma::kAccumulators; ++v) acc[i][v] = 0.f;
+        arch::wgmma_fence_registers(acc[i]);
+      }
+      int it = j * k_tiles;
       for (int kt = 0; kt < k_tiles; ++kt, ++it) {
         int s = it % Stages;
         arch::mbarrier_wait(&full[s], (it / Stages) & 1);
-        char const* a = smem_a + s * Cfg::kStageBytesA + rows * 128;
-        char const* b = smem_b + s * Cfg::kStageBytesB;
+        char const* sa = smem_a + s * Cfg::kStageBytesA;
+        char const* sb = smem_b + s * Cfg::kStageBytesB;
         arch::wgmma_fence();
 #pragma unroll
-        for (int k = 0; k < BK / 16; ++k) {
-          Mma::mma(acc, arch::wgmma_desc_sw128(a + 32 * k), arch::wgmma_desc_sw128(b + 32 * k), (kt > 0 || k > 0) ? 1 : 0);
+        for (int k = 0; k < BK / Mma::kK; ++k) {
+          auto desc_b = arch::wgmma_desc_sw128<Cfg::MajorB>(sb + BoxesB::mma_offset(0, k), BoxesB::kChunkBytes);
+#pragma unroll
+          for (int i = 0; i < Cfg::kMmaM; ++i) {
+            auto desc_a = arch::wgmma_desc_sw128<Cfg::MajorA>(sa + BoxesA::mma_offset(wg_row0 + 64 * i, k), BoxesA::kChunkBytes);
+            Mma::mma(acc[i], desc_a, desc_b, (kt > 0 || k > 0) ? 1 : 0);
+          }
         }
         arch::wgmma_commit_group();
         // Keep this K tile's wgmma in flight; once the previous one has finished, its stage is
         // free for the producer.
         arch::wgmma_wait_group<1>();
-        if (kt > 0 && threadIdx.x % 128 == 0) arch::mbarrier_arrive(&empty[(it - 1) % Stages]);
+        if (kt > 0 && leader) release((it - 1) % Stages);
       }
       arch::wgmma_wait_group<0>();
-      arch::wgmma_fence_registers(acc);
-      if (threadIdx.x % 128 == 0) arch::mbarrier_arrive(&empty[(it - 1) % Stages]);
+#pragma unroll
+      for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
+      if (leader) release((it - 1) % Stages);
+      if constexpr (Cfg::kPingpong) {
+        if (id + clusters < tile_count) asm volatile("bar.arrive %0, 256;\n" ::"r"(1 + (1 - wg)) : "memory");
+      }
 
-      // Epilogue: straight from the accumulator registers (layout in wgmma_sm90.hpp). Registers
-      // 4j+2h and 4j+2h+1 hold two neighbouring columns of one row: stored as one pair when the
-      // pair is inside the problem and aligned, element by element otherwise.
+      // Epilogue straight from the accumulator registers (layout in wgmma_sm90.hpp): registers
+      // 4c+2h and 4c+2h+1 are two neighbouring columns of one row, stored as one pair where the
+      // pair is inside the problem and aligned.
       int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
-      bool const read_c = p.beta != 0.f;
-      bool const pairs_aligned = (p.ldd % 2 == 0) && (reinterpret_cast<std::uintptr_t>(p.D) % (2 * sizeof(ElementD)) == 0);
+      ElementD* d_batch = p.D + tile.l * p.batch_stride_D;
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j)
+      for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          int r = m0 + rows + 16 * w + l / 4 + 8 * h;
-          int c = n0 + 8 * j + 2 * (l % 4);
-          if (r >= p.m) continue;
-          float v0 = p.alpha * acc[4 * j + 2 * h], v1 = p.alpha * acc[4 * j + 2 * h + 1];
-          ElementD const* src = p.C + std::int64_t(r) * p.ldc + c;
-          ElementD* dst = p.D + std::int64_t(r) * p.ldd + c;
-          if (c + 1 < p.n && pairs_aligned && !read_c) {
-            store_pair(dst, v0, v1);
-          } else {
-            if (c < p.n) dst[0] = numeric_cast<ElementD>(read_c ? v0 + p.beta * float(src[0]) : v0);
-            if (c + 1 < p.n) dst[1] = numeric_cast<ElementD>(read_c ? v1 + p.beta * float(src[1]) : v1);
+        for (int c8 = 0; c8 < BN / 8; ++c8)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            int r = m0 + wg_row0 + 64 * i + 16 * w + l / 4 + 8 * h;
+            int c = n0 + 8 * c8 + 2 * (l % 4);
+            if (r >= p.m || c >= p.n) continue;
+            ElementD* dst = d_batch + std::int64_t(r) * p.ldd + c;
+            ElementD v0 = epi.visit(r, c, tile.l, acc[i][4 * c8 + 2 * h]);
+            if (c + 1 < p.n) {
+              ElementD v1 = epi.visit(r, c + 1, tile.l, acc[i][4 * c8 + 2 * h + 1]);
+              if (p.pairs_aligned) {
+                *reinterpret_cast<Pair<ElementD>*>(dst) = {v0, v1};
+              } else {
+                dst[0] = v0;
+                dst[1] = v1;
+              }
+            } else {
+              dst[0] = v0;
+            }
           }
-        }
     }
+    epi.finish();
   }
+  // No CTA may leave while a peer can still multicast into its shared memory or arrive on its
+  // barriers.
+  if constexpr (ClusterM > 1) arch::cluster_sync();
 #endif
 }
 

@@ -1,0 +1,35 @@
+#pragma once
+// Thread-block clusters (sm_90): a CTA's rank in its cluster, the cluster-wide barrier, and
+// arriving on an mbarrier in another CTA's shared memory (PTX ISA: "Distributed shared memory",
+// mapa, barrier.cluster).
+
+#include <cstdint>
+
+#include "tessel/arch/util.hpp"
+
+namespace tessel::arch {
+
+#if defined(__CUDACC__)
+__device__ __forceinline__ std::uint32_t cluster_cta_rank() {
+  std::uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+/// Every thread of every CTA in the cluster arrives, then waits for all the others. Release and
+/// acquire order shared-memory writes (barrier initialisation included) across the cluster.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+/// Arrive on the barrier at `bar`'s offset in the shared memory of cluster CTA `cta_rank`
+/// (which may be this CTA).
+__device__ __forceinline__ void mbarrier_arrive_cluster(std::uint64_t* bar, std::uint32_t cta_rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(cvta_to_shared(bar)),
+      "r"(cta_rank)
+      : "memory");
+}
+#endif
+
+}  // namespace tessel::arch

@@ -1,0 +1,120 @@
+#pragma once
+// The Hopper collective builders: from element types, layouts, alignments, tile and cluster
+// shapes (or Auto), the mainloop and epilogue the kernel runs.
+//
+//   using Epilogue = collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, TileShape, ClusterShape,
+//                                                EpilogueTileAuto, float, float, half_t, RowMajor, 8,
+//                                                half_t, RowMajor, 8, EpilogueScheduleAuto>::CollectiveOp;
+//   using Mainloop = collective::CollectiveBuilder<arch::Sm90, OpClassTensorOp, half_t, RowMajor, 8, half_t,
+//                                                  ColumnMajor, 8, float, TileShape, ClusterShape,
+//                                                  StageCountAutoCarveout<sizeof(typename Epilogue::SharedStorage)>,
+//                                                  KernelScheduleAuto>::CollectiveOp;
+//
+// The stage count: the largest that fits in the 227 KB of shared memory a CTA may have, after
+// the epilogue's share (the carveout) and the pipeline's barriers. Requests the kernel cannot
+// serve are compile errors that say which rule they break.
+
+#include <type_traits>
+
+#include "tessel/arch/tags.hpp"
+#include "tessel/gemm/gemm_shape.hpp"
+#include "tessel/gemm/kernel/sm90_gemm_tma_warpspecialized.hpp"
+#include "tessel/gemm/kernel/sm90_linear_combination.hpp"
+
+namespace tessel::gemm::collective {
+
+struct StageCountAuto {
+  static constexpr int kCarveoutBytes = 0;
+};
+template <int Bytes>
+struct StageCountAutoCarveout {
+  static constexpr int kCarveoutBytes = Bytes;
+};
+template <int N>
+struct StageCount {
+  static constexpr int kStages = N;
+};
+struct KernelScheduleAuto {};
+struct EpilogueScheduleAuto {};
+struct EpilogueTileAuto {};
+using kernel::KernelTmaWarpSpecializedCooperative;
+using kernel::KernelTmaWarpSpecializedPingpong;
+
+inline constexpr int kSm90SmemBytes = 227 * 1024;
+
+namespace detail {
+template <class T>
+inline constexpr bool dependent_false = false;
+
+template <class Layout, bool IsA>
+constexpr arch::Major operand_major() {
+  // A is M x K: row-major is K-major. B is K x N: column-major is K-major.
+  if constexpr (IsA) return std::is_same_v<Layout, RowMajor> ? arch::Major::K : arch::Major::MN;
+  else return std::is_same_v<Layout, ColumnMajor> ? arch::Major::K : arch::Major::MN;
+}
+
+template <class StageCountType, int StageBytes>
+constexpr int stage_count() {
+  if constexpr (requires { StageCountType::kStages; }) {
+    return StageCountType::kStages;
+  } else {
+    // 1024 bytes of alignment slack and 16 bytes of barriers per stage.
+    return (kSm90SmemBytes - StageCountType::kCarveoutBytes - 1024) / (StageBytes + 16);
+  }
+}
+}  // namespace detail
+
+/// The epilogue: D row-major (or column-major, by exchanging A and B), written from the accumulator registers through the fusion's
+/// callbacks (no shared memory, so its carveout is empty).
+template <class ArchTag, class OpClass, class TileShape, class ClusterShape, class EpilogueTile, class ElementAccumulator,
+          class ElementCompute, class ElementC, class LayoutC, int AlignmentC, class ElementD, class LayoutD, int AlignmentD,
+          class Schedule, class Fusion = kernel::Sm90LinearCombination<ElementD, ElementC>>
+struct EpilogueBuilder {
+  static_assert(std::is_same_v<ArchTag, arch::Sm90>, "EpilogueBuilder: this builder makes Sm90 epilogues (arch::Sm90)");
+  static_assert(std::is_same_v<ElementAccumulator, float> && std::is_same_v<ElementCompute, float>,
+                "EpilogueBuilder: the Sm90 epilogue accumulates and computes in float");
+  static_assert(std::is_same_v<LayoutD, LayoutC>, "EpilogueBuilder: C and D must have the same layout");
+  static_assert(std::is_same_v<LayoutD, RowMajor> || std::is_same_v<LayoutD, ColumnMajor>,
+                "EpilogueBuilder: D must be RowMajor or ColumnMajor");
+  static_assert(std::is_same_v<typename Fusion::ElementOutput, ElementD>, "EpilogueBuilder: the fusion must output ElementD");
+  struct CollectiveOp {
+    using FusionCallbacks = Fusion;
+    using ElementC_ = ElementC;
+    using ElementD_ = ElementD;
+    // The kernel writes D row-major; a column-major D is computed as D^T = B^T A^T.
+    static constexpr bool kColumnMajorD = std::is_same_v<LayoutD, ColumnMajor>;
+    struct SharedStorage {};
+  };
+};
+
+template <class ArchTag, class OpClass, class ElementA, class LayoutA, int AlignmentA, class ElementB, class LayoutB,
+          int AlignmentB, class ElementAccumulator, class TileShape, class ClusterShape, class StageCountType,
+          class KernelScheduleType>
+struct CollectiveBuilder {
+  static_assert(std::is_same_v<ArchTag, arch::Sm90>, "CollectiveBuilder: this builder makes Sm90 mainloops (arch::Sm90)");
+  static_assert(std::is_same_v<OpClass, OpClassTensorOp>, "CollectiveBuilder: the Sm90 mainloop runs on tensor cores");
+  static_assert(std::is_same_v<ElementAccumulator, float>, "CollectiveBuilder: the Sm90 mainloop accumulates in float");
+  static_assert(AlignmentA * int(sizeof(ElementA)) % 16 == 0,
+                "CollectiveBuilder: A's alignment is under 16 bytes, which TMA cannot serve: use 8 half/bfloat16 or 16 fp8 "
+                "elements");
+  static_assert(AlignmentB * int(sizeof(ElementB)) % 16 == 0,
+                "CollectiveBuilder: B's alignment is under 16 bytes, which TMA cannot serve: use 8 half/bfloat16 or 16 fp8 "
+                "elements");
+  static constexpr int BM = TileShape::kM, BN = TileShape::kN, BK = TileShape::kK;
+  static_assert(BK * int(sizeof(ElementA)) == 128,
+                "CollectiveBuilder: the tile's K must be one 128-byte swizzle row: 64 for 16-bit types, 128 for 8-bit");
+  static_assert(ClusterShape::kN == 1 && ClusterShape::kK == 1 && (ClusterShape::kM == 1 || ClusterShape::kM == 2),
+                "CollectiveBuilder: clusters of 1x1x1 or 2x1x1 are supported");
+  using Schedule = std::conditional_t<std::is_same_v<KernelScheduleType, KernelScheduleAuto>,
+                                      std::conditional_t<BM % 128 == 0, KernelTmaWarpSpecializedCooperative,
+                                                         KernelTmaWarpSpecializedPingpong>,
+                                      KernelScheduleType>;
+  static constexpr int kStageBytes = (BM + BN) * 128;
+  static constexpr int kStages = detail::stage_count<StageCountType, kStageBytes>();
+  static_assert(kStages >= 2, "CollectiveBuilder: fewer than two stages fit in shared memory: use a smaller tile");
+  using CollectiveOp = kernel::Sm90KernelConfig<ElementA, ElementB, detail::operand_major<LayoutA, true>(),
+                                                detail::operand_major<LayoutB, false>(), BM, BN, kStages, ClusterShape::kM,
+                                                Schedule>;
+};
+
+}  // namespace tessel::gemm::collective

@@ -1,0 +1,325 @@
+#pragma once
+// The 3.x-style handle of the Hopper kernels: a kernel type assembled from collectives, run
+// through GemmUniversalAdapter.
+//
+//   using GemmKernel = kernel::GemmUniversal<ProblemShape, CollectiveMainloop, CollectiveEpilogue>;
+//   using Gemm = device::GemmUniversalAdapter<GemmKernel>;
+//   Gemm::Arguments args{GemmUniversalMode::kGemm, {M, N, K, L},
+//                        {ptr_A, stride_A, ptr_B, stride_B},
+//                        {{alpha, beta}, ptr_C, stride_C, ptr_D, stride_D},
+//                        hw_info, {RasterOrder::Heuristic, /*swizzle*/ 8}};
+//   Gemm gemm;
+//   if (auto s = gemm.can_implement(args); !s.ok()) puts(s.what().c_str());
+//   gemm.initialize(args, workspace);  gemm.run(stream);
+//
+// Strides are (row, column, batch) tuples of the algebra with a static unit stride where the
+// operand is contiguous: A (M,K,L), B (N,K,L), C and D (M,N,L). make_packed_stride fills them.
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "tessel/arch/runtime.hpp"
+#include "tessel/arch/sm90a_image.hpp"
+#include "tessel/gemm/collective/sm90_builder.hpp"
+#include "tessel/gemm/gemm_shape.hpp"
+#include "tessel/layout/layout.hpp"
+
+namespace tessel::gemm {
+
+enum class GemmUniversalMode { kGemm, kBatched };
+
+struct KernelHardwareInfo {
+  int device_id = 0;
+  int sm_count = 0;  // 0: ask the device
+};
+
+struct ProblemShapeMNKL {
+  int m = 0, n = 0, k = 0, l = 1;
+};
+
+using StrideKMajor = Stride<std::int64_t, Int<1>, std::int64_t>;   // (rows, K, L): K contiguous
+using StrideMNMajor = Stride<Int<1>, std::int64_t, std::int64_t>;  // (rows, K, L): rows contiguous
+
+/// The packed stride of a (rows, cols, batches) operand whose static unit mode says which one is
+/// contiguous: (cols, 1, rows*cols) or (1, rows, rows*cols).
+template <class StrideT>
+StrideT make_packed_stride(StrideT, int rows, int cols, int batches = 1) {
+  (void)batches;
+  std::int64_t plane = std::int64_t(rows) * cols;
+  if constexpr (std::is_same_v<StrideT, StrideKMajor>) return StrideT{std::int64_t(cols), Int<1>{}, plane};
+  else return StrideT{Int<1>{}, std::int64_t(rows), plane};
+}
+
+namespace kernel {
+/// The mainloop of D^T = B^T A^T: A and B exchanged, with their majors.
+template <class C>
+using Sm90SwapAB = Sm90KernelConfig<typename C::ElementB, typename C::ElementA, C::MajorB, C::MajorA, C::BM, C::BN, C::Stages,
+                                    C::ClusterM, typename C::Schedule>;
+
+template <class ProblemShape, class CollectiveMainloop, class CollectiveEpilogue, class TileScheduler = void>
+struct GemmUniversal {
+  using UserMainloop = CollectiveMainloop;  // A and B as the user sees them
+  using Epilogue = CollectiveEpilogue;
+  static constexpr bool kSwapAB = Epilogue::kColumnMajorD;
+  using Mainloop = std::conditional_t<kSwapAB, Sm90SwapAB<CollectiveMainloop>, CollectiveMainloop>;  // as the kernel runs
+  using Fusion = typename Epilogue::FusionCallbacks;
+};
+}  // namespace kernel
+
+namespace device {
+
+template <class GemmKernel>
+class GemmUniversalAdapter {
+ public:
+  using Cfg = typename GemmKernel::Mainloop;
+  using User = typename GemmKernel::UserMainloop;
+  static constexpr bool kSwapAB = GemmKernel::kSwapAB;
+  using Fusion = typename GemmKernel::Fusion;
+  using ElementA = typename User::ElementA;
+  using ElementB = typename User::ElementB;
+  using ElementC = typename GemmKernel::Epilogue::ElementC_;
+  using ElementD = typename GemmKernel::Epilogue::ElementD_;
+  using StrideA = std::conditional_t<User::MajorA == arch::Major::K, StrideKMajor, StrideMNMajor>;
+  using StrideB = std::conditional_t<User::MajorB == arch::Major::K, StrideKMajor, StrideMNMajor>;
+  using StrideC = std::conditional_t<kSwapAB, StrideMNMajor, StrideKMajor>;  // (M,N,L): row- or column-major
+  using StrideD = StrideC;
+  static_assert(Cfg::kSmemBytes <= collective::kSm90SmemBytes,
+                "GemmUniversalAdapter: the stages do not fit in 227 KB of shared memory: use fewer stages");
+
+  struct MainloopArguments {
+    ElementA const* ptr_A = nullptr;
+    StrideA dA{};
+    ElementB const* ptr_B = nullptr;
+    StrideB dB{};
+  };
+  struct EpilogueArguments {
+    typename Fusion::Arguments thread{};  // {alpha, beta} for the linear combination
+    ElementC const* ptr_C = nullptr;
+    StrideC dC{};
+    ElementD* ptr_D = nullptr;
+    StrideD dD{};
+  };
+  struct SchedulerArguments {
+    kernel::RasterOrder raster_order = kernel::RasterOrder::Heuristic;
+    int max_swizzle_size = 8;
+  };
+  struct Arguments {
+    GemmUniversalMode mode = GemmUniversalMode::kGemm;
+    ProblemShapeMNKL problem_shape{};
+    MainloopArguments mainloop{};
+    EpilogueArguments epilogue{};
+    KernelHardwareInfo hw_info{};
+    SchedulerArguments scheduler{};
+  };
+
+  static auto kernel_function() { return &kernel::sm90_gemm_tma_warpspecialized<Cfg, Fusion>; }
+
+  /// Every rule the kernel and TMA impose, each refusal naming the rule and the fix.
+  static StatusInfo can_implement(Arguments const& a) {
+    auto const& p = a.problem_shape;
+    if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.l <= 0)
+      return {Status::kErrorInvalidProblem, "problem size " + dims(p) + " is empty or negative: M, N, K and L must all be positive"};
+    if (a.mode == GemmUniversalMode::kGemm && p.l != 1)
+      return {Status::kErrorInvalidProblem, "mode kGemm with L = " + std::to_string(p.l) + ": use GemmUniversalMode::kBatched"};
+    if (!a.mainloop.ptr_A || !a.mainloop.ptr_B || !a.epilogue.ptr_D)
+      return {Status::kErrorInvalidProblem, "a null pointer among A, B and D: pass device pointers to the matrices"};
+    KernelSpace const ks = to_kernel(a);
+    if (auto s = check_operand(ks.name_a, ks.ptr_a, ks.da, ks.p.m, ks.p.k, ks.p.l); !s.ok()) return s;
+    if (auto s = check_operand(ks.name_b, ks.ptr_b, ks.db, ks.p.n, ks.p.k, ks.p.l); !s.ok()) return s;
+    if (ks.ldd < ks.p.n)
+      return {Status::kErrorInvalidProblem, "the leading dimension of D (" + std::to_string(ks.ldd) + ") is smaller than its " +
+                                                (kSwapAB ? "row count M" : "column count N") + " (" + std::to_string(ks.p.n) + ")"};
+    if (p.l > 1 && ks.batch_d < ks.ldd * ks.p.m)
+      return {Status::kErrorInvalidProblem, "the batch stride of D is smaller than one M x N matrix: batches would overlap"};
+    if (auto s = Fusion::can_implement(fusion_arguments(a, ks), ks.p.m, ks.p.n, ks.p.l); !s.ok()) return s;
+    return arch::check_sm90a_image(reinterpret_cast<void const*>(kernel_function()));
+  }
+
+  static std::size_t get_workspace_size(Arguments const&) { return 0; }
+
+  StatusInfo initialize(Arguments const& a, void* workspace = nullptr, cudaStream_t = nullptr) {
+    (void)workspace;
+    initialized_ = false;  // a refused initialize must not leave an earlier problem ready to run
+    if (auto s = can_implement(a); !s.ok()) return s;
+    KernelSpace const ks = to_kernel(a);
+    auto const& p = ks.p;
+    if (auto s = make_operand_map(tma_a_, ks.name_a, ks.ptr_a, ks.da, p.m, p.k, p.l, typename Cfg::BoxesA{}); !s.ok()) return s;
+    if (auto s = make_operand_map(tma_b_, ks.name_b, ks.ptr_b, ks.db, p.n, p.k, p.l, typename Cfg::BoxesB{}); !s.ok()) return s;
+    auto e = cudaFuncSetAttribute(kernel_function(), cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
+    if (auto s = arch::status_from_cuda(e, "setting the kernel's shared-memory size"); !s.ok()) return s;
+    int sms = a.hw_info.sm_count;
+    if (sms <= 0) {
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, a.hw_info.device_id);
+      if (sms <= 0) sms = 1;
+    }
+    int tiles_m = (p.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (p.n + Cfg::BN - 1) / Cfg::BN;
+    int cluster_tiles_m = (tiles_m + Cfg::ClusterM - 1) / Cfg::ClusterM;
+    params_ = {p.m,
+               p.n,
+               p.k,
+               ks.ptr_d,
+               ks.ldd,
+               ks.batch_d,
+               ks.ldd % 2 == 0 && ks.batch_d % 2 == 0 && reinterpret_cast<std::uintptr_t>(ks.ptr_d) % (2 * sizeof(ElementD)) == 0,
+               Fusion::to_params(fusion_arguments(a, ks)),
+               kernel::Sm90TileScheduler::make(cluster_tiles_m, tiles_n, p.l, a.scheduler.raster_order, a.scheduler.max_swizzle_size)};
+    // Persistent: as many clusters as can be resident at once, but no more than there are tiles.
+    int clusters = sms / Cfg::ClusterM;
+    if constexpr (Cfg::ClusterM > 1) {
+      cudaLaunchConfig_t cfg = launch_config(1, nullptr);
+      cudaLaunchAttribute attr[1];
+      cfg.attrs = cluster_attribute(attr);
+      cfg.numAttrs = 1;
+      cfg.gridDim = dim3(Cfg::ClusterM * clusters, 1, 1);
+      int active = 0;
+      if (cudaOccupancyMaxActiveClusters(&active, kernel_function(), &cfg) == cudaSuccess && active > 0)
+        clusters = std::min(clusters, active);
+      (void)cudaGetLastError();
+    }
+    clusters = std::max(1, std::min(clusters, params_.sched.tile_count()));
+    grid_ = clusters * Cfg::ClusterM;
+    initialized_ = true;
+    return {};
+  }
+
+  StatusInfo run(cudaStream_t stream = nullptr) {
+    if (!initialized_) return {Status::kErrorInternal, "run() before a successful initialize(): call initialize(args) first"};
+    cudaLaunchConfig_t cfg = launch_config(grid_, stream);
+    cudaLaunchAttribute attr[1];
+    if constexpr (Cfg::ClusterM > 1) {
+      cfg.attrs = cluster_attribute(attr);
+      cfg.numAttrs = 1;
+    }
+    auto e = cudaLaunchKernelEx(&cfg, kernel_function(), tma_a_, tma_b_, params_);
+    return arch::status_from_cuda(e, "launching the sm90 GEMM kernel");
+  }
+  StatusInfo operator()(Arguments const& a, void* workspace = nullptr, cudaStream_t stream = nullptr) {
+    if (auto s = initialize(a, workspace, stream); !s.ok()) return s;
+    return run(stream);
+  }
+
+  /// tessel_sm90_gemm_<A>_<B>_<D>_<BM>x<BN>x<BK>_c<cluster>x1_<stages>stage_<schedule>_<layouts>[_dcol][_<fusion>]
+  /// (layouts in BLAS letters: t = A row-major / B column-major, i.e. K-major; the tile as the kernel runs it)
+  static std::string name() {
+    std::string layouts = std::string(User::MajorA == arch::Major::K ? "t" : "n") + (User::MajorB == arch::Major::K ? "n" : "t") +
+                          (kSwapAB ? "_dcol" : "");
+    std::string fusion = Fusion::name() == "lincomb" ? "" : "_" + Fusion::name();
+    return "tessel_sm90_gemm_" + type_name<ElementA>() + "_" + type_name<ElementB>() + "_" + type_name<ElementD>() + "_" +
+           std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) + "x" + std::to_string(Cfg::BK) + "_c" +
+           std::to_string(Cfg::ClusterM) + "x1_" + std::to_string(Cfg::Stages) + "stage_" + Cfg::Schedule::kName + "_" + layouts +
+           fusion;
+  }
+  int grid_size() const { return grid_; }
+
+ private:
+  template <class T>
+  static std::string type_name() {
+    if constexpr (std::is_same_v<T, float>) return "f32";
+    else if constexpr (std::is_same_v<T, half_t>) return "f16";
+    else if constexpr (std::is_same_v<T, bfloat16_t>) return "bf16";
+    else if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) return "e4m3";
+    else if constexpr (std::is_same_v<T, __nv_fp8_e5m2>) return "e5m2";
+    else return "x";
+  }
+  static std::string dims(ProblemShapeMNKL p) {
+    return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + "x" + std::to_string(p.l);
+  }
+  /// The problem as the kernel runs it: A and B exchanged, and D transposed, for a column-major D.
+  struct KernelSpace {
+    ProblemShapeMNKL p;
+    typename Cfg::ElementA const* ptr_a;
+    std::conditional_t<Cfg::MajorA == arch::Major::K, StrideKMajor, StrideMNMajor> da;
+    char const* name_a;
+    typename Cfg::ElementB const* ptr_b;
+    std::conditional_t<Cfg::MajorB == arch::Major::K, StrideKMajor, StrideMNMajor> db;
+    char const* name_b;
+    ElementC const* ptr_c;
+    std::int64_t ldc, batch_c;  // row-major in the kernel's problem
+    ElementD* ptr_d;
+    std::int64_t ldd, batch_d;
+  };
+  static KernelSpace to_kernel(Arguments const& a) {
+    auto const& p = a.problem_shape;
+    auto const& m = a.mainloop;
+    auto const& e = a.epilogue;
+    if constexpr (kSwapAB)
+      return {{p.n, p.m, p.k, p.l}, m.ptr_B, m.dB, "B", m.ptr_A, m.dA, "A",
+              e.ptr_C, get<1>(e.dC), get<2>(e.dC), e.ptr_D, get<1>(e.dD), get<2>(e.dD)};
+    else
+      return {p, m.ptr_A, m.dA, "A", m.ptr_B, m.dB, "B", e.ptr_C, get<0>(e.dC), get<2>(e.dC), e.ptr_D, get<0>(e.dD), get<2>(e.dD)};
+  }
+  static typename Fusion::Arguments fusion_arguments(Arguments const& a, KernelSpace const& ks) {
+    typename Fusion::Arguments f = a.epilogue.thread;
+    if constexpr (requires { f.ptr_C; f.ldc; f.batch_stride_C; }) {
+      if (!f.ptr_C) {
+        f.ptr_C = ks.ptr_c;
+        f.ldc = ks.ldc;
+        f.batch_stride_C = ks.batch_c;
+      }
+    }
+    return f;
+  }
+  /// TMA's rules for one operand of `rows` x `k` x `l` elements.
+  template <class T, class S>
+  static StatusInfo check_operand(char const* name, T const* ptr, S const& stride, int rows, int k, int l) {
+    constexpr bool kMajorK = std::is_same_v<S, StrideKMajor>;
+    std::int64_t ld = kMajorK ? std::int64_t(get<0>(stride)) : std::int64_t(get<1>(stride));
+    std::int64_t contiguous = kMajorK ? k : rows;
+    std::string op(name);
+    if (ld < contiguous)
+      return {Status::kErrorInvalidProblem, "the leading dimension of " + op + " (" + std::to_string(ld) + ") is smaller than its " +
+                                                (kMajorK ? "K" : "row count") + " (" + std::to_string(contiguous) + ")"};
+    constexpr int kAlign = 16 / int(sizeof(T));
+    if (auto s = check_extent_alignment(("leading dimension of " + op).c_str(), ld, kAlign, 16); !s.ok()) return s;
+    if (l > 1) {
+      std::int64_t batch = get<2>(stride);
+      if (auto s = check_extent_alignment(("batch stride of " + op).c_str(), batch, kAlign, 16); !s.ok()) return s;
+    }
+    if (auto s = check_pointer_alignment(("base address of " + op).c_str(), ptr, 16); !s.ok()) return s;
+    if (ld * std::int64_t(sizeof(T)) >= (std::int64_t(1) << 40))
+      return {Status::kErrorInvalidProblem, "the leading dimension of " + op + " is 2^40 bytes or more, beyond TMA's stride limit"};
+    return {};
+  }
+  template <class T, class S, class Boxes>
+  static StatusInfo make_operand_map(CUtensorMap& map, char const* name, T const* ptr, S const& stride, int rows, int k, int l,
+                                     Boxes) {
+    constexpr bool kMajorK = std::is_same_v<S, StrideKMajor>;
+    arch::TmaView v{ptr,
+                    std::uint64_t(kMajorK ? k : rows),
+                    std::uint64_t(kMajorK ? rows : k),
+                    std::uint64_t(l),
+                    std::uint64_t(kMajorK ? std::int64_t(get<0>(stride)) : std::int64_t(get<1>(stride))),
+                    std::uint64_t(std::int64_t(get<2>(stride))),
+                    std::uint32_t(Boxes::kBoxInner),
+                    std::uint32_t(Boxes::kBoxOuter)};
+    return arch::make_tma_map(map, arch::tma_data_type<T>(), sizeof(T), v, CU_TENSOR_MAP_SWIZZLE_128B, name);
+  }
+  static cudaLaunchConfig_t launch_config(int grid, cudaStream_t stream) {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(grid, 1, 1);
+    cfg.blockDim = dim3(Cfg::kThreads, 1, 1);
+    cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+    cfg.stream = stream;
+    return cfg;
+  }
+  static cudaLaunchAttribute* cluster_attribute(cudaLaunchAttribute (&attr)[1]) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = Cfg::ClusterM;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    return attr;
+  }
+
+  CUtensorMap tma_a_{};
+  CUtensorMap tma_b_{};
+  kernel::Sm90GemmParams<Fusion> params_{};
+  int grid_ = 1;
+  bool initialized_ = false;
+};
+
+}  // namespace device
+}  // namespace tessel::gemm

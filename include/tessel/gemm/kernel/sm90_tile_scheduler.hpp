@@ -1,0 +1,51 @@
+#pragma once
+// The persistent Hopper kernels' tile order: batches one after another, and inside a batch the
+// grouped raster of tile_scheduler.hpp along M or along N.
+//
+// Along M, consecutive work ids step through `swizzle` row tiles before moving one tile along N,
+// so the CTAs resident at one time cover a block of about swizzle x (CTAs / swizzle) tiles and
+// share their A and B panels in L2. Along N is the same walk with M and N exchanged.
+
+#include "tessel/gemm/kernel/tile_scheduler.hpp"
+#include "tessel/layout/config.hpp"
+
+namespace tessel::gemm::kernel {
+
+enum class RasterOrder { Heuristic, AlongM, AlongN };
+
+inline char const* to_string(RasterOrder r) {
+  return r == RasterOrder::AlongM ? "along_m" : r == RasterOrder::AlongN ? "along_n" : "heuristic";
+}
+
+struct TileCoord3 {
+  int m = 0, n = 0, l = 0;
+};
+
+struct Sm90TileScheduler {
+  GroupedRaster raster;  // tiles of one batch, M and N exchanged when along_n
+  bool along_n = false;
+  int batches = 1;
+
+  /// @param tiles_m, tiles_n  tiles of one batch (tiles_m counts cluster tiles)
+  /// @param swizzle           tiles per group along the raster's fast dimension (<= 0: no grouping)
+  /// Heuristic order: along N when there are more row tiles than column tiles, so that the
+  /// group runs along the shorter side and a wave's footprint stays square.
+  static Sm90TileScheduler make(int tiles_m, int tiles_n, int batches, RasterOrder order, int swizzle) {
+    bool along_n = order == RasterOrder::AlongN || (order == RasterOrder::Heuristic && tiles_m > tiles_n);
+    int fast = along_n ? tiles_n : tiles_m, slow = along_n ? tiles_m : tiles_n;
+    int group = swizzle > 0 ? (swizzle < fast ? swizzle : fast) : fast;
+    return {GroupedRaster{fast, slow, group}, along_n, batches};
+  }
+
+  TESSEL_HD constexpr int tile_count() const { return raster.tile_count() * batches; }
+
+  /// @post every (m, n, l) is produced by exactly one id in [0, tile_count())
+  TESSEL_HD constexpr TileCoord3 tile(int id) const {
+    int per_batch = raster.tile_count();
+    TileCoord t = raster.tile(id % per_batch);
+    int l = id / per_batch;
+    return along_n ? TileCoord3{t.n, t.m, l} : TileCoord3{t.m, t.n, l};
+  }
+};
+
+}  // namespace tessel::gemm::kernel
