@@ -64,7 +64,8 @@ struct ScalarReduction {
 #if defined(__CUDA_ARCH__)
       float v = partial;
       for (int offset = 16; offset > 0; offset /= 2) v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
-      if (arch::lane_id() == 0) Op::join(ptr, v);
+      // A warp with nothing to add (a producer warp, an empty tile) issues no atomic.
+      if (arch::lane_id() == 0 && v != Op::identity()) Op::join(ptr, v);
 #else
       Op::join(ptr, partial);
 #endif
