@@ -128,6 +128,14 @@ TEST(FusionPrebuilt, LinCombBiasActivation) {
   }
 }
 
+TEST(FusionPrebuilt, LinCombBiasActivationWorkedExample) {
+  using F = LinCombBiasActivation<ReLU, half_t>;
+  const half_t bias[2] = {half_t(1.f), half_t(-9.f)};
+  const auto got = run<F>({.alpha = 2.f, .ptr_bias = bias}, {{0, 0, 0, 3.f}, {0, 1, 0, 4.f}});
+  EXPECT_EQ(float(got[0]), 7.f);
+  EXPECT_EQ(float(got[1]), 0.f);
+}
+
 TEST(FusionPrebuilt, BiasGeluAmaxFp8) {
   using F = LinCombBiasGeluAmaxFp8<half_t, float>;  // e4m3 out
   for (unsigned seed : kSeeds) {
