@@ -3,7 +3,7 @@
 // the schedule from KernelScheduleAuto; the CUTLASS 3.x host flow (can_implement, workspace,
 // initialize, run), then every element checked against a double-precision host reference.
 //
-//   hopper_gemm [--m M] [--n N] [--k K]       (default 2048 2048 2048)
+//   hopper_gemm [--m M] [--n N] [--k K]       (default 1024 1024 1024)
 //
 // Exit status: 0 verified; 1 the check failed or the kernel cannot run here (not a compute
 // capability 9.0 GPU, a refused argument); 2 no CUDA device; 3 a CUDA call failed.
@@ -64,7 +64,8 @@ bool parse_extent(char const* flag, char const* value, int& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int m = 2048, n = 2048, k = 2048;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines appear even if the run is cut short
+  int m = 1024, n = 1024, k = 1024;
   for (int i = 1; i < argc; ++i) {
     char const* a = argv[i];
     char const* v = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -72,7 +73,7 @@ int main(int argc, char** argv) {
       if (!parse_extent(a, v, a[2] == 'm' ? m : a[2] == 'n' ? n : k)) return 1;
       ++i;
     } else {
-      std::fprintf(stderr, "usage: %s [--m M] [--n N] [--k K]   (default 2048 2048 2048)\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--m M] [--n N] [--k K]   (default 1024 1024 1024)\n", argv[0]);
       return 1;
     }
   }

@@ -1,0 +1,217 @@
+// Epilogue fusions and FP8 operands in the Hopper kernel, on the GPU: prebuilt fusions against the
+// same callbacks run on the host over double-precision accumulators; the FP8 cast bit-exact with
+// the host conversion of the kernel's own pre-cast values; the amax exact; an e4m3 mainloop
+// against a double reference.
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+#include "tessel/epilogue/fusion.hpp"
+#include "tessel/gemm/device/gemm_universal_sm90.hpp"
+#include "tessel/verify/device_buffer.cuh"
+#include "tessel/verify/poison.hpp"
+#include "tessel/verify/random.hpp"
+
+using namespace tessel;
+using namespace tessel::gemm;
+namespace fu = tessel::epilogue::fusion;
+
+namespace {
+
+bool have_sm90() {
+  int dev = 0, major = 0, minor = 0;
+  return cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess && major == 9 && minor == 0;
+}
+#define SKIP_WITHOUT_SM90()  \
+  TESSEL_SKIP_WITHOUT_GPU(); \
+  if (!have_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU (sm_90a kernel)"
+
+/// TN (A row-major, B column-major), D row-major, the given fusion.
+template <class EAB, class ED, int BN, class Fusion>
+using Fused = device::GemmUniversalAdapter<kernel::GemmUniversal<
+    ProblemShapeMNKL,
+    typename collective::CollectiveBuilder<arch::Sm90, OpClassTensorOp, EAB, RowMajor, 16 / sizeof(EAB), EAB, ColumnMajor,
+                                           16 / sizeof(EAB), float, GemmShape<128, BN, 128 / sizeof(EAB)>, GemmShape<1, 1, 1>,
+                                           collective::StageCountAuto, collective::KernelScheduleAuto>::CollectiveOp,
+    typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, GemmShape<128, BN, 128 / sizeof(EAB)>, GemmShape<1, 1, 1>,
+                                         collective::EpilogueTileAuto, float, float, ED, RowMajor, 8, ED, RowMajor, 8,
+                                         collective::EpilogueScheduleAuto, Fusion>::CollectiveOp>>;
+
+/// Random operands as float, rounded to T; the float copies are what T holds.
+template <class T>
+std::vector<T> random_operand(std::size_t n, std::uint64_t seed, std::vector<float>& as_float) {
+  std::vector<float> f(n);
+  verify::fill_random(f.data(), n, seed, verify::Distribution::uniform(-1, 1));
+  std::vector<T> out(n);
+  as_float.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i] = numeric_cast<T>(f[i]);
+    as_float[i] = float(out[i]);
+  }
+  return out;
+}
+
+/// acc(r, c) = sum_k A(r, k) B(k, c) in double, A row-major M x K, B column-major K x N.
+std::vector<double> reference_acc(std::vector<float> const& a, std::vector<float> const& b, int m, int n, int k) {
+  std::vector<double> acc(std::size_t(m) * n);
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c) {
+      double s = 0;
+      for (int i = 0; i < k; ++i) s += double(a[std::size_t(r) * k + i]) * double(b[std::size_t(c) * k + i]);
+      acc[std::size_t(r) * n + c] = s;
+    }
+  return acc;
+}
+
+template <class Gemm>
+void run(typename Gemm::Arguments& args) {
+  Gemm gemm;
+  auto s = gemm(args);
+  ASSERT_TRUE(s.ok()) << Gemm::name() << ": " << s.what();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+template <class Gemm, class EAB, class ED>
+typename Gemm::Arguments make_args(verify::DeviceBuffer<EAB>& a, verify::DeviceBuffer<EAB>& b, verify::DeviceBuffer<ED>& d, int m,
+                                   int n, int k) {
+  typename Gemm::Arguments args;
+  args.problem_shape = {m, n, k, 1};
+  args.mainloop = {a.data(), make_packed_stride(typename Gemm::StrideA{}, m, k), b.data(), make_packed_stride(typename Gemm::StrideB{}, n, k)};
+  args.epilogue.ptr_D = d.data();
+  args.epilogue.dD = make_packed_stride(typename Gemm::StrideD{}, m, n);
+  return args;
+}
+
+/// Prebuilt fusion F (bf16 in and out, C and bias bf16) against its own callbacks on the host.
+template <class F>
+void check_prebuilt(typename F::Arguments thread, int m, int n, int k, std::uint64_t seed) {
+  using G = Fused<bfloat16_t, bfloat16_t, 128, F>;
+  std::vector<float> af, bf, cf, biasf;
+  auto a = random_operand<bfloat16_t>(std::size_t(m) * k, seed, af);
+  auto b = random_operand<bfloat16_t>(std::size_t(n) * k, seed + 1, bf);
+  auto c = random_operand<bfloat16_t>(std::size_t(m) * n, seed + 2, cf);
+  auto bias = random_operand<bfloat16_t>(std::size_t(n), seed + 3, biasf);
+  std::vector<bfloat16_t> d(std::size_t(m) * n);
+  verify::poison(d.data(), d.size());
+  verify::DeviceBuffer<bfloat16_t> da(a), db(b), dc(c), dbias(bias), dd(d);
+  auto args = make_args<G>(da, db, dd, m, n, k);
+  auto device_thread = thread;
+  if constexpr (requires { thread.ptr_bias; }) device_thread.ptr_bias = dbias.data();
+  args.epilogue.thread = device_thread;
+  args.epilogue.ptr_C = dc.data();
+  args.epilogue.dC = make_packed_stride(typename G::StrideC{}, m, n);
+  run<G>(args);
+  d = dd.download();
+
+  auto host_thread = thread;
+  host_thread.ptr_C = c.data();
+  host_thread.ldc = n;
+  if constexpr (requires { thread.ptr_bias; }) host_thread.ptr_bias = bias.data();
+  typename F::Callbacks cb(F::to_params(host_thread));
+  auto acc = reference_acc(af, bf, m, n, k);
+  int bad = 0;
+  for (int r = 0; r < m; ++r)
+    for (int col = 0; col < n; ++col) {
+      float want = float(cb.visit(r, col, 0, float(acc[std::size_t(r) * n + col])));
+      float got = float(d[std::size_t(r) * n + col]);
+      // bf16 keeps 8 bits: one rounding of D, plus the f32 accumulation order through the
+      // activation (slope <= 1.13).
+      if (!(std::fabs(got - want) <= 1e-3f + std::fabs(want) * (1.f / 128))) {
+        if (++bad <= 5) ADD_FAILURE() << G::name() << ": D(" << r << ", " << col << ") = " << got << ", expected " << want;
+      }
+    }
+  EXPECT_EQ(bad, 0) << G::name() << ": " << bad << " of " << m * n << " elements wrong";
+}
+
+}  // namespace
+
+TEST(GemmSm90Fusion, PrebuiltFusions) {
+  SKIP_WITHOUT_SM90();
+  check_prebuilt<fu::LinCombBias<bfloat16_t>>({.alpha = 1.5f, .beta = 0.5f}, 200, 328, 192, 1);
+  check_prebuilt<fu::LinCombActivation<fu::ReLU, bfloat16_t>>({.alpha = 1.f, .beta = -1.f}, 256, 200, 256, 2);
+  check_prebuilt<fu::LinCombBiasActivation<fu::GeluTanh, bfloat16_t>>({.alpha = 1.f, .beta = 0.f}, 136, 264, 320, 3);
+  check_prebuilt<fu::LinCombBiasActivation<fu::SiLU, bfloat16_t>>({.alpha = 0.5f, .beta = 1.f}, 130, 136, 64, 4);
+}
+
+// D = e4m3(scale * gelu(acc + bias)) with the pre-scale value also stored as f32 (a user's tree):
+// D must be the host's saturating conversion of exactly those values, bit for bit, and the amax
+// their exact absolute maximum.
+TEST(GemmSm90Fusion, Fp8CastBitExactAndAmaxExact) {
+  SKIP_WITHOUT_SM90();
+  using Gelu = fu::Activation<fu::GeluErf, fu::Add<fu::Accumulator, fu::RowBroadcast<bfloat16_t>>>;
+  using Tree = fu::Convert<float_e4m3_t, fu::Multiply<fu::Scalar, fu::Amax<fu::AuxStore<float, Gelu>>>>;
+  using G = Fused<bfloat16_t, float_e4m3_t, 128, Tree>;
+  int m = 264, n = 200, k = 384;
+  float const scale = 96.f;  // pushes the largest values past e4m3's 448: saturation is exercised
+  std::vector<float> af, bf, biasf;
+  auto a = random_operand<bfloat16_t>(std::size_t(m) * k, 21, af);
+  auto b = random_operand<bfloat16_t>(std::size_t(n) * k, 22, bf);
+  auto bias = random_operand<bfloat16_t>(std::size_t(n), 23, biasf);
+  std::vector<float_e4m3_t> d(std::size_t(m) * n);
+  std::vector<float> aux(std::size_t(m) * n);
+  verify::poison(d.data(), d.size());
+  verify::poison(aux.data(), aux.size());
+  verify::DeviceBuffer<bfloat16_t> da(a), db(b), dbias(bias);
+  verify::DeviceBuffer<float_e4m3_t> dd(d);
+  verify::DeviceBuffer<float> daux(aux), damax(std::vector<float>{0.f});
+  auto args = make_args<G>(da, db, dd, m, n, k);
+  typename Gelu::Arguments gelu{.first = {.first = {}, .second = {.ptr = dbias.data()}, .fn = {}}, .fn = {}};
+  args.epilogue.thread = {.first = {.value = scale},
+                          .second = {.child = {.child = gelu, .ptr = daux.data(), .ld = n, .batch_stride = 0}, .ptr = damax.data()},
+                          .fn = {}};
+  run<G>(args);
+  d = dd.download();
+  aux = daux.download();
+  float amax = damax.download()[0];
+
+  auto acc = reference_acc(af, bf, m, n, k);
+  float host_amax = 0.f;
+  int bad_cast = 0, bad_value = 0, saturated = 0;
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c) {
+      std::size_t i = std::size_t(r) * n + c;
+      float y = aux[i];
+      host_amax = std::fmax(host_amax, std::fabs(y));
+      float_e4m3_t want = numeric_cast<float_e4m3_t>(scale * y);
+      if (std::memcmp(&want, &d[i], 1) != 0 && ++bad_cast <= 5)
+        ADD_FAILURE() << "D(" << r << ", " << c << ") = " << float(d[i]) << ", the host cast of " << scale * y << " is " << float(want);
+      saturated += std::fabs(scale * y) > 448.f;
+      double z = acc[i] + double(biasf[c]);
+      double g = 0.5 * z * (1 + std::erf(z / std::sqrt(2.0)));
+      if (!(std::fabs(y - g) <= 1e-4 + 1e-5 * std::fabs(g)) && ++bad_value <= 5)
+        ADD_FAILURE() << "gelu(" << r << ", " << c << ") = " << y << ", double reference " << g;
+    }
+  EXPECT_EQ(bad_cast, 0);
+  EXPECT_EQ(bad_value, 0);
+  EXPECT_GT(saturated, 0) << "the test meant to exercise saturation";
+  EXPECT_EQ(amax, host_amax) << "amax must be exact";
+}
+
+// e4m3 x e4m3 -> bf16 with f32 accumulation, against a double reference of the same FP8 values.
+TEST(GemmSm90Fusion, Fp8E4m3Mainloop) {
+  SKIP_WITHOUT_SM90();
+  using G = Fused<float_e4m3_t, bfloat16_t, 128, kernel::Sm90LinearCombination<bfloat16_t>>;
+  int m = 200, n = 264, k = 512;
+  std::vector<float> af, bf;
+  auto a = random_operand<float_e4m3_t>(std::size_t(m) * k, 31, af);
+  auto b = random_operand<float_e4m3_t>(std::size_t(n) * k, 32, bf);
+  std::vector<bfloat16_t> d(std::size_t(m) * n);
+  verify::poison(d.data(), d.size());
+  verify::DeviceBuffer<float_e4m3_t> da(a), db(b);
+  verify::DeviceBuffer<bfloat16_t> dd(d);
+  auto args = make_args<G>(da, db, dd, m, n, k);
+  run<G>(args);
+  d = dd.download();
+  auto acc = reference_acc(af, bf, m, n, k);
+  int bad = 0;
+  for (std::size_t i = 0; i < acc.size(); ++i) {
+    float got = float(d[i]);
+    if (!(std::fabs(got - acc[i]) <= 1e-2 + std::fabs(acc[i]) / 128) && ++bad <= 5)
+      ADD_FAILURE() << G::name() << ": D[" << i << "] = " << got << ", expected " << acc[i];
+  }
+  EXPECT_EQ(bad, 0) << G::name();
+}
