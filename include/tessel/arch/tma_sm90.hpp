@@ -9,15 +9,16 @@
 //
 // Every map here is 3-D: (inner, outer, batch), inner contiguous. A plain matrix is batch 1.
 
-#include <cuda.h>
-#include <cuda_runtime_api.h>
-#include <cudaTypedefs.h>
-
 #include <cstdint>
-#include <string>
 
+#include "tessel/arch/cu_tensor_map.hpp"
 #include "tessel/arch/util.hpp"
-#include "tessel/status.hpp"
+
+#if !defined(__CUDACC_RTC__)  // the host half: NVRTC compiles device code only
+#include <cuda_runtime_api.h>
+
+#include "tessel/arch/tma_encode.hpp"
+#endif
 
 namespace tessel::arch {
 
@@ -60,30 +61,21 @@ __device__ __forceinline__ void tma_prefetch_descriptor(CUtensorMap const* map) 
 }
 #endif
 
+#if !defined(__CUDACC_RTC__)
 /// The element type of a tensor map, from the C++ type's size (16-bit floats are read as raw
 /// 16-bit values: TMA copies bits and never converts).
 template <class T>
 constexpr CUtensorMapDataType tma_data_type() {
-  if constexpr (sizeof(T) == 1) return CU_TENSOR_MAP_DATA_TYPE_UINT8;
-  else if constexpr (sizeof(T) == 2) return CU_TENSOR_MAP_DATA_TYPE_UINT16;
-  else return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  return CUtensorMapDataType(tma_data_type_code(int(sizeof(T))));
 }
 
-/// A TMA view of one operand: `inner` x `outer` x `batches` elements, inner contiguous, outer
-/// stride `ld` and batch stride `batch_stride` in elements, read in boxes of box_inner x box_outer.
-struct TmaView {
-  void const* base;
-  std::uint64_t inner, outer, batches;
-  std::uint64_t ld, batch_stride;
-  std::uint32_t box_inner, box_outer;
-};
-
-/// Encode `v` (elements of `elem_bytes` bytes) with the given swizzle.
-/// @return kErrorInsufficientDriver without the driver entry point; kErrorMisalignedOperand or
-///         kErrorInvalidProblem, naming `what` and the rule, where the driver refuses the map.
+/// Encode `v` (elements of `elem_bytes` bytes) with the given swizzle (encode_tma_map, with the
+/// driver's entry point found through the CUDA runtime).
+/// @return kErrorInsufficientDriver without the driver entry point; kErrorInvalidProblem, naming
+///         `what` and the rule, where the driver refuses the map.
 inline StatusInfo make_tma_map(CUtensorMap& map, CUtensorMapDataType type, int elem_bytes, TmaView const& v,
                                CUtensorMapSwizzle swizzle, char const* what) {
-  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  static TmaEncodeTiledFn encode = nullptr;
   if (!encode) {
     cudaDriverEntryPointQueryResult q{};
     void* fn = nullptr;
@@ -91,23 +83,10 @@ inline StatusInfo make_tma_map(CUtensorMap& map, CUtensorMapDataType type, int e
     if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn)
       return {Status::kErrorInsufficientDriver,
               "the driver does not provide cuTensorMapEncodeTiled (TMA needs a CUDA 12 driver or newer): update the driver"};
-    encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+    encode = reinterpret_cast<TmaEncodeTiledFn>(fn);
   }
-  // A batch of one still needs a legal stride: any multiple of 16 bytes will do.
-  std::uint64_t batch_stride = v.batches > 1 ? v.batch_stride : v.ld * v.outer;
-  cuuint64_t dims[3] = {v.inner, v.outer, v.batches};
-  cuuint64_t strides[2] = {v.ld * elem_bytes, batch_stride * elem_bytes};
-  cuuint32_t box[3] = {v.box_inner, v.box_outer, 1};
-  cuuint32_t elem_strides[3] = {1, 1, 1};
-  CUresult r = encode(&map, type, 3, const_cast<void*>(v.base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                      swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    return {Status::kErrorInvalidProblem,
-            std::string("the driver refused the TMA descriptor of ") + what + " (" + std::to_string(v.inner) + " x " +
-                std::to_string(v.outer) + " x " + std::to_string(v.batches) + " elements, strides " + std::to_string(v.ld) +
-                " and " + std::to_string(batch_stride) + ", error " + std::to_string(int(r)) +
-                "): TMA needs a 16-byte-aligned base, strides that are multiples of 16 bytes and below 2^40 bytes"};
-  return {};
+  return encode_tma_map(encode, &map, int(type), elem_bytes, v, int(swizzle), what);
 }
+#endif
 
 }  // namespace tessel::arch

@@ -14,7 +14,9 @@
 // Clusters of ClusterM CTAs along M share B: each CTA loads 1/ClusterM of every B stage and
 // multicasts it to all of them, so B crosses L2 -> SM once per cluster instead of once per CTA.
 
+#if !defined(__CUDACC_RTC__)  // NVRTC: CUtensorMap comes from tma_sm90.hpp
 #include <cuda.h>
+#endif
 
 #include <cstdint>
 #include <type_traits>

@@ -4,10 +4,13 @@
 // With beta == 0, C is never read and may be null.
 
 #include <cstdint>
-#include <string>
 
 #include "tessel/numeric.hpp"
+#if !defined(__CUDACC_RTC__)  // host-only checks and names; NVRTC compiles the device side
+#include <string>
+
 #include "tessel/status.hpp"
+#endif
 
 namespace tessel::gemm::kernel {
 
@@ -21,12 +24,14 @@ struct Sm90LinearCombination {
   };
   using Params = Arguments;
   static Params to_params(Arguments const& a) { return a; }
+#if !defined(__CUDACC_RTC__)
   static StatusInfo can_implement(Arguments const& a, int, int n, int) {
     if (a.beta != 0.f && !a.ptr_C) return {Status::kErrorInvalidProblem, "beta is nonzero but C is null: pass C, or set beta to 0"};
     if (a.beta != 0.f && a.ldc < n) return {Status::kErrorInvalidProblem, "leading dimension of C is smaller than N"};
     return {};
   }
   static std::string name() { return "lincomb"; }
+#endif
 
   struct Callbacks {
     Params p;

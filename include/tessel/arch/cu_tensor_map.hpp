@@ -1,0 +1,16 @@
+#pragma once
+// CUtensorMap, the TMA descriptor a kernel takes by value: <cuda.h>'s, or under NVRTC (which has
+// no C library for <cuda.h> to include) a stand-in of the same size, alignment and tag name, so
+// that a kernel taking it mangles alike under nvcc and NVRTC. The kernel only passes its address
+// to TMA instructions; the contents are encoded on the host.
+//
+// cuda.h aligns it to 64 bytes before CUDA 13 and to 128 from then on. Which one the stand-in
+// says does not move a kernel's parameters as long as maps come first (each is 128 bytes).
+
+#if defined(__CUDACC_RTC__)
+typedef struct CUtensorMap_st {
+  alignas(64) unsigned long long opaque[16];
+} CUtensorMap;
+#else
+#include <cuda.h>
+#endif
