@@ -273,10 +273,8 @@ std::vector<float> simulate(const Decomposition& d, const std::vector<UnitRef>& 
     for (int e = 0; e < kSlotFloats; ++e) tile_slots[std::size_t(u.order) * kSlotFloats + e] = acc[e];
     unsigned& counter = counters[std::size_t(d.fixup_index(u.tile))];
     if (!completes_tile(counter++, u.units)) continue;
-    for (int e = 0; e < kSlotFloats; ++e) {
-      result[std::size_t(u.tile) * kSlotFloats + e] = reduce_in_order(
-          u.units, u.order, acc[e], [&](int j) { return tile_slots[std::size_t(j) * kSlotFloats + e]; });
-    }
+    reduce_in_order(u.units, u.order, acc, [&](int j, int e) { return tile_slots[std::size_t(j) * kSlotFloats + e]; });
+    std::copy(acc, acc + kSlotFloats, result.begin() + std::ptrdiff_t(u.tile) * kSlotFloats);
     ++results_written[std::size_t(u.tile)];
     counter = 0;
   }
@@ -396,9 +394,8 @@ TEST(StreamKFixup, ConcurrentCtasOnHostThreads) {
           std::copy(acc, acc + kSlotFloats, tile_slots + std::size_t(u.order) * kSlotFloats);
           auto& counter = counters[std::size_t(d.fixup_index(u.tile))];
           if (!completes_tile(counter.fetch_add(1, std::memory_order_acq_rel), u.units)) continue;
-          for (int e = 0; e < kSlotFloats; ++e)
-            out[e] = reduce_in_order(u.units, u.order, acc[e],
-                                     [&](int j) { return tile_slots[std::size_t(j) * kSlotFloats + e]; });
+          reduce_in_order(u.units, u.order, acc, [&](int j, int e) { return tile_slots[std::size_t(j) * kSlotFloats + e]; });
+          std::copy(acc, acc + kSlotFloats, out);
           counter.store(0, std::memory_order_relaxed);
         }
       });

@@ -102,16 +102,20 @@ struct Decomposition {
 
   /// Unit i (0 <= i < unit_count(cta)) of CTA `cta`, in the order the CTA computes them.
   TESSEL_HD constexpr WorkUnit unit(int cta, int i) const {
-    if (mode == DecompositionMode::SplitK) {
-      int u = cta + i * grid;
-      int tile = u / splits, j = u % splits;
-      int base = k_tiles / splits, rem = k_tiles % splits;
-      int kb = j * base + (j < rem ? j : rem);
-      return {tile, kb, kb + base + (j < rem ? 1 : 0), j, splits};
-    }
+    if (mode == DecompositionMode::SplitK) return split_k_unit(cta, i);
     int sk = sk_unit_count(cta);
     if (i < sk) return sk_unit(cta, i);
     return {sk_tiles + cta + (i - sk) * grid, 0, k_tiles, 0, 1};
+  }
+
+  /// unit(cta, i) of a SplitK decomposition, for a kernel that only ever runs split-K (no
+  /// stream-K arithmetic compiled in).
+  TESSEL_HD constexpr WorkUnit split_k_unit(int cta, int i) const {
+    int u = cta + i * grid;
+    int tile = u / splits, j = u % splits;
+    int base = k_tiles / splits, rem = k_tiles % splits;
+    int kb = j * base + (j < rem ? j : rem);
+    return {tile, kb, kb + base + (j < rem ? 1 : 0), j, splits};
   }
 
   // ---- Fixup bookkeeping ------------------------------------------------------------------------

@@ -63,31 +63,57 @@ TESSEL_HD inline FixupWorkspace make_fixup_workspace(void* base, const Decomposi
 /// Did the unit that saw the counter at `previous` before its increment arrive last?
 TESSEL_HD constexpr bool completes_tile(unsigned previous, int units) { return previous == unsigned(units - 1); }
 
-/// S = (...((P_0 + P_1) + P_2) ... + P_{n-1}) for one accumulator, with P_own = `own` and every
-/// other P_j = load(j). The one place the order is written down; host simulation and kernel share it.
-template <class Load>
-TESSEL_HD float reduce_in_order(int units, int own_order, float own, Load&& load) {
-  float sum = own_order == 0 ? own : load(0);
-  for (int j = 1; j < units; ++j) sum += (j == own_order ? own : load(j));
-  return sum;
+/// S = (...((P_0 + P_1) + P_2) ... + P_{n-1}) for each of N accumulators, with P_own = `acc`
+/// and every other P_j = load(j, e). The one place the order is written down; the kernel and the
+/// host simulation both call it.
+/// NOTES: the loads of kBatch slices of kGroup accumulators (64 values at N <= 8, 32 above) are
+/// issued together and only then added in order: a loop that loaded one slice at a time would
+/// wait one L2 round trip per slice, microseconds at the end of a kernel that lasts ten. Groups
+/// of at most 16 accumulators keep acc, the group's sums and the loaded values within the
+/// registers left after a mainloop (at N = 32, three live copies of 32 values spilled).
+template <int N, class Load>
+TESSEL_HD void reduce_in_order(int units, int own_order, float (&acc)[N], Load&& load) {
+  constexpr int kGroup = N < 16 ? N : 16;
+  constexpr int kBatch = N <= 8 ? 64 / N : 32 / kGroup;
+  static_assert(N % kGroup == 0, "reduce_in_order: above 16 accumulators, a multiple of 16");
+  for (int e0 = 0; e0 < N; e0 += kGroup) {
+    float sum[kGroup] = {};  // assigned at j == 0; the initializer only quiets -Wmaybe-uninitialized
+    for (int j0 = 0; j0 < units; j0 += kBatch) {
+      float v[kBatch][kGroup];
+      for (int b = 0; b < kBatch; ++b)
+        for (int e = 0; e < kGroup; ++e) {
+          const int j = j0 + b;
+          v[b][e] = (j < units && j != own_order) ? load(j, e0 + e) : acc[e0 + e];
+        }
+      for (int b = 0; b < kBatch; ++b)
+        for (int e = 0; e < kGroup; ++e) {
+          const int j = j0 + b;
+          if (j == 0) sum[e] = v[b][e];
+          else if (j < units) sum[e] += v[b][e];
+        }
+    }
+    for (int e = 0; e < kGroup; ++e) acc[e0 + e] = sum[e];
+  }
 }
 
 #if defined(__CUDACC__)
-/// Steps 1-3 for the calling CTA's unit `u` (!u.whole_tile()), each thread holding N
-/// accumulators. Returns true in the CTA that arrived last, with the tile's full sum now in
-/// `acc` (it runs the epilogue); false elsewhere (the CTA is done with this tile). Every thread
-/// of the CTA must call it: it contains barriers.
-template <int N>
+/// Steps 1-3 for the calling CTA's unit `u` (!u.whole_tile()): a 1-D CTA of kThreads threads,
+/// each holding N accumulators. Returns true in the CTA that arrived last, with the tile's full
+/// sum now in `acc` (it runs the epilogue); false elsewhere (the CTA is done with this tile).
+/// Every thread of the CTA must call it: it contains barriers.
+/// NOTES: kThreads is a template parameter so that element e's offset e * kThreads is an
+/// immediate: with a run-time stride each of the N loads needs its own 64-bit address register,
+/// which spilled at N = 32.
+template <int kThreads, int N>
 __device__ bool fixup_partial_tile(const FixupWorkspace& ws, const Decomposition& d, const WorkUnit& u,
                                    float (&acc)[N]) {
-  const int threads = int(blockDim.x * blockDim.y * blockDim.z);
-  const int thread = int(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
-  float* tile_slots = ws.partials + std::size_t(d.slot(u.tile, 0)) * ws.slot_floats;
+  const int thread = int(threadIdx.x);
+  const float* tile_slots = ws.partials + std::size_t(d.slot(u.tile, 0)) * ws.slot_floats + thread;
   unsigned* counter = ws.counters + d.fixup_index(u.tile);
 
-  float* mine = tile_slots + std::size_t(u.order) * ws.slot_floats;
+  float* mine = ws.partials + std::size_t(d.slot(u.tile, u.order)) * ws.slot_floats + thread;
 #pragma unroll
-  for (int e = 0; e < N; ++e) __stcg(mine + e * threads + thread, acc[e]);  // L2: read by another SM
+  for (int e = 0; e < N; ++e) __stcg(mine + e * kThreads, acc[e]);  // to L2: read by another SM
   __threadfence();  // release: this thread's partial is visible before the arrival below
 
   int last = 0;
@@ -96,12 +122,9 @@ __device__ bool fixup_partial_tile(const FixupWorkspace& ws, const Decomposition
   if (!__syncthreads_or(last)) return false;
   __threadfence();  // acquire: the loads below see what the other units fenced before arriving
 
-#pragma unroll
-  for (int e = 0; e < N; ++e) {
-    const int offset = e * threads + thread;
-    acc[e] = reduce_in_order(u.units, u.order, acc[e],
-                             [&](int j) { return __ldcg(tile_slots + std::size_t(j) * ws.slot_floats + offset); });
-  }
+  reduce_in_order(u.units, u.order, acc, [&](int j, int e) {
+    return __ldcg(tile_slots + std::size_t(j) * ws.slot_floats + e * kThreads);
+  });
   if (thread == 0) atomicExch(counter, 0u);  // everyone else has arrived: nobody reads it again
   return true;
 }

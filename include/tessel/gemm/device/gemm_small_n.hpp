@@ -1,0 +1,249 @@
+#pragma once
+// tessel::gemm::device::GemmSmallN: the handle of the small-N ("decode") kernel,
+// kernel/sm80_gemm_small_n.hpp.
+//
+//   using Gemm = tessel::gemm::device::GemmSmallN<bfloat16_t /*D*/>;
+//   Gemm::Arguments args{{M, N, K}, {dW, K} /*weights M x K*/, {dX, K} /*activations N x K*/,
+//                        {dY, N} /*M x N*/, {1.f, 0.f}};
+//   std::size_t bytes = Gemm::get_workspace_size(args);     // split-K fixup, 0 when not split
+//   Gemm gemm;
+//   if (auto s = gemm.initialize(args, workspace, stream); !s.ok()) puts(s.what().c_str());
+//   gemm.run(stream);                                        // puts(gemm.describe().c_str())
+//
+// D = alpha * A B^T + beta * D: with beta != 0 the kernel reads D before writing it (a residual
+// added in place). Any N in 1..64 (N padded to 8, 16, 32 or 64 inside), any M, K a multiple of 8.
+// The K split is chosen from M, K and the GPU (split_k = 0) or given; either way the result has
+// the same bits on every run with the same split.
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "tessel/arch/runtime.hpp"
+#include "tessel/gemm/gemm_shape.hpp"
+#include "tessel/gemm/kernel/decomposition.hpp"
+#include "tessel/gemm/kernel/sm80_gemm_small_n.hpp"
+#include "tessel/gemm/kernel/stream_k_fixup.hpp"
+#include "tessel/status.hpp"
+
+namespace tessel::gemm::device {
+
+template <class ElementD_>
+class GemmSmallN {
+ public:
+  using ElementA = bfloat16_t;
+  using ElementB = bfloat16_t;
+  using ElementD = ElementD_;
+  static_assert(std::is_same_v<ElementD, bfloat16_t> || std::is_same_v<ElementD, float>,
+                "GemmSmallN: D must be bfloat16_t or float");
+  // The kernels are tagged Sm80 (mma.sync, cp.async); a build without 80+ fails here, by name.
+  static_assert(arch::require_compiled_target<arch::Sm80>());
+  static constexpr int kMaxN = 64;
+  static constexpr int kAlignment = 8;  // elements of a 16-byte vector
+  static constexpr int kRowsPerCta = kernel::SmallNTile<1>::kRows;
+
+  struct Epilogue {
+    float alpha = 1.f, beta = 0.f;
+  };
+  struct Arguments {
+    GemmCoord problem_size;
+    TensorRef<ElementA const, RowMajor> ref_A;  // weights, M x K
+    TensorRef<ElementB const, RowMajor> ref_B;  // activations, N x K (K contiguous)
+    TensorRef<ElementD, RowMajor> ref_D;        // M x N; read too when beta != 0
+    Epilogue epilogue;
+    int split_k = 0;  // K slices per 128-row block; 0: chosen from the shape and the GPU
+  };
+
+  /// How a problem is run: the kernel variant, the K split and why.
+  struct Plan {
+    int n8 = 1;          // n8 blocks per CTA: N padded to 8 * n8
+    int row_blocks = 0;  // 128-row blocks
+    int chunks = 0;      // k-chunks per row
+    int chunk_k = 0;     // k per chunk
+    int splits = 1;      // K slices per row block
+    int sms = 0, ctas_per_sm = 0;
+    kernel::Decomposition split;
+    std::size_t workspace = 0;
+    std::string reason;
+  };
+
+  /// Whether this kernel can compute the problem, and if not, which rule it breaks.
+  static StatusInfo can_implement(Arguments const& a) {
+    auto const& p = a.problem_size;
+    if (p.m <= 0 || p.n <= 0 || p.k <= 0)
+      return {Status::kErrorInvalidProblem, "problem size " + dims(p) + " is empty or negative: M, N and K must all be positive"};
+    if (p.n > kMaxN)
+      return {Status::kErrorNotSupported, "N = " + std::to_string(p.n) + " is above the " + std::to_string(kMaxN) +
+                                              " columns the small-N kernel keeps in registers: use the tiled GEMM "
+                                              "(device::Gemm or device::GemmSm90)"};
+    if (a.split_k < 0)
+      return {Status::kErrorInvalidProblem, "split_k = " + std::to_string(a.split_k) + ": pass 0 (automatic) or a positive count"};
+    if (!a.ref_A.data || !a.ref_B.data || !a.ref_D.data)
+      return {Status::kErrorInvalidProblem, std::string("a null pointer for ") + (!a.ref_A.data ? "A" : !a.ref_B.data ? "B" : "D") +
+                                                ": pass device pointers to the matrices"};
+    if (a.ref_A.ld < p.k) return {Status::kErrorInvalidProblem, overlap("A", a.ref_A.ld, "K", p.k)};
+    if (a.ref_B.ld < p.k) return {Status::kErrorInvalidProblem, overlap("B", a.ref_B.ld, "K", p.k)};
+    if (a.ref_D.ld < p.n) return {Status::kErrorInvalidProblem, overlap("D", a.ref_D.ld, "N", p.n)};
+    // Rows of A and B are read in 16-byte vectors along K, none straddling the end of K.
+    if (auto s = check_extent_alignment("K", p.k, kAlignment, 16); !s.ok()) return s;
+    if (auto s = check_extent_alignment("leading dimension of A", a.ref_A.ld, kAlignment, 16); !s.ok()) return s;
+    if (auto s = check_extent_alignment("leading dimension of B", a.ref_B.ld, kAlignment, 16); !s.ok()) return s;
+    if (auto s = check_pointer_alignment("base address of A", a.ref_A.data, 16); !s.ok()) return s;
+    if (auto s = check_pointer_alignment("base address of B", a.ref_B.data, 16); !s.ok()) return s;
+    if (std::int64_t(p.m + kRowsPerCta - 1) / kRowsPerCta * std::max(a.split_k, 1) > 2147483647LL)
+      return {Status::kErrorInvalidProblem, "problem size " + dims(p) + " needs more thread blocks than a grid holds"};
+    return arch::check_kernel_arch<arch::Sm80>(kernel_for(n8_for(p.n)));
+  }
+
+  /// The plan for `a` on the current device: variant, split, workspace, reason.
+  static StatusInfo make_plan(Arguments const& a, Plan& plan) {
+    auto const& p = a.problem_size;
+    plan = {};
+    plan.n8 = n8_for(p.n);
+    plan.chunk_k = chunk_k(plan.n8);
+    plan.row_blocks = (p.m + kRowsPerCta - 1) / kRowsPerCta;
+    plan.chunks = (p.k + plan.chunk_k - 1) / plan.chunk_k;
+    int device = 0;
+    if (auto s = arch::status_from_cuda(cudaGetDevice(&device), "cudaGetDevice"); !s.ok()) return s;
+    if (auto s = arch::status_from_cuda(cudaDeviceGetAttribute(&plan.sms, cudaDevAttrMultiProcessorCount, device),
+                                        "querying the SM count");
+        !s.ok())
+      return s;
+    if (auto s = arch::status_from_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.ctas_per_sm, kernel_for(plan.n8),
+                                                                                     kernel::SmallNTile<1>::kThreads,
+                                                                                     smem_bytes(plan.n8)),
+                                        "querying the kernel's occupancy");
+        !s.ok())
+      return s;
+    plan.sms = std::max(plan.sms, 1);
+    plan.ctas_per_sm = std::max(plan.ctas_per_sm, 1);
+    const int resident = plan.sms * plan.ctas_per_sm;
+    if (a.split_k > 0) {
+      plan.splits = std::min(a.split_k, plan.chunks);
+    } else {
+      // NOTES: the kernel is bound by DRAM, not by waves: what matters is enough CTAs resident
+      // to keep ~all SMs loading, each with the same work. Split K until the row blocks fill the
+      // resident CTAs, then back off to the fewest slices with the same deepest slice (fewer
+      // partials to write and reduce).
+      int s = std::clamp(resident / plan.row_blocks, 1, plan.chunks);
+      const int per = (plan.chunks + s - 1) / s;
+      plan.splits = (plan.chunks + per - 1) / per;
+    }
+    kernel::TileGrid tiles;  // one tile per 128-row block, one k-tile per chunk
+    tiles.tiles_m = plan.row_blocks;
+    tiles.k_tiles = plan.chunks;
+    kernel::DecompositionOptions options;
+    options.mode = kernel::DecompositionMode::SplitK;
+    options.splits = plan.splits;
+    plan.split = kernel::make_decomposition(tiles, plan.row_blocks * plan.splits, options);
+    plan.workspace = kernel::workspace_bytes(plan.split, kernel::SmallNTile<1>::kThreads * 4 * plan.n8);
+    const int grid = plan.split.grid;
+    plan.reason = (plan.splits > 1 ? "split-K x" + std::to_string(plan.splits) : std::string("no K split")) + ": " +
+                  std::to_string(plan.row_blocks) + " row blocks of " + std::to_string(kRowsPerCta) + " x " +
+                  std::to_string(plan.chunks) + " k-chunks of " + std::to_string(plan.chunk_k) + " -> " +
+                  std::to_string(grid) + " CTAs for " + std::to_string(resident) + " resident (" +
+                  std::to_string(plan.ctas_per_sm) + " per SM x " + std::to_string(plan.sms) + " SMs); N padded to " +
+                  std::to_string(8 * plan.n8) + (a.split_k > 0 ? "; split requested" : "") +
+                  (plan.workspace ? "; deterministic fixup, workspace " + std::to_string(plan.workspace) + " bytes" : "");
+    return {};
+  }
+
+  /// Bytes of device workspace `initialize` needs for `a` (0 when K is not split).
+  static std::size_t get_workspace_size(Arguments const& a) {
+    if (!can_implement(a).ok()) return 0;
+    Plan plan;
+    return make_plan(a, plan).ok() ? plan.workspace : 0;
+  }
+
+  /// Check, plan, and zero the workspace's counters (once: every launch leaves them zero).
+  StatusInfo initialize(Arguments const& a, void* workspace = nullptr, cudaStream_t stream = nullptr) {
+    initialized_ = false;  // a refused initialize must not leave an earlier problem ready to run
+    if (auto s = can_implement(a); !s.ok()) return s;
+    if (auto s = make_plan(a, plan_); !s.ok()) return s;
+    if (plan_.workspace != 0 && workspace == nullptr)
+      return {Status::kErrorWorkspaceNull, plan_.reason + ": pass get_workspace_size(args) = " +
+                                               std::to_string(plan_.workspace) +
+                                               " bytes of device memory, or set split_k = 1"};
+    if (plan_.workspace != 0) {
+      auto e = cudaMemsetAsync(workspace, 0, kernel::fixup_counter_bytes(plan_.split), stream);
+      if (auto s = arch::status_from_cuda(e, "zeroing the split-K counters"); !s.ok()) return s;
+    }
+    auto const& p = a.problem_size;
+    params_ = {p.m, p.n, p.k, a.ref_A.data, a.ref_A.ld, a.ref_B.data, a.ref_B.ld, a.ref_D.data, a.ref_D.ld,
+               a.epilogue.alpha, a.epilogue.beta, plan_.split,
+               kernel::make_fixup_workspace(workspace, plan_.split, kernel::SmallNTile<1>::kThreads * 4 * plan_.n8)};
+    initialized_ = true;
+    return {};
+  }
+
+  StatusInfo run(cudaStream_t stream = nullptr) {
+    if (!initialized_) return {Status::kErrorInternal, "run() before a successful initialize(): call initialize(args) first"};
+    const dim3 grid(unsigned(plan_.split.grid)), block(kernel::SmallNTile<1>::kThreads);
+    const int smem = smem_bytes(plan_.n8);
+    switch (plan_.n8) {
+      case 1: kernel::sm80_gemm_small_n<1, ElementD><<<grid, block, smem, stream>>>(params_); break;
+      case 2: kernel::sm80_gemm_small_n<2, ElementD><<<grid, block, smem, stream>>>(params_); break;
+      case 4: kernel::sm80_gemm_small_n<4, ElementD><<<grid, block, smem, stream>>>(params_); break;
+      default: kernel::sm80_gemm_small_n<8, ElementD><<<grid, block, smem, stream>>>(params_); break;
+    }
+    return arch::status_from_cuda(cudaGetLastError(), "launching the small-N GEMM kernel");
+  }
+
+  StatusInfo operator()(cudaStream_t stream = nullptr) { return run(stream); }
+  StatusInfo operator()(Arguments const& a, void* workspace = nullptr, cudaStream_t stream = nullptr) {
+    if (auto s = initialize(a, workspace, stream); !s.ok()) return s;
+    return run(stream);
+  }
+
+  /// "tessel_sm80_gemm_small_n_bf16_bf16_bf16_128xN64_tn": 128-row CTAs, N up to 64, A row-major
+  /// (t), B as a K x N column-major matrix (n), D row-major.
+  static std::string name() {
+    return std::string("tessel_sm80_gemm_small_n_bf16_bf16_") + (std::is_same_v<ElementD, float> ? "f32" : "bf16") + "_" +
+           std::to_string(kRowsPerCta) + "xN" + std::to_string(kMaxN) + "_tn";
+  }
+
+  /// The plan of the last successful initialize, in one line.
+  std::string describe() const { return initialized_ ? plan_.reason : "not initialized"; }
+  Plan const& plan() const { return plan_; }
+
+ private:
+  static int n8_for(int n) { return n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8; }
+  static int chunk_k(int n8) {
+    switch (n8) {
+      case 1: return kernel::SmallNTile<1>::kChunk;
+      case 2: return kernel::SmallNTile<2>::kChunk;
+      case 4: return kernel::SmallNTile<4>::kChunk;
+      default: return kernel::SmallNTile<8>::kChunk;
+    }
+  }
+  static int smem_bytes(int n8) {
+    switch (n8) {
+      case 1: return kernel::SmallNTile<1>::kSmemBytes;
+      case 2: return kernel::SmallNTile<2>::kSmemBytes;
+      case 4: return kernel::SmallNTile<4>::kSmemBytes;
+      default: return kernel::SmallNTile<8>::kSmemBytes;
+    }
+  }
+  static void const* kernel_for(int n8) {
+    switch (n8) {
+      case 1: return reinterpret_cast<void const*>(&kernel::sm80_gemm_small_n<1, ElementD>);
+      case 2: return reinterpret_cast<void const*>(&kernel::sm80_gemm_small_n<2, ElementD>);
+      case 4: return reinterpret_cast<void const*>(&kernel::sm80_gemm_small_n<4, ElementD>);
+      default: return reinterpret_cast<void const*>(&kernel::sm80_gemm_small_n<8, ElementD>);
+    }
+  }
+  static std::string dims(GemmCoord p) { return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k); }
+  static std::string overlap(char const* which, std::int64_t ld, char const* extent, int value) {
+    return std::string("leading dimension of ") + which + " is " + std::to_string(ld) + ", smaller than " + extent + " = " +
+           std::to_string(value) + ": rows would overlap";
+  }
+
+  kernel::SmallNParams<ElementD> params_{};
+  Plan plan_{};
+  bool initialized_ = false;
+};
+
+}  // namespace tessel::gemm::device
