@@ -22,11 +22,15 @@ __device__ __forceinline__ void cluster_sync() {
 }
 /// Arrive on the barrier at `bar`'s offset in the shared memory of cluster CTA `cta_rank`
 /// (which may be this CTA).
+// NOTES: the default (CTA-scope) release. A cluster-scope release made every consumer wait for
+// its outstanding memory operations before handing a stage back, and cost the 2x1-cluster
+// kernels more than half their throughput on the H200 (bench/NOTES.md). The stage's readers are
+// wgmma groups already retired by wgmma.wait_group, so nothing is left for the release to order.
 __device__ __forceinline__ void mbarrier_arrive_cluster(std::uint64_t* bar, std::uint32_t cta_rank) {
   asm volatile(
       "{\n.reg .b32 remote;\n"
       "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(cvta_to_shared(bar)),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(cvta_to_shared(bar)),
       "r"(cta_rank)
       : "memory");
 }
