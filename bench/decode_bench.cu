@@ -1,0 +1,396 @@
+// The small-N (decode) GEMM against cuBLAS, side by side in one process.
+//
+//   decode_bench [--m M --n N --k K] [--splits S,S,...] [--runs R>=50] [--warmup W] [--samples S] [--out FILE]
+//
+// Problem: D(M,N) = A(M,K) B(N,K)^T, A the weights (bf16, row-major), B the activations (bf16,
+// N x K, K contiguous), D bf16 row-major, FP32 accumulate, alpha 1, beta 0. By default
+// 4096x16x4096, 28672x16x8192, 4096x1x4096 and 8192x64x8192.
+//
+// cuBLAS is column-major. A row-major M x N D is the column-major N x M matrix D^T = B A^T, so
+// cuBLAS computes the very same memory as the swapped problem (m, n) = (N, M) with op(B) = T on
+// the N x K activations and op(A) = N on the weights read as a K x M column-major matrix. That
+// run is what tessel is verified against. cuBLAS is also timed on the unswapped problem (D
+// column-major, M x N), which reads the same A and B and writes D transposed; the ratio is taken
+// against the faster of the two.
+//
+// Method (as gemm_bench.cu): correct first, then fast. Every element of tessel's D is checked
+// against cuBLAS within the sum of both error budgets, a sample against a double reference on
+// the device, and a second run must give the same bits; a failure is reported, not timed, and
+// the program exits 1. Timing: CUDA events around each launch, tessel and both cuBLAS runs
+// interleaved launch by launch, warm-up first, median of R >= 50. Each launch takes the next of
+// many buffer sets (A, B, D), together more than 4x the L2 cache, so no launch finds its weights
+// in L2. The launches of a batch are queued behind a short spin kernel so that the GPU runs them
+// back to back: at ~10 us per GEMM, host launch latency must not land between the events.
+//
+// --splits lists K split counts to run tessel with (0: its own choice, the default), one table
+// row each, on the same buffers: a tuning sweep in one run.
+//
+// Output: a markdown table on stdout (and in FILE with --out): time, achieved TB/s of compulsory
+// traffic (A + B read once, D written once), TFLOP/s, the time at the measured device copy
+// bandwidth (the floor), both cuBLAS times, the ratio, tessel's plan, and the verification.
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench_verify.cuh"
+#include "cublas_gemm.hpp"
+#include "tessel/arch/runtime.hpp"
+#include "tessel/gemm/device/gemm_small_n.hpp"
+#include "tessel/verify/device_buffer.cuh"
+#include "tessel/verify/device_fill.cuh"
+
+namespace {
+
+using namespace tessel;
+using tessel::verify::check_cuda;
+using tessel::verify::DeviceBuffer;
+using T = bfloat16_t;
+using Gemm = gemm::device::GemmSmallN<T>;
+
+struct Options {
+  std::vector<std::array<int, 3>> shapes{{4096, 16, 4096}, {28672, 16, 8192}, {4096, 1, 4096}, {8192, 64, 8192}};
+  std::vector<int> splits{0};  // 0: the handle chooses
+  int runs = 100;
+  int warmup = 10;
+  int samples = 4096;
+  std::string out;
+};
+
+struct Row {
+  std::string shape, plan, verification;
+  double bytes = 0, flops = 0;
+  double tessel_us = 0, cublas_row_us = 0, cublas_col_us = 0;
+  bool ok = false;
+};
+
+// Holds the GPU busy for `ns` nanoseconds, so that the launches queued behind it start back to back.
+__global__ void spin_kernel(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+double median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (double(v[n / 2 - 1]) + v[n / 2]);
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Device-to-device copy bandwidth, (read + write bytes) / time, median of 10 copies of 1 GiB:
+// the bandwidth a streaming kernel can hope for on this GPU.
+double copy_bandwidth_tbs() {
+  const std::size_t bytes = std::size_t(1) << 30;
+  DeviceBuffer<unsigned char> src(bytes), dst(bytes);
+  check_cuda(cudaMemset(src.data(), 1, bytes), "cudaMemset");
+  cudaEvent_t a, b;
+  check_cuda(cudaEventCreate(&a), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&b), "cudaEventCreate");
+  std::vector<float> ms;
+  for (int i = 0; i < 12; ++i) {
+    check_cuda(cudaEventRecord(a), "cudaEventRecord");
+    check_cuda(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+    check_cuda(cudaEventRecord(b), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(b), "cudaEventSynchronize");
+    float t = 0;
+    check_cuda(cudaEventElapsedTime(&t, a, b), "cudaEventElapsedTime");
+    if (i >= 2) ms.push_back(t);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return 2.0 * double(bytes) / (median(ms) * 1e-3) / 1e12;
+}
+
+// The operands of one shape: `sets` buffer sets and the magnitudes for set 0's budget.
+struct ShapeBuffers {
+  int sets = 0;
+  std::vector<DeviceBuffer<T>> A, B, Dt, Dr, Dc;  // Dt tessel's D, Dr / Dc cuBLAS's (D row / column-major)
+  DeviceBuffer<float> mag;                        // |B||A|^T, for the budget of the tessel-vs-cuBLAS comparison
+};
+
+// One (shape, split): verification, then timing, on buffers prepared by bench_shape.
+void bench_split(int m, int n, int k, int split, const Options& o, cublasHandle_t handle, ShapeBuffers& buf,
+                 std::vector<Row>& rows) {
+  const std::size_t d_elems = std::size_t(m) * n;
+  const int sets = buf.sets;
+  auto& A = buf.A;
+  auto& B = buf.B;
+  auto& Dt = buf.Dt;
+  auto& Dr = buf.Dr;
+  auto& Dc = buf.Dc;
+  Row row;
+  row.shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  row.bytes = double(std::size_t(m) * k + std::size_t(n) * k + d_elems) * sizeof(T);
+  row.flops = 2.0 * m * n * k;
+  // cuBLAS runs: the swapped problem gives D row-major (tessel's layout); the plain one D^T.
+  auto cublas_row = [&](int s) { bench::cublas_gemm_tn<T, T>(handle, n, m, k, B[s].data(), A[s].data(), Dr[s].data()); };
+  auto cublas_col = [&](int s) { bench::cublas_gemm_tn<T, T>(handle, m, n, k, A[s].data(), B[s].data(), Dc[s].data()); };
+
+  // One initialized handle per set (a timed launch is run() alone) sharing one workspace: they
+  // run one after another on one stream, and each launch leaves the counters at zero.
+  std::vector<Gemm> gemms(static_cast<std::size_t>(sets));
+  auto args = [&](int s) {
+    return Gemm::Arguments{{m, n, k}, {A[s].data(), k}, {B[s].data(), k}, {Dt[s].data(), n}, {1.f, 0.f}, split};
+  };
+  DeviceBuffer<unsigned char> workspace(std::max<std::size_t>(Gemm::get_workspace_size(args(0)), 1));
+  for (int s = 0; s < sets; ++s) {
+    if (const StatusInfo st = gemms[std::size_t(s)].initialize(args(s), workspace.data()); !st.ok()) {
+      row.verification = "refused: " + st.what();
+      rows.push_back(row);
+      return;
+    }
+  }
+  row.plan = gemms[0].describe();
+  check_cuda(cudaDeviceSynchronize(), "initialize");
+
+  // ---- Correct first, on set 0 ----
+  verify::poison_device(Dt[0].data(), d_elems);
+  verify::poison_device(Dr[0].data(), d_elems);
+  if (const StatusInfo st = gemms[0].run(); !st.ok()) {
+    row.verification = "launch failed: " + st.what();
+    rows.push_back(row);
+    return;
+  }
+  cublas_row(0);
+  check_cuda(cudaDeviceSynchronize(), "first runs");
+  // In D^T's column-major terms (what the helpers expect): m' = N, n' = M, "A" = B, "B" = A.
+  const bench::PairReport pair = bench::compare_pair(Dt[0].data(), Dr[0].data(), buf.mag.data(), d_elems, k);
+  const bench::SampleReport sample = bench::sample_check(B[0].data(), A[0].data(), Dt[0].data(), Dr[0].data(), n, m, k, o.samples);
+  const std::vector<T> first = Dt[0].download();
+  verify::poison_device(Dt[0].data(), d_elems);
+  if (const StatusInfo st = gemms[0].run(); !st.ok()) throw std::runtime_error(st.what());
+  check_cuda(cudaDeviceSynchronize(), "second run");
+  const std::vector<T> second = Dt[0].download();
+  const bool same_bits = std::memcmp(first.data(), second.data(), first.size() * sizeof(T)) == 0;
+  row.ok = pair.failed == 0 && sample.failed_tessel == 0 && sample.failed_cublas == 0 && same_bits;
+  if (!row.ok) {
+    row.verification = "FAIL: " + std::to_string(pair.failed) + " of " + std::to_string(d_elems) + " differ from cuBLAS";
+    if (pair.failed) {  // first failure, in D^T's column-major index: row = e / N, col = e % N
+      row.verification += " (first at row " + std::to_string(pair.first / n) + ", col " + std::to_string(pair.first % n) + ")";
+    }
+    row.verification += "; vs f64 on " + std::to_string(sample.samples) + " samples: tessel " +
+                        std::to_string(sample.failed_tessel) + " out of budget, cuBLAS " + std::to_string(sample.failed_cublas) +
+                        (same_bits ? "" : "; a second run gave different bits");
+    rows.push_back(row);
+    return;
+  }
+  row.verification = "ok: all vs cuBLAS (worst " + fmt("%.2f", pair.worst) + " of budget), " + std::to_string(sample.samples) +
+                     " vs f64 (worst " + fmt("%.2f", sample.worst_tessel) + "), same bits twice";
+
+  // ---- Then fast ----
+  constexpr int kBatch = 10;  // iterations queued behind one spin kernel
+  const int total = o.warmup + o.runs;
+  std::vector<cudaEvent_t> ev(4 * kBatch);
+  for (auto& e : ev) check_cuda(cudaEventCreate(&e), "cudaEventCreate");
+  std::vector<float> t_ms, r_ms, c_ms;
+  int launch = 0;
+  for (int i0 = 0; i0 < total; i0 += kBatch) {
+    const int count = std::min(kBatch, total - i0);
+    spin_kernel<<<1, 1>>>(2'000'000ull);  // 2 ms: longer than queueing a batch takes on the host
+    for (int b = 0; b < count; ++b) {
+      cudaEvent_t* e = &ev[std::size_t(4 * b)];
+      check_cuda(cudaEventRecord(e[0]), "cudaEventRecord");
+      if (const StatusInfo st = gemms[std::size_t(launch++ % sets)].run(); !st.ok()) throw std::runtime_error(st.what());
+      check_cuda(cudaEventRecord(e[1]), "cudaEventRecord");
+      cublas_row(launch++ % sets);
+      check_cuda(cudaEventRecord(e[2]), "cudaEventRecord");
+      cublas_col(launch++ % sets);
+      check_cuda(cudaEventRecord(e[3]), "cudaEventRecord");
+    }
+    check_cuda(cudaEventSynchronize(ev[std::size_t(4 * (count - 1) + 3)]), "cudaEventSynchronize");
+    for (int b = 0; b < count; ++b) {
+      if (i0 + b < o.warmup) continue;
+      const cudaEvent_t* e = &ev[std::size_t(4 * b)];
+      float t = 0, r = 0, c = 0;
+      check_cuda(cudaEventElapsedTime(&t, e[0], e[1]), "cudaEventElapsedTime");
+      check_cuda(cudaEventElapsedTime(&r, e[1], e[2]), "cudaEventElapsedTime");
+      check_cuda(cudaEventElapsedTime(&c, e[2], e[3]), "cudaEventElapsedTime");
+      t_ms.push_back(t);
+      r_ms.push_back(r);
+      c_ms.push_back(c);
+    }
+  }
+  for (auto& e : ev) cudaEventDestroy(e);
+  check_cuda(cudaGetLastError(), "timed launches");
+  row.tessel_us = median(t_ms) * 1e3;
+  row.cublas_row_us = median(r_ms) * 1e3;
+  row.cublas_col_us = median(c_ms) * 1e3;
+  std::printf("# %s: tessel %.1f us, cuBLAS %.1f us (D row-major) / %.1f us (D column-major), medians of %d\n",
+              row.shape.c_str(), row.tessel_us, row.cublas_row_us, row.cublas_col_us, o.runs);
+  rows.push_back(row);
+}
+
+void bench_shape(int m, int n, int k, const Options& o, cublasHandle_t handle, std::vector<Row>& rows) {
+  const std::size_t a_elems = std::size_t(m) * k, b_elems = std::size_t(n) * k, d_elems = std::size_t(m) * n;
+  // Buffer sets: every launch (tessel, cuBLAS D row-major, cuBLAS D column-major) takes the next,
+  // so a set comes back only after `sets - 1` others have streamed through L2.
+  int l2 = 0;
+  check_cuda(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0), "cudaDeviceGetAttribute(L2)");
+  const double set_bytes = double(a_elems + b_elems) * sizeof(T) + 3.0 * d_elems * sizeof(T);
+  ShapeBuffers buf;
+  buf.sets = std::max(4, int(std::ceil(4.0 * l2 / set_bytes)) + 1);
+  std::printf("# %dx%dx%d: %d buffer sets of %.1f MB (L2 %d MB)\n", m, n, k, buf.sets, set_bytes / 1e6, l2 >> 20);
+  for (int s = 0; s < buf.sets; ++s) {
+    buf.A.emplace_back(a_elems);
+    buf.B.emplace_back(b_elems);
+    buf.Dt.emplace_back(d_elems);
+    buf.Dr.emplace_back(d_elems);
+    buf.Dc.emplace_back(d_elems);
+    verify::fill_random_device(buf.A.back().data(), a_elems, 300 + 2 * s, verify::Distribution::uniform(-1, 1));
+    verify::fill_random_device(buf.B.back().data(), b_elems, 301 + 2 * s, verify::Distribution::uniform(-1, 1));
+  }
+  buf.mag = DeviceBuffer<float>(d_elems);
+  {
+    DeviceBuffer<T> abs_a(a_elems), abs_b(b_elems);
+    bench::abs_device(buf.A[0].data(), abs_a.data(), a_elems);
+    bench::abs_device(buf.B[0].data(), abs_b.data(), b_elems);
+    bench::cublas_gemm_tn<T, float>(handle, n, m, k, abs_b.data(), abs_a.data(), buf.mag.data());
+    check_cuda(cudaDeviceSynchronize(), "magnitude GEMM");
+  }
+  for (int split : o.splits) bench_split(m, n, k, split, o, handle, buf, rows);
+}
+
+// The issue's goals, where the shape is one of its shapes.
+std::string goal(const Row& r) {
+  const double best = std::min(r.cublas_row_us, r.cublas_col_us);
+  if (r.shape == "4096x16x4096") return std::string(r.tessel_us <= 10.0 ? "met" : "MISSED") + " (<= 10 us)";
+  if (r.shape == "28672x16x8192") return std::string(r.tessel_us <= best ? "met" : "MISSED") + " (>= 1.0x cuBLAS)";
+  return "-";
+}
+
+std::string table(const std::vector<Row>& rows, double copy_tbs) {
+  std::string s =
+      "| shape (MxNxK) | tessel us | TB/s | TFLOP/s | floor us | cuBLAS us (D row) | cuBLAS us (D col) | cuBLAS best / tessel "
+      "| goal | tessel plan | verification |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n";
+  for (const Row& r : rows) {
+    const bool timed = r.ok && r.tessel_us > 0;
+    const double best = std::min(r.cublas_row_us, r.cublas_col_us);
+    auto cell = [&](bool on, const char* f, double v) { return on ? fmt(f, v) : std::string("-"); };
+    s += "| " + r.shape + " | " + cell(timed, "%.1f", r.tessel_us) + " | " + cell(timed, "%.2f", r.bytes / (r.tessel_us * 1e-6) / 1e12) +
+         " | " + cell(timed, "%.1f", r.flops / (r.tessel_us * 1e-6) / 1e12) + " | " + cell(copy_tbs > 0, "%.1f", r.bytes / (copy_tbs * 1e12) * 1e6) +
+         " | " + cell(timed, "%.1f", r.cublas_row_us) + " | " + cell(timed, "%.1f", r.cublas_col_us) + " | " +
+         cell(timed, "%.2fx", best / r.tessel_us) + " | " + (timed ? goal(r) : "-") + " | " + r.plan + " | " + r.verification + " |\n";
+  }
+  return s;
+}
+
+int usage(const char* argv0, const char* why) {
+  std::fprintf(stderr,
+               "%s%s\nusage: %s [--m M --n N --k K] [--splits S,S,... (0: automatic)] [--runs R>=50] [--warmup W] [--samples S] "
+               "[--out FILE]\n",
+               why, *why ? "\n" : "", argv0);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  int m = 0, n = 0, k = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return usage(argv[0], ("missing value after " + a).c_str());
+    const char* v = argv[++i];
+    auto positive = [&](int& out) {
+      char* end = nullptr;
+      const long x = std::strtol(v, &end, 10);
+      if (*end != '\0' || x <= 0 || x > (1 << 20)) return false;
+      out = int(x);
+      return true;
+    };
+    bool ok = true;
+    if (a == "--m") ok = positive(m);
+    else if (a == "--n") ok = positive(n);
+    else if (a == "--k") ok = positive(k);
+    else if (a == "--splits") {
+      o.splits.clear();
+      for (const char* p = v; ok && *p;) {
+        char* end = nullptr;
+        const long x = std::strtol(p, &end, 10);
+        ok = end != p && x >= 0 && x <= 4096 && (*end == ',' || *end == '\0');
+        if (ok) o.splits.push_back(int(x));
+        p = *end == ',' ? end + 1 : end;
+      }
+      ok = ok && !o.splits.empty();
+    }
+    else if (a == "--runs") ok = positive(o.runs) && o.runs >= 50;
+    else if (a == "--warmup") ok = positive(o.warmup);
+    else if (a == "--samples") ok = positive(o.samples) && o.samples >= 2;
+    else if (a == "--out") o.out = v;
+    else return usage(argv[0], ("unknown option " + a).c_str());
+    if (!ok) return usage(argv[0], ("bad value for " + a + ": " + v).c_str());
+  }
+  if (m || n || k) {
+    if (!(m && n && k)) return usage(argv[0], "--m, --n and --k go together");
+    o.shapes = {{m, n, k}};
+  }
+
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "decode_bench: no CUDA device; the benchmark needs a GPU of compute capability 8.0 or newer\n");
+    return 2;
+  }
+  arch::DeviceArch dev;
+  if (const StatusInfo s = arch::query_device_arch(-1, dev); !s.ok()) {
+    std::fprintf(stderr, "decode_bench: %s\n", s.what().c_str());
+    return 2;
+  }
+  int driver = 0, runtime = 0, cublas_version = 0, sms = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+
+  std::vector<Row> rows;
+  double copy_tbs = 0;
+  try {
+    copy_tbs = copy_bandwidth_tbs();
+    std::printf("# device copy bandwidth: %.2f TB/s (read + write, 1 GiB)\n", copy_tbs);
+    cublasHandle_t handle;
+    bench::check_cublas(cublasCreate(&handle), "cublasCreate");
+    bench::check_cublas(cublasGetVersion(handle, &cublas_version), "cublasGetVersion");
+    for (const auto& s : o.shapes) bench_shape(s[0], s[1], s[2], o, handle, rows);
+    cublasDestroy(handle);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "decode_bench: %s\n", e.what());
+    return 3;
+  }
+
+  char env[768];
+  std::snprintf(env, sizeof env,
+                "%s (compute capability %d.%d, %d SMs), driver API %d, CUDA runtime %d, cuBLAS %d; bf16 in, FP32 "
+                "accumulate, bf16 D; A weights M x K row-major, B activations N x K; median of %d launches after %d "
+                "warm-up; floor = (A + B + D bytes) at the measured copy bandwidth of %.2f TB/s\n\n",
+                dev.name.c_str(), dev.compute_capability / 10, dev.compute_capability % 10, sms, driver, runtime,
+                cublas_version, o.runs, o.warmup, copy_tbs);
+  const std::string out = std::string(env) + table(rows, copy_tbs);
+  std::printf("\n%s", out.c_str());
+  if (!o.out.empty()) {
+    std::ofstream f(o.out);
+    f << out;
+    if (!f) {
+      std::fprintf(stderr, "decode_bench: cannot write %s\n", o.out.c_str());
+      return 3;
+    }
+  }
+  const bool all_ok = std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.ok; });
+  return all_ok ? 0 : 1;
+}
