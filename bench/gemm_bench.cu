@@ -61,11 +61,15 @@ using Sm80Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64
                                TesselTN<T, GemmShape<256, 128, 32>, GemmShape<64, 64, 32>, 4>>;
 // The Hopper TMA + wgmma kernels (refused with a Status where the build carries no sm_90a code or
 // the GPU is not compute capability 9.0): the wide cooperative tile with and without a 2x1
-// cluster, the seed's 128x128 tile with a 2x1 cluster, and ping-pong.
+// cluster, the seed's 128x128 tile with a 2x1 cluster, ping-pong, and the 128x128 cooperative
+// kernel with and without the stream-K scheduler (its decomposition chosen per shape).
 template <class T>
 using HopperKernels = std::tuple<bench::HopperTN<T, 128, 256, 1>, bench::HopperTN<T, 128, 256, 2>,
                                  bench::HopperTN<T, 128, 128, 2>,
-                                 bench::HopperTN<T, 128, 128, 1, gemm::kernel::KernelTmaWarpSpecializedPingpong>>;
+                                 bench::HopperTN<T, 128, 128, 1, gemm::kernel::KernelTmaWarpSpecializedPingpong>,
+                                 bench::HopperTN<T, 128, 128, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative>,
+                                 bench::HopperTN<T, 128, 128, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative,
+                                                 gemm::StreamKScheduler>>;
 template <class T>
 using Kernels = decltype(std::tuple_cat(Sm80Kernels<T>{}, HopperKernels<T>{}));
 
@@ -132,8 +136,8 @@ void bench_shape(int m, int n, int k, const char* dtype, const Options& o, cubla
   }
   const double flops = 2.0 * m * n * k;
 
-  auto run_kernel = [&](auto gemm_tag) {
-    using Gemm = decltype(gemm_tag);
+  auto run_kernel = [&](auto const& gemm_tag) {
+    using Gemm = std::decay_t<decltype(gemm_tag)>;
     Row row{shape, dtype, Gemm::name()};
     // One initialized handle per buffer set, so that a timed launch is run() alone.
     std::vector<Gemm> gemms(static_cast<std::size_t>(sets));
@@ -199,7 +203,7 @@ void bench_shape(int m, int n, int k, const char* dtype, const Options& o, cubla
                 row.kernel.c_str(), row.tessel_tflops, row.cublas_tflops, o.runs);
     rows.push_back(row);
   };
-  std::apply([&](auto... g) { (run_kernel(g), ...); }, Kernels<T>{});
+  std::apply([&](auto&&... g) { (run_kernel(g), ...); }, Kernels<T>{});
 }
 
 std::string table(const std::vector<Row>& rows) {

@@ -10,7 +10,8 @@
 
 namespace tessel::bench {
 
-template <class T, int BM, int BN, int ClusterM, class Schedule = gemm::collective::KernelScheduleAuto>
+template <class T, int BM, int BN, int ClusterM, class Schedule = gemm::collective::KernelScheduleAuto,
+          class Scheduler = gemm::PersistentScheduler>
 class HopperTN {
   using Tile = gemm::GemmShape<BM, BN, 64>;
   using Cluster = gemm::GemmShape<ClusterM, 1, 1>;
@@ -21,7 +22,7 @@ class HopperTN {
   using Mainloop = typename gemm::collective::CollectiveBuilder<
       arch::Sm90, gemm::OpClassTensorOp, T, gemm::RowMajor, 8, T, gemm::ColumnMajor, 8, float, Tile, Cluster,
       gemm::collective::StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>, Schedule>::CollectiveOp;
-  using Inner = gemm::device::GemmUniversalAdapter<gemm::kernel::GemmUniversal<gemm::ProblemShapeMNKL, Mainloop, Epilogue>>;
+  using Inner = gemm::device::GemmUniversalAdapter<gemm::kernel::GemmUniversal<gemm::ProblemShapeMNKL, Mainloop, Epilogue, Scheduler>>;
 
  public:
   struct Arguments {
@@ -48,13 +49,34 @@ class HopperTN {
     u.epilogue.dC = {Int<1>{}, std::int64_t(a.ref_C.ld), std::int64_t(0)};
     u.epilogue.ptr_D = a.ref_D.data;
     u.epilogue.dD = {Int<1>{}, std::int64_t(a.ref_D.ld), std::int64_t(0)};
-    return inner_.initialize(u);
+    // Split-K / stream-K kernels: the fixup's workspace, kept for the handle's lifetime.
+    std::size_t bytes = Inner::get_workspace_size(u);
+    if (bytes > workspace_bytes_) {
+      if (workspace_) cudaFree(workspace_);
+      workspace_ = nullptr;
+      workspace_bytes_ = 0;
+      if (auto s = arch::status_from_cuda(cudaMalloc(&workspace_, bytes), "allocating the GEMM workspace"); !s.ok()) return s;
+      workspace_bytes_ = bytes;
+    }
+    return inner_.initialize(u, workspace_);
+  }
+  HopperTN() = default;
+  HopperTN(HopperTN const&) = delete;
+  HopperTN& operator=(HopperTN const&) = delete;
+  HopperTN(HopperTN&& o) noexcept : inner_(o.inner_), workspace_(o.workspace_), workspace_bytes_(o.workspace_bytes_) {
+    o.workspace_ = nullptr;
+    o.workspace_bytes_ = 0;
+  }
+  ~HopperTN() {
+    if (workspace_) cudaFree(workspace_);
   }
   StatusInfo run(cudaStream_t stream = nullptr) { return inner_.run(stream); }
   static std::string name() { return Inner::name(); }
 
  private:
   Inner inner_;
+  void* workspace_ = nullptr;
+  std::size_t workspace_bytes_ = 0;
 };
 
 }  // namespace tessel::bench

@@ -10,6 +10,14 @@
 #define TESSEL_DEVICE
 #endif
 
+// `#pragma unroll` where a CUDA compiler reads it; nothing for a host compiler, which would warn.
+#if defined(__CUDACC__)
+#define TESSEL_UNROLL _Pragma("unroll")
+#else
+#define TESSEL_UNROLL
+#endif
+
+
 #if defined(__CUDA_ARCH__)
 #define TESSEL_UNREACHABLE() __builtin_unreachable()
 #else

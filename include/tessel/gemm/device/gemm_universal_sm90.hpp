@@ -55,20 +55,34 @@ StrideT make_packed_stride(StrideT, int rows, int cols, int batches = 1) {
 }
 
 namespace kernel {
-/// The mainloop of D^T = B^T A^T: A and B exchanged, with their majors.
-template <class C>
-using Sm90SwapAB = Sm90KernelConfig<typename C::ElementB, typename C::ElementA, C::MajorB, C::MajorA, C::BM, C::BN, C::Stages,
-                                    C::ClusterM, typename C::Schedule>;
+/// Tile schedulers: whole tiles over persistent CTAs (the default), or units of work from a
+/// Decomposition (data-parallel, split-K or stream-K, chosen per problem; see decomposition.hpp).
+struct PersistentScheduler {};
+struct StreamKScheduler {};
 
-template <class ProblemShape, class CollectiveMainloop, class CollectiveEpilogue, class TileScheduler = void>
+/// The mainloop as the kernel runs it: A and B exchanged with their majors for D^T = B^T A^T
+/// (Swap), units of work from a Decomposition (StreamK).
+template <class C, bool Swap, bool StreamK>
+using Sm90Rebind = Sm90KernelConfig<std::conditional_t<Swap, typename C::ElementB, typename C::ElementA>,
+                                    std::conditional_t<Swap, typename C::ElementA, typename C::ElementB>,
+                                    Swap ? C::MajorB : C::MajorA, Swap ? C::MajorA : C::MajorB, C::BM, C::BN, C::Stages,
+                                    C::ClusterM, typename C::Schedule, StreamK>;
+
+template <class ProblemShape, class CollectiveMainloop, class CollectiveEpilogue, class TileScheduler = PersistentScheduler>
 struct GemmUniversal {
+  static_assert(std::is_same_v<TileScheduler, PersistentScheduler> || std::is_same_v<TileScheduler, StreamKScheduler> ||
+                    std::is_void_v<TileScheduler>,
+                "GemmUniversal: the tile scheduler is PersistentScheduler or StreamKScheduler");
   using UserMainloop = CollectiveMainloop;  // A and B as the user sees them
   using Epilogue = CollectiveEpilogue;
   static constexpr bool kSwapAB = Epilogue::kColumnMajorD;
-  using Mainloop = std::conditional_t<kSwapAB, Sm90SwapAB<CollectiveMainloop>, CollectiveMainloop>;  // as the kernel runs
+  static constexpr bool kStreamK = std::is_same_v<TileScheduler, StreamKScheduler>;
+  using Mainloop = Sm90Rebind<CollectiveMainloop, kSwapAB, kStreamK>;
   using Fusion = typename Epilogue::FusionCallbacks;
 };
 }  // namespace kernel
+using kernel::PersistentScheduler;
+using kernel::StreamKScheduler;
 
 namespace device {
 
@@ -106,6 +120,10 @@ class GemmUniversalAdapter {
   struct SchedulerArguments {
     kernel::RasterOrder raster_order = kernel::RasterOrder::Heuristic;
     int max_swizzle_size = 8;
+    // StreamKScheduler kernels only: how K is divided among CTAs, and the split-K slice count
+    // (0: the heuristic's).
+    kernel::DecompositionMode decomposition_mode = kernel::DecompositionMode::Heuristic;
+    int splits = 0;
   };
   struct Arguments {
     GemmUniversalMode mode = GemmUniversalMode::kGemm;
@@ -127,6 +145,11 @@ class GemmUniversalAdapter {
       return {Status::kErrorInvalidProblem, "mode kGemm with L = " + std::to_string(p.l) + ": use GemmUniversalMode::kBatched"};
     if (!a.mainloop.ptr_A || !a.mainloop.ptr_B || !a.epilogue.ptr_D)
       return {Status::kErrorInvalidProblem, "a null pointer among A, B and D: pass device pointers to the matrices"};
+    if (!GemmKernel::kStreamK && a.scheduler.decomposition_mode != kernel::DecompositionMode::Heuristic &&
+        a.scheduler.decomposition_mode != kernel::DecompositionMode::DataParallel)
+      return {Status::kErrorNotSupported, std::string("decomposition ") + kernel::to_string(a.scheduler.decomposition_mode) +
+                                              " requested from a kernel built with the persistent data-parallel scheduler: "
+                                              "build it with kernel::GemmUniversal<..., StreamKScheduler>"};
     KernelSpace const ks = to_kernel(a);
     if (auto s = check_operand(ks.name_a, ks.ptr_a, ks.da, ks.p.m, ks.p.k, ks.p.l); !s.ok()) return s;
     if (auto s = check_operand(ks.name_b, ks.ptr_b, ks.db, ks.p.n, ks.p.k, ks.p.l); !s.ok()) return s;
@@ -139,10 +162,24 @@ class GemmUniversalAdapter {
     return arch::check_sm90a_image(reinterpret_cast<void const*>(kernel_function()));
   }
 
-  static std::size_t get_workspace_size(Arguments const&) { return 0; }
+  /// Split-K and stream-K kernels: the fixup's counters and partial tiles; 0 otherwise.
+  static std::size_t get_workspace_size(Arguments const& a) {
+    if constexpr (!GemmKernel::kStreamK) {
+      return 0;
+    } else {
+      return kernel::workspace_bytes(decompose(a), kSlotFloats);
+    }
+  }
+  /// The decomposition chosen for `a` and why (StreamKScheduler kernels), for reports.
+  static std::string decomposition_report(Arguments const& a) {
+    if constexpr (!GemmKernel::kStreamK) {
+      return "data-parallel (persistent scheduler)";
+    } else {
+      return kernel::choose_decomposition(tile_grid(a), sm_count(a), options(a)).reason;
+    }
+  }
 
-  StatusInfo initialize(Arguments const& a, void* workspace = nullptr, cudaStream_t = nullptr) {
-    (void)workspace;
+  StatusInfo initialize(Arguments const& a, void* workspace = nullptr, cudaStream_t stream = nullptr) {
     initialized_ = false;  // a refused initialize must not leave an earlier problem ready to run
     if (auto s = can_implement(a); !s.ok()) return s;
     KernelSpace const ks = to_kernel(a);
@@ -151,11 +188,7 @@ class GemmUniversalAdapter {
     if (auto s = make_operand_map(tma_b_, ks.name_b, ks.ptr_b, ks.db, p.n, p.k, p.l, typename Cfg::BoxesB{}); !s.ok()) return s;
     auto e = cudaFuncSetAttribute(kernel_function(), cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
     if (auto s = arch::status_from_cuda(e, "setting the kernel's shared-memory size"); !s.ok()) return s;
-    int sms = a.hw_info.sm_count;
-    if (sms <= 0) {
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, a.hw_info.device_id);
-      if (sms <= 0) sms = 1;
-    }
+    int sms = sm_count(a);
     int tiles_m = (p.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (p.n + Cfg::BN - 1) / Cfg::BN;
     int cluster_tiles_m = (tiles_m + Cfg::ClusterM - 1) / Cfg::ClusterM;
     params_ = {p.m,
@@ -182,6 +215,21 @@ class GemmUniversalAdapter {
     }
     clusters = std::max(1, std::min(clusters, params_.sched.tile_count()));
     grid_ = clusters * Cfg::ClusterM;
+    if constexpr (GemmKernel::kStreamK) {
+      params_.dec = decompose(a);
+      std::size_t bytes = kernel::workspace_bytes(params_.dec, kSlotFloats);
+      if (bytes > 0 && !workspace)
+        return {Status::kErrorWorkspaceNull, "this problem's " + std::string(kernel::to_string(params_.dec.mode)) +
+                                                 " decomposition needs a workspace of " + std::to_string(bytes) +
+                                                 " bytes: allocate get_workspace_size(args) bytes and pass them to initialize"};
+      params_.ws = kernel::make_fixup_workspace(workspace, params_.dec, kSlotFloats);
+      if (bytes > 0) {
+        // The counters start at zero; every launch leaves them so.
+        auto e = cudaMemsetAsync(workspace, 0, kernel::fixup_counter_bytes(params_.dec), stream);
+        if (auto s = arch::status_from_cuda(e, "clearing the fixup counters"); !s.ok()) return s;
+      }
+      grid_ = params_.dec.grid;
+    }
     initialized_ = true;
     return {};
   }
@@ -202,11 +250,11 @@ class GemmUniversalAdapter {
     return run(stream);
   }
 
-  /// tessel_sm90_gemm_<A>_<B>_<D>_<BM>x<BN>x<BK>_c<cluster>x1_<stages>stage_<schedule>_<layouts>[_dcol][_<fusion>]
+  /// tessel_sm90_gemm_<A>_<B>_<D>_<BM>x<BN>x<BK>_c<cluster>x1_<stages>stage_<schedule>_<layouts>[_dcol][_streamk][_<fusion>]
   /// (layouts in BLAS letters: t = A row-major / B column-major, i.e. K-major; the tile as the kernel runs it)
   static std::string name() {
     std::string layouts = std::string(User::MajorA == arch::Major::K ? "t" : "n") + (User::MajorB == arch::Major::K ? "n" : "t") +
-                          (kSwapAB ? "_dcol" : "");
+                          (kSwapAB ? "_dcol" : "") + (GemmKernel::kStreamK ? "_streamk" : "");
     std::string fusion = Fusion::name() == "lincomb" ? "" : "_" + Fusion::name();
     return "tessel_sm90_gemm_" + type_name<ElementA>() + "_" + type_name<ElementB>() + "_" + type_name<ElementD>() + "_" +
            std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) + "x" + std::to_string(Cfg::BK) + "_c" +
@@ -224,6 +272,25 @@ class GemmUniversalAdapter {
     else if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) return "e4m3";
     else if constexpr (std::is_same_v<T, __nv_fp8_e5m2>) return "e5m2";
     else return "x";
+  }
+  static constexpr int kSlotFloats = 256 * Cfg::kMmaM * Cfg::Mma::kAccumulators;  // the consumers' accumulators
+  static int sm_count(Arguments const& a) {
+    int sms = a.hw_info.sm_count;
+    if (sms <= 0) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, a.hw_info.device_id);
+    return sms > 0 ? sms : 1;
+  }
+  static kernel::TileGrid tile_grid(Arguments const& a) {
+    KernelSpace const ks = to_kernel(a);
+    return {(ks.p.m + Cfg::BM - 1) / Cfg::BM, (ks.p.n + Cfg::BN - 1) / Cfg::BN, ks.p.l, (ks.p.k + Cfg::BK - 1) / Cfg::BK};
+  }
+  static kernel::DecompositionOptions options(Arguments const& a) {
+    kernel::DecompositionOptions o;
+    o.mode = a.scheduler.decomposition_mode;
+    o.splits = a.scheduler.splits;
+    return o;
+  }
+  static kernel::Decomposition decompose(Arguments const& a) {
+    return kernel::make_decomposition(tile_grid(a), sm_count(a), options(a));
   }
   static std::string dims(ProblemShapeMNKL p) {
     return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + "x" + std::to_string(p.l);

@@ -26,6 +26,7 @@
 #include "tessel/arch/tags.hpp"
 #include "tessel/arch/tma_sm90.hpp"
 #include "tessel/arch/wgmma_sm90.hpp"
+#include "tessel/gemm/kernel/sm90_stream_k.hpp"
 #include "tessel/gemm/kernel/sm90_tile_scheduler.hpp"
 #include "tessel/numeric.hpp"
 
@@ -60,8 +61,9 @@ struct OperandBoxes {
 };
 
 template <class ElementA_, class ElementB_, arch::Major MajorA_, arch::Major MajorB_, int TileM, int TileN, int StageCount,
-          int ClusterM_, class Schedule_>
+          int ClusterM_, class Schedule_, bool StreamK_ = false>
 struct Sm90KernelConfig {
+  static constexpr bool kStreamK = StreamK_;  // units of work from a Decomposition (split-K, stream-K)
   using ElementA = ElementA_;
   using ElementB = ElementB_;
   using Schedule = Schedule_;
@@ -81,6 +83,11 @@ struct Sm90KernelConfig {
                 "sm90 kernel: a consumer warpgroup would hold more than 128 accumulators per thread: use a smaller tile (or the "
                 "cooperative schedule, which splits BM between the two consumers)");
   static_assert(ClusterM == 1 || ClusterM == 2, "sm90 kernel: clusters of 1 or 2 CTAs along M");
+  static_assert(!kStreamK || (!kPingpong && ClusterM == 1 && kMmaM == 1),
+                "sm90 kernel: split-K and stream-K run with the cooperative schedule, BM = 128 and no cluster");
+  // NOTES: the fixup's in-order sum needs ~48 registers beside the accumulators; with 128 of
+  // them (BN = 256) that spills under the 168-register cap of a 384-thread CTA.
+  static_assert(!kStreamK || BN <= 128, "sm90 kernel: split-K and stream-K need BN <= 128 (the fixup would spill at 256)");
   static constexpr int kThreads = 384;
   static constexpr int kStageBytesA = BM * 128, kStageBytesB = BN * 128;
   using BoxesA = OperandBoxes<MajorA, BM, BK, 1>;
@@ -88,7 +95,7 @@ struct Sm90KernelConfig {
   static_assert(BoxesB::kCount % ClusterM == 0 && BoxesB::kBoxOuter % 8 == 0,
                 "sm90 kernel: B's stage must split evenly among the cluster's CTAs (an N-major B needs BN >= 64 * ClusterM)");
   using Mma = arch::Wgmma<ElementA, BN, MajorA, MajorB>;
-  static constexpr int kBarrierBytes = 2 * Stages * 8;
+  static constexpr int kBarrierBytes = 2 * Stages * 8 + 16;  // full and empty barriers, the fixup's flag
   // 1024 bytes of slack: the dynamic shared memory base is aligned up to the 128-byte swizzle's
   // 1024-byte period inside the kernel.
   static constexpr int kSmemBytes = Stages * (kStageBytesA + kStageBytesB) + kBarrierBytes + 1024;
@@ -103,6 +110,25 @@ struct Sm90GemmParams {
   bool pairs_aligned;  // D's rows, batches and base allow two neighbouring elements in one store
   typename Fusion::Params epi;
   Sm90TileScheduler sched;
+  Decomposition dec;  // split-K / stream-K kernels: each CTA's units
+  FixupWorkspace ws;
+};
+
+/// The work of one CTA (one cluster): a sequence of units {tile id, k-tile range}. Data-parallel
+/// kernels walk whole tiles id = cluster, cluster + clusters, ...; split-K and stream-K kernels
+/// ask the Decomposition. Tile ids go through the tile scheduler's raster either way.
+template <bool kStreamK>
+struct Sm90WorkWalk {
+  int cluster, clusters, tile_count, k_tiles;
+  Decomposition const* dec;
+  TESSEL_HD int count() const {
+    if constexpr (kStreamK) return dec->unit_count(cluster);
+    else return cluster < tile_count ? (tile_count - 1 - cluster) / clusters + 1 : 0;
+  }
+  TESSEL_HD WorkUnit unit(int i) const {
+    if constexpr (kStreamK) return dec->unit(cluster, i);
+    else return {cluster + i * clusters, 0, k_tiles, 0, 1};
+  }
 };
 
 template <class T>
@@ -126,12 +152,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   char* smem_b = smem + Stages * Cfg::kStageBytesA;  // [Stages][BN x 128 bytes]
   auto* full = reinterpret_cast<std::uint64_t*>(smem_b + Stages * Cfg::kStageBytesB);
   auto* empty = full + Stages;
+  auto* fixup_flag = reinterpret_cast<int*>(empty + Stages);
 
   int const warpgroup = int(threadIdx.x) / 128;
   int const k_tiles = (p.k + BK - 1) / BK;
   int const tile_count = p.sched.tile_count();
   int const cluster = int(blockIdx.x) / ClusterM, clusters = int(gridDim.x) / ClusterM;
   int const rank = ClusterM > 1 ? int(arch::cluster_cta_rank()) : 0;
+  Sm90WorkWalk<Cfg::kStreamK> const walk{cluster, clusters, tile_count, k_tiles, &p.dec};
+  int const units = walk.count();
   // NOTES: a stage may be refilled once every consumer that reads it is done: both consumer
   // warpgroups (cooperative) or one (ping-pong), in every CTA of the cluster, since a CTA's
   // multicast writes into all of them.
@@ -160,10 +189,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (threadIdx.x == 0) {
       int it = 0;
-      for (int id = cluster; id < tile_count; id += clusters) {
-        TileCoord3 const tile = p.sched.tile(id);
+      for (int i = 0; i < units; ++i) {
+        WorkUnit const u = walk.unit(i);
+        TileCoord3 const tile = p.sched.tile(u.tile);
         int const m0 = (tile.m * ClusterM + rank) * BM, n0 = tile.n * BN;
-        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
           int s = it % Stages;
           // A fresh barrier counts as having completed the phase before its first one, so the
           // first pass over the ring does not wait: the buffers start empty.
@@ -200,11 +230,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     };
     typename Fusion::Callbacks epi(p.epi);
-    // j numbers this CTA's tiles 0, 1, 2, ...; ping-pong consumers take alternate ones.
+    // j numbers this CTA's units 0, 1, 2, ...; ping-pong consumers take alternate ones (whole
+    // tiles, so unit j starts at k-tile j * k_tiles of the ring).
     constexpr int kStep = Cfg::kPingpong ? 2 : 1;
-    int j = Cfg::kPingpong ? wg : 0;
-    for (int id = cluster + j * clusters; id < tile_count; id += kStep * clusters, j += kStep) {
-      TileCoord3 const tile = p.sched.tile(id);
+    int it = 0;
+    for (int j = Cfg::kPingpong ? wg : 0; j < units; j += kStep) {
+      WorkUnit const u = walk.unit(j);
+      TileCoord3 const tile = p.sched.tile(u.tile);
       int const m0 = (tile.m * ClusterM + rank) * BM, n0 = tile.n * BN;
       // NOTES: ping-pong consumers take turns at the mainloop (named barriers 1 and 2: "consumer
       // wg may start"). Besides overlapping one's epilogue with the other's math, the turn order
@@ -220,8 +252,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         for (int v = 0; v < Mma::kAccumulators; ++v) acc[i][v] = 0.f;
         arch::wgmma_fence_registers(acc[i]);
       }
-      int it = j * k_tiles;
-      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+      if constexpr (Cfg::kPingpong) it = j * k_tiles;
+      for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
         int s = it % Stages;
         arch::mbarrier_wait(&full[s], (it / Stages) & 1);
         char const* sa = smem_a + s * Cfg::kStageBytesA;
@@ -233,21 +265,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
           for (int i = 0; i < Cfg::kMmaM; ++i) {
             auto desc_a = arch::wgmma_desc_sw128<Cfg::MajorA>(sa + BoxesA::mma_offset(wg_row0 + 64 * i, k), BoxesA::kChunkBytes);
-            Mma::mma(acc[i], desc_a, desc_b, (kt > 0 || k > 0) ? 1 : 0);
+            Mma::mma(acc[i], desc_a, desc_b, (kt > u.k_begin || k > 0) ? 1 : 0);
           }
         }
         arch::wgmma_commit_group();
         // Keep this K tile's wgmma in flight; once the previous one has finished, its stage is
         // free for the producer.
         arch::wgmma_wait_group<1>();
-        if (kt > 0 && leader) release((it - 1) % Stages);
+        if (kt > u.k_begin && leader) release((it - 1) % Stages);
       }
       arch::wgmma_wait_group<0>();
 #pragma unroll
       for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
       if (leader) release((it - 1) % Stages);
       if constexpr (Cfg::kPingpong) {
-        if (id + clusters < tile_count) asm volatile("bar.arrive %0, 256;\n" ::"r"(1 + (1 - wg)) : "memory");
+        if (j + 1 < units) asm volatile("bar.arrive %0, 256;\n" ::"r"(1 + (1 - wg)) : "memory");
+      }
+      if constexpr (Cfg::kStreamK) {
+        // A unit that covers part of its tile's K hands its partial sum to the fixup; only the
+        // unit that completes the tile goes on to the epilogue (sm90_stream_k.hpp).
+        if (!u.whole_tile() && !sm90_fixup_partial_tile(p.ws, p.dec, u, acc[0], fixup_flag)) continue;
       }
 
       // Epilogue straight from the accumulator registers (layout in wgmma_sm90.hpp): registers

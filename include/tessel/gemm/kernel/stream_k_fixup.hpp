@@ -76,22 +76,30 @@ TESSEL_HD void reduce_in_order(int units, int own_order, float (&acc)[N], Load&&
   constexpr int kGroup = N < 16 ? N : 16;
   constexpr int kBatch = N <= 8 ? 64 / N : 32 / kGroup;
   static_assert(N % kGroup == 0, "reduce_in_order: above 16 accumulators, a multiple of 16");
+  // NOTES: every loop over accumulators is unrolled: an index the compiler cannot resolve moves
+  // the whole accumulator array to local memory (and, in the Hopper kernel, serializes wgmma).
+TESSEL_UNROLL
   for (int e0 = 0; e0 < N; e0 += kGroup) {
     float sum[kGroup] = {};  // assigned at j == 0; the initializer only quiets -Wmaybe-uninitialized
     for (int j0 = 0; j0 < units; j0 += kBatch) {
       float v[kBatch][kGroup];
+TESSEL_UNROLL
       for (int b = 0; b < kBatch; ++b)
+TESSEL_UNROLL
         for (int e = 0; e < kGroup; ++e) {
           const int j = j0 + b;
           v[b][e] = (j < units && j != own_order) ? load(j, e0 + e) : acc[e0 + e];
         }
+TESSEL_UNROLL
       for (int b = 0; b < kBatch; ++b)
+TESSEL_UNROLL
         for (int e = 0; e < kGroup; ++e) {
           const int j = j0 + b;
           if (j == 0) sum[e] = v[b][e];
           else if (j < units) sum[e] += v[b][e];
         }
     }
+TESSEL_UNROLL
     for (int e = 0; e < kGroup; ++e) acc[e0 + e] = sum[e];
   }
 }
@@ -112,7 +120,7 @@ __device__ bool fixup_partial_tile(const FixupWorkspace& ws, const Decomposition
   unsigned* counter = ws.counters + d.fixup_index(u.tile);
 
   float* mine = ws.partials + std::size_t(d.slot(u.tile, u.order)) * ws.slot_floats + thread;
-#pragma unroll
+TESSEL_UNROLL
   for (int e = 0; e < N; ++e) __stcg(mine + e * kThreads, acc[e]);  // to L2: read by another SM
   __threadfence();  // release: this thread's partial is visible before the arrival below
 

@@ -1,0 +1,45 @@
+#pragma once
+// The split-K / stream-K fixup (stream_k_fixup.hpp) inside the Hopper kernel, where only the two
+// consumer warpgroups (256 threads, thread ids 128-383) hold accumulators: the producer
+// warpgroup is elsewhere, so the CTA-wide barriers of the generic version become a named barrier
+// over the consumers, and the "did I arrive last" vote goes through one int of shared memory.
+// The protocol, its order of summation and its freedom from waits are the generic version's.
+
+#include <cstdint>
+
+#include "tessel/gemm/kernel/decomposition.hpp"
+#include "tessel/gemm/kernel/stream_k_fixup.hpp"
+
+namespace tessel::gemm::kernel {
+
+#if defined(__CUDACC__)
+namespace detail {
+/// Named barrier 3 over the 256 consumer threads (0 is __syncthreads, 1 and 2 the ping-pong turns).
+__device__ __forceinline__ void consumer_sync() { asm volatile("bar.sync 3, 256;\n" ::: "memory"); }
+}  // namespace detail
+
+/// @pre the caller is a consumer thread (threadIdx.x in [128, 384)) of a cooperative kernel, and
+///      !u.whole_tile(). Every consumer thread calls it.
+/// @return true in the CTA whose unit completed the tile: `acc` then holds the tile's full sum.
+template <int N>
+__device__ __forceinline__ bool sm90_fixup_partial_tile(FixupWorkspace const& ws, Decomposition const& d, WorkUnit const& u, float (&acc)[N],
+                                        int* flag) {
+  constexpr int kThreads = 256;
+  int const thread = int(threadIdx.x) - 128;
+  float* mine = ws.partials + std::size_t(d.slot(u.tile, u.order)) * ws.slot_floats + thread;
+#pragma unroll
+  for (int e = 0; e < N; ++e) __stcg(mine + e * kThreads, acc[e]);  // to L2: read by another SM
+  __threadfence();  // release: this thread's partial is visible before the arrival below
+  detail::consumer_sync();
+  if (thread == 0) *flag = completes_tile(atomicAdd(ws.counters + d.fixup_index(u.tile), 1u), u.units);
+  detail::consumer_sync();
+  if (!*flag) return false;
+  __threadfence();  // acquire: the loads below see what the other units fenced before arriving
+  float const* slots = ws.partials + std::size_t(d.slot(u.tile, 0)) * ws.slot_floats + thread;
+  reduce_in_order(u.units, u.order, acc, [&](int j, int e) { return __ldcg(slots + std::size_t(j) * ws.slot_floats + e * kThreads); });
+  if (thread == 0) atomicExch(ws.counters + d.fixup_index(u.tile), 0u);  // all have arrived: reset for the next launch
+  return true;
+}
+#endif
+
+}  // namespace tessel::gemm::kernel
