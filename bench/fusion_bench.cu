@@ -1,0 +1,1059 @@
+// The Hopper epilogue fusion and the FP8 GEMM, each against what it replaces, in one process.
+//
+//   fusion_bench [--part fusion|fp8|all] [--shapes MxNxK[,MxNxK...]] [--runs R] [--warmup W] [--samples S]
+//
+// Part "fusion", bf16 in, TN (A row-major M x K, B column-major K x N), D row-major, f32 accumulate;
+// by default 8192x8192x8192 and 8192x28672x8192 (M x N x K):
+//   tessel plain   GemmUniversalAdapter from the collective builders, bf16 D, 128x256x64 tile,
+//                  cluster 1x1x1, cooperative
+//   tessel fused   the same mainloop with LinCombBiasGeluAmaxFp8: D = e4m3(scale_d * gelu(acc + bias)),
+//                  amax of the pre-scale values; the memset that zeroes amax before each launch is
+//                  part of the timed step, as it is part of the real cost
+//   unfused        a GEMM writing bf16 D (cuBLAS, or tessel plain), then one elementwise kernel of
+//                  this file that reads D and does bias + GELU (erf) + amax + e4m3, amax memset included
+// Part "fp8": e4m3 x e4m3 -> bf16, f32 accumulate, TN (both operands K-major, as wgmma requires for
+// 8-bit types), D row-major; by default 4096^3, 8192^3 and 8192x28672x8192. tessel 128x256x128 and
+// 128x128x128 (cooperative, cluster 1) against cuBLASLt's FP8 matmul, the first algorithm of its
+// heuristic with a 32 MB workspace, in its default accumulation and in its fast-accumulation mode
+// (CUBLASLT_MATMUL_DESC_FAST_ACCUM). tessel's mainloop accumulates in the tensor core without
+// promotion to f32 registers, which is what the fast mode does, so that row is the like-for-like one.
+//
+// Method: correct first, then fast; a failed check is reported, that shape's kernels are not timed,
+// and the program exits 1. Timing: CUDA events around every step; all steps of a part interleaved
+// launch by launch, so clocks and temperature treat them alike, each iteration queued behind a
+// short spin kernel (no step waits for the host) and starting one step further along the order;
+// warm-up iterations first, then the median of R >= 20. Operands rotate over buffer sets that
+// together hold more than four times the L2 (each launch takes the next set, so none finds its
+// inputs in L2 from an earlier one); the count is printed, at least four where memory allows and
+// never fewer than two.
+//
+// Verification, fusion part (operands uniform in [-1, 1], bias uniform in [-4, 4], scale_d 3, so
+// that the tail of the distribution saturates at 448):
+//   plain:  every element against cuBLAS within both kernels' error budgets, and a sample against a
+//           double reference (bench_verify.cuh);
+//   fused:  every element against the unfused kernel applied to the f32 accumulators of the same
+//           mainloop (tessel with an f32 D): equal except where a different contraction of the same
+//           float math moves a value across an e4m3 rounding boundary, so within 1 e4m3 ulp, with the
+//           count of differing elements reported; the amax over the whole output within 1e-3
+//           relative of that chain's; and a grid of sampled elements against
+//           e4m3(scale * gelu(exact + bias)) from a double reference, within 1 e4m3 ulp;
+//   chains: their amax within 1e-2 relative of the fused one (their D is rounded to bf16 first).
+// Verification, fp8 part: once on small integers (+-1, +-2), where every accumulation order and the
+// tensor core's reduced-precision accumulation give the exact sum, so tessel must equal cuBLASLt in
+// every element and bf16(exact) on the samples (within 1 bf16 ulp; differences counted); then on
+// the timing data (uniform in [-1, 1]), where a sample against the double reference is held to a
+// coarse bound, |err| <= rms/4 + bf16 rounding with rms = sqrt(sum (a b)^2) (a misplaced element
+// errs by about 1.4 rms), and the worst error of every kernel is reported.
+//
+// Output: a header line (GPU, driver, CUDA and cuBLAS versions) and a markdown table per part.
+// Exit status: 0 all checks passed, 1 a check failed, 2 no usable GPU or a bad command line,
+// 3 a CUDA or cuBLAS error.
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench_verify.cuh"
+#include "cublas_gemm.hpp"
+#include "tessel/arch/runtime.hpp"
+#include "tessel/epilogue/fusion.hpp"
+#include "tessel/gemm/device/gemm_universal_sm90.hpp"
+#include "tessel/verify/device_buffer.cuh"
+#include "tessel/verify/device_fill.cuh"
+
+namespace {
+
+using namespace tessel;
+using namespace tessel::gemm;
+namespace fu = tessel::epilogue::fusion;
+using tessel::verify::check_cuda;
+using tessel::verify::DeviceBuffer;
+using verify::Distribution;
+using bf16 = bfloat16_t;
+using e4m3 = float_e4m3_t;
+
+constexpr float kScaleD = 3.f;
+
+// ---- The tessel kernels ---------------------------------------------------------------------------
+
+/// TN with D row-major (the kernel's native layout): A row-major M x K, B column-major K x N, one
+/// 128-byte swizzle row of K per stage, cooperative, cluster 1x1x1, the stage count left to the builder.
+template <class EAB, int BM, int BN, class ED, class Fusion = kernel::Sm90LinearCombination<ED, bf16>>
+struct Sm90TN {
+  static constexpr int kAlignAB = 16 / int(sizeof(EAB));
+  using Tile = GemmShape<BM, BN, 128 / int(sizeof(EAB))>;
+  using Cluster = GemmShape<1, 1, 1>;
+  using Epilogue = typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, Tile, Cluster, collective::EpilogueTileAuto,
+                                                        float, float, bf16, RowMajor, 8, ED, RowMajor, 16 / int(sizeof(ED)),
+                                                        collective::EpilogueScheduleAuto, Fusion>::CollectiveOp;
+  using Mainloop = typename collective::CollectiveBuilder<
+      arch::Sm90, OpClassTensorOp, EAB, RowMajor, kAlignAB, EAB, ColumnMajor, kAlignAB, float, Tile, Cluster,
+      collective::StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>,
+      collective::KernelTmaWarpSpecializedCooperative>::CollectiveOp;
+  using Gemm = device::GemmUniversalAdapter<kernel::GemmUniversal<ProblemShapeMNKL, Mainloop, Epilogue>>;
+};
+
+using Fp8Epilogue = fu::LinCombBiasGeluAmaxFp8<bf16, bf16, e4m3>;
+using PlainBf16 = Sm90TN<bf16, 128, 256, bf16>::Gemm;
+using PlainF32 = Sm90TN<bf16, 128, 256, float>::Gemm;  // verification only: the accumulators themselves
+using FusedE4m3 = Sm90TN<bf16, 128, 256, e4m3, Fp8Epilogue>::Gemm;
+using Fp8Wide = Sm90TN<e4m3, 128, 256, bf16>::Gemm;
+using Fp8Square = Sm90TN<e4m3, 128, 128, bf16>::Gemm;
+
+template <class Gemm>
+StatusInfo init_tn(Gemm& gemm, typename Gemm::ElementA const* a, typename Gemm::ElementB const* b, typename Gemm::ElementD* d,
+                   int m, int n, int k, typename Gemm::Fusion::Arguments const& fusion = {}) {
+  typename Gemm::Arguments args;
+  args.problem_shape = {m, n, k, 1};
+  args.mainloop.ptr_A = a;
+  args.mainloop.dA = make_packed_stride(StrideKMajor{}, m, k);
+  args.mainloop.ptr_B = b;
+  args.mainloop.dB = make_packed_stride(StrideKMajor{}, n, k);  // B as (N, K): column-major K x N
+  args.epilogue.thread = fusion;
+  args.epilogue.dC = make_packed_stride(StrideKMajor{}, m, n);
+  args.epilogue.ptr_D = d;
+  args.epilogue.dD = make_packed_stride(StrideKMajor{}, m, n);
+  return gemm.initialize(args);
+}
+
+Fp8Epilogue::Arguments fused_arguments(bf16 const* bias, float const* scale_d, float* amax) {
+  Fp8Epilogue::Arguments f;
+  f.ptr_bias = bias;
+  f.ptr_scale_d = scale_d;
+  f.ptr_amax = amax;
+  return f;
+}
+
+void throw_if(StatusInfo const& s, std::string const& what) {
+  if (!s.ok()) throw std::runtime_error(what + ": " + s.what());
+}
+
+// ---- The unfused epilogue: one elementwise kernel ----------------------------------------------------
+
+// Eight consecutive elements as floats, from one 16-byte load (bf16) or two (f32).
+__device__ __forceinline__ void load8(bf16 const* p, float (&x)[8]) {
+  uint4 const raw = *reinterpret_cast<uint4 const*>(p);
+  __nv_bfloat162 const* h = reinterpret_cast<__nv_bfloat162 const*>(&raw);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    float2 const f = __bfloat1622float2(h[i]);
+    x[2 * i] = f.x;
+    x[2 * i + 1] = f.y;
+  }
+}
+__device__ __forceinline__ void load8(float const* p, float (&x)[8]) {
+  float4 const lo = reinterpret_cast<float4 const*>(p)[0], hi = reinterpret_cast<float4 const*>(p)[1];
+  x[0] = lo.x, x[1] = lo.y, x[2] = lo.z, x[3] = lo.w, x[4] = hi.x, x[5] = hi.y, x[6] = hi.z, x[7] = hi.w;
+}
+
+// The block's maximum, valid in thread 0: shuffles within each warp, then the warps' results.
+__device__ float block_max(float v) {
+  __shared__ float warp_max[32];
+  for (int o = 16; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  int const lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32, warps = int(blockDim.x + 31) / 32;
+  if (lane == 0) warp_max[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < warps ? warp_max[lane] : 0.f;
+    for (int o = 16; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  }
+  return v;
+}
+
+// out = e4m3(scale * gelu(D + bias[col])), *amax = max(*amax, |gelu(D + bias[col])|), D row-major
+// with N % 8 == 0, so that the eight elements of a chunk share a row. The same float operations as
+// the fusion's tree (the same GeluErf), so that from f32 accumulators the two agree. Each thread
+// takes two chunks per pass, both loads issued before the math, to keep more bytes in flight.
+template <class TIn>
+__global__ void __launch_bounds__(256) bias_gelu_amax_e4m3_kernel(TIn const* __restrict__ d, bf16 const* __restrict__ bias,
+                                                                  float const* __restrict__ scale_d, float* amax,
+                                                                  e4m3* __restrict__ out, std::int64_t chunks, int n) {
+  float const scale = *scale_d;
+  float local = 0.f;
+  std::int64_t const stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t c0 = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c0 < chunks; c0 += 2 * stride) {
+    float x[2][8], b[2][8];
+#pragma unroll
+    for (int u = 0; u < 2; ++u) {
+      std::int64_t const c = c0 + u * stride;
+      if (c < chunks) {
+        load8(d + 8 * c, x[u]);
+        load8(bias + (8 * c) % n, b[u]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < 2; ++u) {
+      std::int64_t const c = c0 + u * stride;
+      if (c >= chunks) continue;
+      uint2 packed;
+      auto* q = reinterpret_cast<unsigned char*>(&packed);
+#pragma unroll
+      for (int v = 0; v < 8; ++v) {
+        float const y = fu::GeluErf{}(x[u][v] + b[u][v]);
+        local = fmaxf(local, fabsf(y));
+        q[v] = numeric_cast<e4m3>(scale * y).__x;
+      }
+      *reinterpret_cast<uint2*>(out + 8 * c) = packed;
+    }
+  }
+  float const block = block_max(local);
+  // Non-negative floats order like their bits, so one integer atomic per block gives the exact max.
+  if (threadIdx.x == 0 && block > 0.f) atomicMax(reinterpret_cast<unsigned int*>(amax), __float_as_uint(block));
+}
+
+template <class TIn>
+void bias_gelu_amax_e4m3(TIn const* d, bf16 const* bias, float const* scale_d, float* amax, e4m3* out, int m, int n, int sms) {
+  // As many blocks as are resident at once: the grid-stride loop then runs in a single wave.
+  static int const per_sm = [] {
+    int b = 0;
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, bias_gelu_amax_e4m3_kernel<TIn>, 256, 0), "occupancy");
+    return std::max(1, b);
+  }();
+  std::int64_t const chunks = std::int64_t(m) * n / 8;
+  std::int64_t const blocks = std::min<std::int64_t>((chunks + 255) / 256, std::int64_t(sms) * per_sm);
+  bias_gelu_amax_e4m3_kernel<TIn><<<unsigned(blocks), 256>>>(d, bias, scale_d, amax, out, chunks, n);
+  check_cuda(cudaGetLastError(), "bias_gelu_amax_e4m3_kernel launch");
+}
+
+// ---- Comparisons in units in the last place ----------------------------------------------------------
+
+// The position of an e4m3 or bf16 value among the format's values in order (sign-magnitude read as
+// a signed integer: neighbours differ by one, +0 and -0 are both 0); `finite` false for NaN and inf.
+template <class T>
+TESSEL_HD int ordinal(T v, bool& finite) {
+  static_assert(std::is_same_v<T, e4m3> || std::is_same_v<T, bf16>, "ordinal: e4m3 or bf16");
+  std::uint32_t bits = 0;
+  memcpy(&bits, &v, sizeof(T));
+  constexpr std::uint32_t kSign = 1u << (8 * sizeof(T) - 1);
+  std::uint32_t const mag = bits & (kSign - 1);
+  if constexpr (sizeof(T) == 1) finite = mag != 0x7f;  // e4m3: S.1111.111 is NaN; no infinities
+  else finite = (mag >> 7) != 0xff;                    // bf16: an all-ones exponent is inf or NaN
+  return (bits & kSign) ? -int(mag) : int(mag);
+}
+
+template <class T>
+TESSEL_HD unsigned ulp_distance(T x, T y) {
+  bool fx = false, fy = false;
+  int const ox = ordinal(x, fx), oy = ordinal(y, fy);
+  if (!fx || !fy) return ~0u;  // poison and NaN fail every tolerance
+  return unsigned(ox > oy ? ox - oy : oy - ox);
+}
+
+struct UlpReport {
+  unsigned long long differ = 0, beyond_one = 0;
+  unsigned worst = 0;
+};
+
+// Per-thread counts, one atomic each per thread at the end: a comparison of mostly differing
+// outputs must not serialise on one counter.
+template <class T>
+__global__ void ulp_compare_kernel(T const* x, T const* y, std::int64_t count, unsigned long long* counts, unsigned* worst) {
+  unsigned long long differ = 0, beyond = 0;
+  unsigned w = 0;
+  for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < count; e += std::int64_t(gridDim.x) * blockDim.x) {
+    unsigned const d = ulp_distance(x[e], y[e]);
+    differ += d != 0;
+    beyond += d > 1;
+    w = d > w ? d : w;
+  }
+  if (differ) atomicAdd(&counts[0], differ);
+  if (beyond) atomicAdd(&counts[1], beyond);
+  if (w) atomicMax(worst, w);
+}
+
+template <class T>
+UlpReport ulp_compare(T const* x, T const* y, std::int64_t count) {
+  DeviceBuffer<unsigned long long> counts(2);
+  DeviceBuffer<unsigned> worst(1);
+  check_cuda(cudaMemset(counts.data(), 0, counts.bytes()), "cudaMemset");
+  check_cuda(cudaMemset(worst.data(), 0, worst.bytes()), "cudaMemset");
+  ulp_compare_kernel<T><<<2048, 256>>>(x, y, count, counts.data(), worst.data());
+  check_cuda(cudaGetLastError(), "ulp_compare_kernel launch");
+  check_cuda(cudaDeviceSynchronize(), "ulp_compare_kernel");
+  auto const c = counts.download();
+  return {c[0], c[1], worst.download()[0]};
+}
+
+// ---- Sampled double references on the host -------------------------------------------------------------
+
+/// A grid of sampled output elements, rows x cols, with the operand rows and columns they need
+/// copied to the host as doubles: the corners always, the other rows and columns hashed.
+struct Sample {
+  int k = 0;
+  std::vector<int> rows, cols;
+  std::vector<double> a, b;  // rows.size() x k, cols.size() x k
+  struct Exact {
+    double sum, rms;  // sum_k a b, and sqrt(sum_k (a b)^2), the scale of its rounding errors
+  };
+  std::vector<Exact> exact;  // row-major over (rows, cols)
+};
+
+std::vector<int> sample_indices(int extent, int count, std::uint64_t seed) {
+  std::vector<int> v(std::size_t(std::max(2, count)));
+  v.front() = 0;
+  v.back() = extent - 1;
+  for (std::size_t i = 1; i + 1 < v.size(); ++i) v[i] = int(verify::splitmix64(seed + i) % std::uint64_t(extent));
+  return v;
+}
+
+template <class T>
+std::vector<double> fetch_doubles(T const* src, std::size_t count) {
+  std::vector<T> raw(count);
+  check_cuda(cudaMemcpy(raw.data(), src, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+  std::vector<double> out(count);
+  for (std::size_t i = 0; i < count; ++i) out[i] = to_double(raw[i]);
+  return out;
+}
+
+/// A row-major M x K and B column-major K x N on the device; about `samples` elements in all.
+template <class T>
+Sample take_sample(T const* a, T const* b, int m, int n, int k, int samples) {
+  Sample s;
+  s.k = k;
+  int const side = std::max(2, int(std::ceil(std::sqrt(double(samples)))));
+  s.rows = sample_indices(m, side, 0x5eed0001);
+  s.cols = sample_indices(n, side, 0x5eed0002);
+  for (int r : s.rows) {
+    auto row = fetch_doubles(a + std::size_t(r) * k, std::size_t(k));
+    s.a.insert(s.a.end(), row.begin(), row.end());
+  }
+  for (int c : s.cols) {
+    auto col = fetch_doubles(b + std::size_t(c) * k, std::size_t(k));
+    s.b.insert(s.b.end(), col.begin(), col.end());
+  }
+  for (std::size_t i = 0; i < s.rows.size(); ++i)
+    for (std::size_t j = 0; j < s.cols.size(); ++j) {
+      double sum = 0, sq = 0;
+      for (int kk = 0; kk < k; ++kk) {
+        double const p = s.a[i * k + kk] * s.b[j * k + kk];
+        sum += p;
+        sq += p * p;
+      }
+      s.exact.push_back({sum, std::sqrt(sq)});
+    }
+  return s;
+}
+
+/// The sampled elements of a row-major M x N output, in the sample's order.
+template <class T>
+std::vector<T> gather(T const* d, Sample const& s, int n) {
+  std::vector<T> out, row(static_cast<std::size_t>(n));
+  for (int r : s.rows) {
+    check_cuda(cudaMemcpy(row.data(), d + std::size_t(r) * n, row.size() * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+    for (int c : s.cols) out.push_back(row[std::size_t(c)]);
+  }
+  return out;
+}
+
+double gelu_exact(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+
+struct SampleUlps {
+  std::size_t exact = 0, within_one = 0, count = 0;
+  bool ok() const { return within_one == count; }
+};
+
+template <class T>
+SampleUlps sample_ulps(std::vector<T> const& got, std::vector<T> const& want) {
+  SampleUlps r;
+  r.count = got.size();
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    unsigned const d = ulp_distance(got[i], want[i]);
+    r.exact += d == 0;
+    r.within_one += d <= 1;
+  }
+  return r;
+}
+
+// ---- Timing helpers --------------------------------------------------------------------------------------
+
+double median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  std::size_t const n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (double(v[n / 2 - 1]) + v[n / 2]);
+}
+
+/// The events of one timed step on the default stream: start, stop, and a split between its two
+/// parts where it has two (a GEMM and the epilogue kernel after it).
+class StepEvents {
+ public:
+  StepEvents() {
+    for (auto& e : ev_) check_cuda(cudaEventCreate(&e), "cudaEventCreate");
+  }
+  ~StepEvents() {
+    for (auto e : ev_) cudaEventDestroy(e);
+  }
+  StepEvents(StepEvents const&) = delete;
+  StepEvents& operator=(StepEvents const&) = delete;
+  void start() { record(0); }
+  void split() { record(1); }
+  void stop() { record(2); }
+  float ms() const { return elapsed(0, 2); }
+  float first_ms() const { return elapsed(0, 1); }
+  float second_ms() const { return elapsed(1, 2); }
+
+ private:
+  void record(int i) { check_cuda(cudaEventRecord(ev_[i]), "cudaEventRecord"); }
+  float elapsed(int a, int b) const {
+    float t = 0;
+    check_cuda(cudaEventElapsedTime(&t, ev_[a], ev_[b]), "cudaEventElapsedTime");
+    return t;
+  }
+  cudaEvent_t ev_[3]{};
+};
+
+// Holds the GPU for `ns` nanoseconds, so that the launches queued behind it run back to back and
+// no step's events enclose a wait for the host.
+__global__ void spin_kernel(unsigned long long ns) {
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+/// Warm-up iterations, then `runs` timed ones, each queued behind a 1 ms spin kernel (longer than
+/// the host takes to queue an iteration). Iteration i runs step (i + j) mod steps in place j, so
+/// that every step takes every place in the order equally often: none always runs first after
+/// the spin kernel, or always after the same neighbour. `record()` reads the events of each timed
+/// iteration.
+template <class Run, class Record>
+void interleave(int steps, int warmup, int runs, Run&& run, Record&& record) {
+  for (int it = 0; it < warmup + runs; ++it) {
+    spin_kernel<<<1, 1>>>(1'000'000ull);
+    check_cuda(cudaGetLastError(), "spin_kernel launch");
+    for (int j = 0; j < steps; ++j) run((it + j) % steps);
+    check_cuda(cudaDeviceSynchronize(), "timed iteration");
+    if (it >= warmup) record();
+  }
+}
+
+/// Each launch takes the next buffer set.
+struct RoundRobin {
+  int sets, next = 0;
+  int operator()() {
+    int const s = next;
+    next = (next + 1) % sets;
+    return s;
+  }
+};
+
+/// How many buffer sets of `set_bytes` to rotate over: together more than four times the L2, at
+/// least four, but only as many as fit beside `reserve_bytes` of other allocations; never fewer than two.
+int buffer_sets(double set_bytes, double reserve_bytes, int l2, std::string const& label) {
+  int const want = std::max(4, int(std::ceil(4.0 * l2 / set_bytes)));
+  std::size_t free = 0, total = 0;
+  check_cuda(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  double const room = double(free) - reserve_bytes - double(1ull << 30);  // 1 GiB for the libraries and the runtime
+  int const fit = room > 0 ? int(room / set_bytes) : 0;
+  int const sets = std::min(want, fit);
+  if (sets < 2) throw std::runtime_error(label + ": fewer than two buffer sets fit in device memory");
+  std::printf("# %s: %d buffer sets of %.0f MB, %.0f MB in all, %.1fx the %d MB L2%s\n", label.c_str(), sets, set_bytes / 1e6,
+              sets * set_bytes / 1e6, sets * set_bytes / l2, l2 >> 20,
+              sets < want ? " (fewer than wanted: memory allows no more)" : "");
+  std::fflush(stdout);
+  return sets;
+}
+
+std::string fmt(char const* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+std::string dims(int m, int n, int k) { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
+double tflops(int m, int n, int k, double ms) { return 2.0 * m * n * k / (ms * 1e-3) / 1e12; }
+
+struct Row {
+  std::string shape, what, ratio = "-", ratio2 = "-", verification;
+  double ms = 0, tflops = 0;
+  bool timed = false, ok = true;
+};
+
+struct Options {
+  std::vector<std::array<int, 3>> shapes;  // empty: each part's own
+  bool fusion = true, fp8 = true;
+  int runs = 30, warmup = 5, samples = 4096;
+};
+
+struct Context {
+  cublasHandle_t blas;
+  cublasLtHandle_t lt;
+  int sms = 0, l2 = 0;
+};
+
+// ---- Part 1: the fused epilogue -------------------------------------------------------------------------
+
+/// One rotation slot of part 1: operands, outputs and the two tessel handles bound to them.
+struct FusionSet {
+  DeviceBuffer<bf16> a, b, d, bias;
+  DeviceBuffer<e4m3> q;
+  DeviceBuffer<float> amax;
+  PlainBf16 plain;
+  FusedE4m3 fused;
+  FusionSet(int m, int n, int k, int index, float const* scale_d)
+      : a(std::size_t(m) * k), b(std::size_t(n) * k), d(std::size_t(m) * n), bias(std::size_t(n)), q(std::size_t(m) * n), amax(1) {
+    verify::fill_random_device(a.data(), a.size(), 100 + 3 * index, Distribution::uniform(-1, 1));
+    verify::fill_random_device(b.data(), b.size(), 101 + 3 * index, Distribution::uniform(-1, 1));
+    verify::fill_random_device(bias.data(), bias.size(), 102 + 3 * index, Distribution::uniform(-4, 4));
+    throw_if(init_tn(plain, a.data(), b.data(), d.data(), m, n, k), PlainBf16::name());
+    throw_if(init_tn(fused, a.data(), b.data(), q.data(), m, n, k, fused_arguments(bias.data(), scale_d, amax.data())),
+             FusedE4m3::name());
+  }
+};
+
+void zero_amax(float* amax) { check_cuda(cudaMemsetAsync(amax, 0, sizeof(float)), "cudaMemsetAsync(amax)"); }
+float read_float(float const* p) {
+  float v = 0;
+  check_cuda(cudaMemcpy(&v, p, sizeof v, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+  return v;
+}
+double relative(double x, double ref) { return std::fabs(x - ref) / std::max(std::fabs(ref), 1e-30); }
+
+/// cuBLAS's bf16 GEMM with the same TN operands and a row-major D: as the column-major N x M
+/// matrix D^T = B^T A^T, i.e. the TN problem with A and B exchanged.
+void cublas_row_major(cublasHandle_t h, int m, int n, int k, bf16 const* a, bf16 const* b, bf16* d) {
+  bench::cublas_gemm_tn<bf16, bf16>(h, n, m, k, b, a, d);
+}
+
+struct FusionVerdict {
+  std::string plain, cublas, fused, chain_cublas, chain_tessel;
+  bool ok_plain = false, ok_cublas = false, ok_fused = false, ok_chains = false;
+  bool all() const { return ok_plain && ok_cublas && ok_fused && ok_chains; }
+};
+
+/// Every check of part 1, on buffer set 0.
+FusionVerdict verify_fusion(FusionSet& s, int m, int n, int k, float const* scale_d, Context const& cx, int samples) {
+  FusionVerdict v;
+  std::size_t const mn = std::size_t(m) * n;
+  DeviceBuffer<bf16> dc(mn);
+  // Plain GEMM against cuBLAS, every element, and both against a double reference on a sample.
+  verify::poison_device(s.d.data(), mn);
+  verify::poison_device(dc.data(), mn);
+  throw_if(s.plain.run(), "plain GEMM");
+  cublas_row_major(cx.blas, m, n, k, s.a.data(), s.b.data(), dc.data());
+  check_cuda(cudaDeviceSynchronize(), "plain GEMMs");
+  bench::PairReport pair;
+  {
+    DeviceBuffer<float> mag(mn);
+    DeviceBuffer<bf16> abs_a(s.a.size()), abs_b(s.b.size());
+    bench::abs_device(s.a.data(), abs_a.data(), s.a.size());
+    bench::abs_device(s.b.data(), abs_b.data(), s.b.size());
+    bench::cublas_gemm_tn<bf16, float>(cx.blas, n, m, k, abs_b.data(), abs_a.data(), mag.data());
+    check_cuda(cudaDeviceSynchronize(), "magnitude GEMM");
+    pair = bench::compare_pair(s.d.data(), dc.data(), mag.data(), mn, k);
+  }
+  // The row-major M x N output is the column-major N x M one of the exchanged problem.
+  bench::SampleReport const sample = bench::sample_check(s.b.data(), s.a.data(), s.d.data(), dc.data(), n, m, k, samples);
+  v.ok_plain = pair.failed == 0 && sample.failed_tessel == 0;
+  v.ok_cublas = sample.failed_cublas == 0;
+  v.plain = v.ok_plain ? "ok: all vs cuBLAS (worst " + fmt("%.2f", pair.worst) + " of budget), " + std::to_string(sample.samples) +
+                             " vs f64 (worst " + fmt("%.2f", sample.worst_tessel) + ")"
+                       : "FAIL: " + std::to_string(pair.failed) + " differ from cuBLAS beyond budget, " +
+                             std::to_string(sample.failed_tessel) + " of " + std::to_string(sample.samples) + " samples vs f64";
+  v.cublas = (v.ok_cublas ? "ok: " : "FAIL: ") + std::to_string(sample.samples - sample.failed_cublas) + "/" +
+             std::to_string(sample.samples) + " vs f64 (worst " + fmt("%.2f", sample.worst_cublas) + " of budget)";
+
+  // The unfused epilogue over tessel's f32 accumulators: what the fused kernel should write.
+  DeviceBuffer<float> d32(mn), amax_ref(1), amax_chain(1);
+  DeviceBuffer<e4m3> q_ref(mn), q_chain(mn);
+  {
+    PlainF32 g32;
+    throw_if(init_tn(g32, s.a.data(), s.b.data(), d32.data(), m, n, k), PlainF32::name());
+    throw_if(g32.run(), "f32 GEMM");
+    zero_amax(amax_ref.data());
+    bias_gelu_amax_e4m3(d32.data(), s.bias.data(), scale_d, amax_ref.data(), q_ref.data(), m, n, cx.sms);
+  }
+  verify::poison_device(s.q.data(), mn);
+  zero_amax(s.amax.data());
+  throw_if(s.fused.run(), "fused GEMM");
+  check_cuda(cudaDeviceSynchronize(), "fused GEMM");
+  UlpReport const whole = ulp_compare(s.q.data(), q_ref.data(), std::int64_t(mn));
+  float const amax_fused = read_float(s.amax.data()), amax_f32 = read_float(amax_ref.data());
+  double const amax_rel = relative(amax_fused, amax_f32);
+
+  // A sample against e4m3(scale * gelu(exact + bias)), the exact sum from a double reference.
+  Sample const smp = take_sample(s.a.data(), s.b.data(), m, n, k, samples);
+  std::vector<double> const bias = fetch_doubles(s.bias.data(), std::size_t(n));
+  std::vector<e4m3> want;
+  for (std::size_t i = 0; i < smp.rows.size(); ++i)
+    for (std::size_t j = 0; j < smp.cols.size(); ++j) {
+      double const z = smp.exact[i * smp.cols.size() + j].sum + bias[std::size_t(smp.cols[j])];
+      want.push_back(numeric_cast<e4m3>(float(kScaleD * gelu_exact(z))));
+    }
+  SampleUlps const su = sample_ulps(gather(s.q.data(), smp, n), want);
+  v.ok_fused = whole.beyond_one == 0 && amax_rel <= 1e-3 && amax_fused > 0 && su.ok();
+  v.fused = std::string(v.ok_fused ? "ok" : "FAIL") + ": vs the unfused epilogue on f32 accumulators " + std::to_string(whole.differ) +
+            " of " + std::to_string(mn) + " differ, " + std::to_string(whole.beyond_one) + " by > 1 ulp; amax " +
+            fmt("%.6g", amax_fused) + " (rel " + fmt("%.1e", amax_rel) + "); vs f64 " + std::to_string(su.exact) + "/" +
+            std::to_string(su.count) + " exact, " + std::to_string(su.count - su.within_one) + " beyond 1 ulp";
+
+  // The chains: their amax from a bf16-rounded D, so close to the fused one but not equal.
+  auto chain = [&](bf16 const* d, std::string& text) {
+    zero_amax(amax_chain.data());
+    bias_gelu_amax_e4m3(d, s.bias.data(), scale_d, amax_chain.data(), q_chain.data(), m, n, cx.sms);
+    check_cuda(cudaDeviceSynchronize(), "unfused epilogue");
+    UlpReport const u = ulp_compare(q_chain.data(), q_ref.data(), std::int64_t(mn));
+    double const rel = relative(read_float(amax_chain.data()), amax_fused);
+    bool const ok = rel <= 1e-2;
+    text = std::string(ok ? "ok" : "FAIL") + ": amax rel " + fmt("%.1e", rel) + " of fused; vs f32 chain " +
+           std::to_string(u.differ) + " differ, " + std::to_string(u.beyond_one) + " by > 1 ulp (D rounded to bf16 first)";
+    return ok;
+  };
+  bool const c1 = chain(dc.data(), v.chain_cublas);
+  bool const c2 = chain(s.d.data(), v.chain_tessel);
+  v.ok_chains = c1 && c2;
+  return v;
+}
+
+// ---- Part 2: the FP8 GEMM ------------------------------------------------------------------------------
+
+/// cuBLASLt's FP8 matmul for the TN problem with a row-major D. cuBLASLt is column-major and takes
+/// FP8 only as "TN": op(A) = A^T, op(B) = B. The row-major M x N D is the column-major N x M matrix
+/// D^T = B^T A^T, so cuBLASLt's A is our B (stored as the column-major K x N matrix it is, ld K,
+/// transposed by the op) and its B is our A (row-major M x K is column-major K x M, ld K).
+class LtFp8 {
+ public:
+  LtFp8(cublasLtHandle_t h, int m, int n, int k, bool fast_accum, void* workspace, std::size_t workspace_bytes)
+      : h_(h), workspace_(workspace), workspace_bytes_(workspace_bytes) {
+    check(cublasLtMatmulDescCreate(&op_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+    cublasOperation_t const ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    std::int8_t const fast = fast_accum ? 1 : 0;
+    check(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
+    check(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
+    check(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast), "FAST_ACCUM");
+    check(cublasLtMatrixLayoutCreate(&la_, CUDA_R_8F_E4M3, std::uint64_t(k), std::uint64_t(n), k), "layout A");
+    check(cublasLtMatrixLayoutCreate(&lb_, CUDA_R_8F_E4M3, std::uint64_t(k), std::uint64_t(m), k), "layout B");
+    check(cublasLtMatrixLayoutCreate(&ld_, CUDA_R_16BF, std::uint64_t(n), std::uint64_t(m), n), "layout D");
+    cublasLtMatmulPreference_t pref;
+    check(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
+    std::uint64_t const ws = workspace_bytes;
+    check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws), "workspace");
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    cublasStatus_t const st = cublasLtMatmulAlgoGetHeuristic(h_, op_, la_, lb_, ld_, ld_, pref, 1, &result, &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    check(st, "cublasLtMatmulAlgoGetHeuristic");
+    if (found == 0) throw std::runtime_error("cuBLASLt has no FP8 algorithm for " + dims(m, n, k));
+    algo_ = result.algo;
+  }
+  ~LtFp8() {
+    cublasLtMatrixLayoutDestroy(ld_);
+    cublasLtMatrixLayoutDestroy(lb_);
+    cublasLtMatrixLayoutDestroy(la_);
+    cublasLtMatmulDescDestroy(op_);
+  }
+  LtFp8(LtFp8 const&) = delete;
+  LtFp8& operator=(LtFp8 const&) = delete;
+
+  void run(e4m3 const* a, e4m3 const* b, bf16* d) {
+    float const alpha = 1.f, beta = 0.f;
+    check(cublasLtMatmul(h_, op_, &alpha, b, la_, a, lb_, &beta, d, ld_, d, ld_, &algo_, workspace_, workspace_bytes_, nullptr),
+          "cublasLtMatmul");
+  }
+
+ private:
+  static void check(cublasStatus_t s, char const* what) { bench::check_cublas(s, what); }
+  cublasLtHandle_t h_;
+  cublasLtMatmulDesc_t op_{};
+  cublasLtMatrixLayout_t la_{}, lb_{}, ld_{};
+  cublasLtMatmulAlgo_t algo_{};
+  void* workspace_;
+  std::size_t workspace_bytes_;
+};
+
+/// One rotation slot of part 2.
+struct Fp8Set {
+  DeviceBuffer<e4m3> a, b;
+  DeviceBuffer<bf16> d;
+  Fp8Wide wide;
+  Fp8Square square;
+  Fp8Set(int m, int n, int k, int index) : a(std::size_t(m) * k), b(std::size_t(n) * k), d(std::size_t(m) * n) {
+    fill(index, Distribution::uniform(-1, 1));
+    throw_if(init_tn(wide, a.data(), b.data(), d.data(), m, n, k), Fp8Wide::name());
+    throw_if(init_tn(square, a.data(), b.data(), d.data(), m, n, k), Fp8Square::name());
+  }
+  void fill(int index, Distribution dist) {
+    verify::fill_random_device(a.data(), a.size(), 200 + 2 * index, dist);
+    verify::fill_random_device(b.data(), b.size(), 201 + 2 * index, dist);
+  }
+};
+
+struct Fp8Verdict {
+  std::string lt, lt_fast, wide, square;
+  bool ok = true;
+};
+
+/// Every check of part 2, on buffer set 0 (left holding the timing data).
+Fp8Verdict verify_fp8(Fp8Set& s, LtFp8& lt, LtFp8& lt_fast, int m, int n, int k, int samples) {
+  Fp8Verdict v;
+  std::size_t const mn = std::size_t(m) * n;
+  DeviceBuffer<bf16> d_lt(mn), d_fast(mn);
+  auto run_lts = [&] {
+    verify::poison_device(d_lt.data(), mn);
+    verify::poison_device(d_fast.data(), mn);
+    lt.run(s.a.data(), s.b.data(), d_lt.data());
+    lt_fast.run(s.a.data(), s.b.data(), d_fast.data());
+    check_cuda(cudaDeviceSynchronize(), "cuBLASLt FP8");
+  };
+  auto run_tessel = [&](auto& gemm) {
+    verify::poison_device(s.d.data(), mn);
+    throw_if(gemm.run(), "FP8 GEMM");
+    check_cuda(cudaDeviceSynchronize(), "FP8 GEMM");
+  };
+
+  // Small integers (+-1, +-2): every partial sum is an integer far below 2^11, exact in any order
+  // and in any accumulator that keeps 12 bits or more, the tensor core's reduced-precision FP8
+  // accumulation included; so every correct kernel writes bf16(exact sum).
+  s.fill(0, Distribution::integers(-2, 2));
+  run_lts();
+  Sample smp = take_sample(s.a.data(), s.b.data(), m, n, k, samples);
+  std::vector<bf16> want;
+  for (auto const& e : smp.exact) want.push_back(numeric_cast<bf16>(float(e.sum)));  // an integer below 2^24: exact in float
+  auto exact_text = [&](std::vector<bf16> const& got, bool& ok) {
+    SampleUlps const u = sample_ulps(got, want);
+    ok = ok && u.ok();
+    return "integer data: " + std::to_string(u.exact) + "/" + std::to_string(u.count) + " f64 samples exact" +
+           (u.ok() ? "" : ", " + std::to_string(u.count - u.within_one) + " beyond 1 ulp");
+  };
+  bool ok_lt = true, ok_fast = true, ok_wide = true, ok_square = true;
+  v.lt = exact_text(gather(d_lt.data(), smp, n), ok_lt);
+  v.lt_fast = exact_text(gather(d_fast.data(), smp, n), ok_fast);
+  auto tessel_exact = [&](auto& gemm, bool& ok) {
+    run_tessel(gemm);
+    UlpReport const u = ulp_compare(s.d.data(), d_lt.data(), std::int64_t(mn));
+    ok = u.beyond_one == 0;
+    return exact_text(gather(s.d.data(), smp, n), ok) + ", " + std::to_string(u.differ) + " of " + std::to_string(mn) +
+           " differ from cuBLASLt" + (u.beyond_one ? " (" + std::to_string(u.beyond_one) + " by > 1 ulp)" : "");
+  };
+  v.wide = tessel_exact(s.wide, ok_wide);
+  v.square = tessel_exact(s.square, ok_square);
+
+  // The timing data: errors of every kernel against the double reference, on the sample.
+  s.fill(0, Distribution::uniform(-1, 1));
+  run_lts();
+  smp = take_sample(s.a.data(), s.b.data(), m, n, k, samples);
+  auto accuracy = [&](std::vector<bf16> const& got, bool& ok) {
+    double worst = 0;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      auto const& e = smp.exact[i];
+      double const err = std::fabs(to_double(got[i]) - e.sum);
+      worst = std::max(worst, err / e.rms);
+      bad += !(err <= 0.25 * e.rms + std::fabs(e.sum) / 256);  // "not within": NaN fails
+    }
+    ok = ok && bad == 0;
+    return "; uniform data: worst |err| " + fmt("%.1e", worst) + " rms vs f64" + (bad ? ", " + std::to_string(bad) + " beyond rms/4" : "");
+  };
+  v.lt += accuracy(gather(d_lt.data(), smp, n), ok_lt);
+  v.lt_fast += accuracy(gather(d_fast.data(), smp, n), ok_fast);
+  auto tessel_random = [&](auto& gemm, bool& ok) {
+    run_tessel(gemm);
+    UlpReport const u = ulp_compare(s.d.data(), d_fast.data(), std::int64_t(mn));
+    return accuracy(gather(s.d.data(), smp, n), ok) + ", " + std::to_string(u.differ) + " differ from fast-accum cuBLASLt";
+  };
+  v.wide += tessel_random(s.wide, ok_wide);
+  v.square += tessel_random(s.square, ok_square);
+  auto verdict = [](bool ok, std::string& text) { text = (ok ? "ok: " : "FAIL: ") + text; };
+  verdict(ok_lt, v.lt);
+  verdict(ok_fast, v.lt_fast);
+  verdict(ok_wide, v.wide);
+  verdict(ok_square, v.square);
+  v.ok = ok_lt && ok_fast && ok_wide && ok_square;
+  return v;
+}
+
+void bench_fusion(int m, int n, int k, Options const& o, Context const& cx, std::vector<Row>& rows) {
+  std::string const shape = dims(m, n, k);
+  double const mk = double(m) * k, nk = double(n) * k, mn = double(m) * n;
+  double const set_bytes = 2 * (mk + nk + mn) + mn + 2.0 * n;  // A, B, bf16 D, e4m3 D, bias
+  // Verification's own buffers: cuBLAS's D, the f32 D, |A||B|, two e4m3 outputs, |A| and |B|.
+  double const verify_bytes = mn * (2 + 4 + 4 + 2) + 2 * (mk + nk);
+  int const sets = buffer_sets(set_bytes, verify_bytes, cx.l2, shape + " fusion");
+  DeviceBuffer<float> scale_d(std::vector<float>{kScaleD});
+  std::vector<FusionSet> set;
+  set.reserve(std::size_t(sets));
+  for (int i = 0; i < sets; ++i) set.emplace_back(m, n, k, i, scale_d.data());
+
+  FusionVerdict const v = verify_fusion(set[0], m, n, k, scale_d.data(), cx, o.samples);
+  auto row = [&](std::string what, std::string const& verification, bool ok) {
+    rows.push_back({shape, std::move(what), "-", "-", verification, 0, 0, false, ok});
+    return rows.size() - 1;
+  };
+  std::size_t const r_cublas = row("cuBLAS bf16 GEMM (cublasGemmEx), bf16 D", v.cublas, v.ok_cublas);
+  std::size_t const r_plain = row("tessel plain `" + PlainBf16::name() + "`", v.plain, v.ok_plain);
+  std::size_t const r_fused = row("tessel fused `" + FusedE4m3::name() + "` + amax memset", v.fused, v.ok_fused);
+  std::size_t const r_chain_c = row("unfused: cuBLAS GEMM + bias/GELU/amax/e4m3 kernel", v.chain_cublas, v.ok_chains);
+  std::size_t const r_chain_t = row("unfused: tessel plain GEMM + bias/GELU/amax/e4m3 kernel", v.chain_tessel, v.ok_chains);
+  if (!v.all()) return;
+
+  // The steps: plain, fused, the cuBLAS chain and the tessel chain (each GEMM | epilogue).
+  enum { kPlain, kFused, kChainCublas, kChainTessel, kSteps };
+  std::vector<StepEvents> ev(kSteps);
+  std::vector<float> t_plain, t_fused, t_cublas, t_cublas_epi, t_chain_c, t_tessel, t_tessel_epi, t_chain_t;
+  RoundRobin next{sets};
+  auto run = [&](int step) {
+    FusionSet& x = set[std::size_t(next())];
+    StepEvents& e = ev[std::size_t(step)];
+    e.start();
+    if (step == kPlain) {
+      throw_if(x.plain.run(), "plain GEMM");
+    } else if (step == kFused) {
+      zero_amax(x.amax.data());
+      throw_if(x.fused.run(), "fused GEMM");
+    } else {
+      if (step == kChainCublas) cublas_row_major(cx.blas, m, n, k, x.a.data(), x.b.data(), x.d.data());
+      else throw_if(x.plain.run(), "plain GEMM");
+      e.split();
+      zero_amax(x.amax.data());
+      bias_gelu_amax_e4m3(x.d.data(), x.bias.data(), scale_d.data(), x.amax.data(), x.q.data(), m, n, cx.sms);
+    }
+    e.stop();
+  };
+  auto record = [&] {
+    t_plain.push_back(ev[kPlain].ms());
+    t_fused.push_back(ev[kFused].ms());
+    t_cublas.push_back(ev[kChainCublas].first_ms());
+    t_cublas_epi.push_back(ev[kChainCublas].second_ms());
+    t_chain_c.push_back(ev[kChainCublas].ms());
+    t_tessel.push_back(ev[kChainTessel].first_ms());
+    t_tessel_epi.push_back(ev[kChainTessel].second_ms());
+    t_chain_t.push_back(ev[kChainTessel].ms());
+  };
+  interleave(kSteps, o.warmup, o.runs, run, record);
+  auto set_time = [&](std::size_t r, double ms) {
+    rows[r].ms = ms;
+    rows[r].tflops = tflops(m, n, k, ms);
+    rows[r].timed = true;
+  };
+  double const plain = median(t_plain), fused = median(t_fused), cublas = median(t_cublas);
+  double const unfused_c = median(t_chain_c), unfused_t = median(t_chain_t);
+  set_time(r_cublas, cublas);
+  set_time(r_plain, plain);
+  set_time(r_fused, fused);
+  set_time(r_chain_c, unfused_c);
+  set_time(r_chain_t, unfused_t);
+  rows[r_plain].ratio = fmt("%.2fx cuBLAS speed", cublas / plain);
+  rows[r_fused].ratio = fmt("fused/plain %.3f (goal <= 1.05)", fused / plain);
+  rows[r_chain_c].ratio = fmt("unfused/fused %.2f (goal >= 1.33)", unfused_c / fused);
+  rows[r_chain_t].ratio = fmt("unfused/fused %.2f (goal >= 1.33)", unfused_t / fused);
+  rows[r_chain_c].ratio2 = fmt("GEMM %.3f + epilogue ", cublas) + fmt("%.3f ms", median(t_cublas_epi));
+  rows[r_chain_t].ratio2 = fmt("GEMM %.3f + epilogue ", median(t_tessel)) + fmt("%.3f ms", median(t_tessel_epi));
+  std::printf("# %s fusion: plain %.3f ms, fused %.3f ms, cuBLAS %.3f ms, unfused %.3f / %.3f ms (medians of %d)\n", shape.c_str(),
+              plain, fused, cublas, unfused_c, unfused_t, o.runs);
+  std::fflush(stdout);
+}
+
+void bench_fp8(int m, int n, int k, Options const& o, Context const& cx, std::vector<Row>& rows) {
+  std::string const shape = dims(m, n, k);
+  double const mk = double(m) * k, nk = double(n) * k, mn = double(m) * n;
+  double const set_bytes = mk + nk + 2 * mn;
+  double const workspace_bytes = 32 << 20;
+  double const verify_bytes = 4 * mn + workspace_bytes;  // two cuBLASLt outputs, the workspace
+  int const sets = buffer_sets(set_bytes, verify_bytes, cx.l2, shape + " fp8");
+  DeviceBuffer<unsigned char> workspace{std::size_t(workspace_bytes)};
+  LtFp8 lt(cx.lt, m, n, k, false, workspace.data(), workspace.size());
+  LtFp8 lt_fast(cx.lt, m, n, k, true, workspace.data(), workspace.size());
+  std::vector<Fp8Set> set;
+  set.reserve(std::size_t(sets));
+  for (int i = 0; i < sets; ++i) set.emplace_back(m, n, k, i);
+
+  Fp8Verdict const v = verify_fp8(set[0], lt, lt_fast, m, n, k, o.samples);
+  auto row = [&](std::string what, std::string const& verification) {
+    rows.push_back({shape, std::move(what), "-", "-", verification, 0, 0, false, v.ok});
+    return rows.size() - 1;
+  };
+  std::size_t const r_lt = row("cuBLASLt FP8 (heuristic's first algorithm)", v.lt);
+  std::size_t const r_fast = row("cuBLASLt FP8, fast accumulation", v.lt_fast);
+  std::size_t const r_wide = row("tessel `" + Fp8Wide::name() + "`", v.wide);
+  std::size_t const r_square = row("tessel `" + Fp8Square::name() + "`", v.square);
+  if (!v.ok) return;
+
+  enum { kLt, kFast, kWide, kSquare, kSteps };
+  std::vector<StepEvents> ev(kSteps);
+  std::vector<std::vector<float>> t(kSteps);
+  RoundRobin next{sets};
+  auto run = [&](int step) {
+    Fp8Set& x = set[std::size_t(next())];
+    StepEvents& e = ev[std::size_t(step)];
+    e.start();
+    if (step == kLt) lt.run(x.a.data(), x.b.data(), x.d.data());
+    else if (step == kFast) lt_fast.run(x.a.data(), x.b.data(), x.d.data());
+    else if (step == kWide) throw_if(x.wide.run(), "FP8 GEMM");
+    else throw_if(x.square.run(), "FP8 GEMM");
+    e.stop();
+  };
+  auto record = [&] {
+    for (int i = 0; i < kSteps; ++i) t[std::size_t(i)].push_back(ev[std::size_t(i)].ms());
+  };
+  interleave(kSteps, o.warmup, o.runs, run, record);
+  double ms[kSteps];
+  for (int i = 0; i < kSteps; ++i) ms[i] = median(t[std::size_t(i)]);
+  std::size_t const r[kSteps] = {r_lt, r_fast, r_wide, r_square};
+  for (int i = 0; i < kSteps; ++i) {
+    rows[r[i]].ms = ms[i];
+    rows[r[i]].tflops = tflops(m, n, k, ms[i]);
+    rows[r[i]].timed = true;
+  }
+  double const goal = (m == 8192 && n == 8192 && k == 8192) ? 1.05 : 1.0;
+  for (int i : {kWide, kSquare}) {
+    rows[r[i]].ratio = fmt("%.3f", ms[kLt] / ms[i]) + fmt(" (goal >= %.2f)", goal);
+    rows[r[i]].ratio2 = fmt("%.3f", ms[kFast] / ms[i]);
+  }
+  std::printf("# %s fp8: cuBLASLt %.1f, fast %.1f, tessel %.1f / %.1f TFLOP/s (medians of %d)\n", shape.c_str(),
+              rows[r_lt].tflops, rows[r_fast].tflops, rows[r_wide].tflops, rows[r_square].tflops, o.runs);
+  std::fflush(stdout);
+}
+
+std::string table(std::vector<Row> const& rows, char const* ratio_head, char const* ratio2_head) {
+  std::string s = std::string("| shape | what | ms | TFLOP/s | ") + ratio_head + " | " + ratio2_head + " | verification |\n" +
+                  "|---|---|---:|---:|---|---|---|\n";
+  for (Row const& r : rows) {
+    s += "| " + r.shape + " | " + r.what + " | " + (r.timed ? fmt("%.3f", r.ms) : "-") + " | " +
+         (r.timed ? fmt("%.1f", r.tflops) : "-") + " | " + r.ratio + " | " + r.ratio2 + " | " + r.verification + " |\n";
+  }
+  return s;
+}
+
+// The kernel driver's version as nvidia-smi shows it, where the driver publishes it: the first
+// token after "Kernel Module" that starts with a digit ("... Kernel Module  550.54.15  ..." or
+// "... Open Kernel Module for x86_64  570.86.15 ...").
+std::string kernel_driver_version() {
+  std::ifstream f("/proc/driver/nvidia/version");
+  std::string line;
+  if (!std::getline(f, line)) return "unknown";
+  std::size_t const at = line.find("Kernel Module");
+  if (at == std::string::npos) return "unknown";
+  std::istringstream words(line.substr(at + 13));
+  for (std::string w; words >> w;)
+    if (std::isdigit(static_cast<unsigned char>(w[0]))) return w;
+  return "unknown";
+}
+
+std::string version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+int usage(char const* argv0, std::string const& why) {
+  std::fprintf(stderr,
+               "%s%s\nusage: %s [--part fusion|fp8|all] [--shapes MxNxK[,MxNxK...]] [--runs R>=20] [--warmup W] [--samples S]\n"
+               "every extent a multiple of 16\n",
+               why.c_str(), why.empty() ? "" : "\n", argv0);
+  return 2;
+}
+
+bool parse_shapes(std::string const& text, std::vector<std::array<int, 3>>& out) {
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t const end = std::min(text.find(',', pos), text.size());
+    std::array<int, 3> s{};
+    char tail = 0;
+    if (std::sscanf(text.substr(pos, end - pos).c_str(), "%dx%dx%d%c", &s[0], &s[1], &s[2], &tail) != 3) return false;
+    for (int x : s)
+      if (x <= 0 || x % 16 != 0 || x > (1 << 20)) return false;
+    out.push_back(s);
+    pos = end + 1;
+  }
+  return !out.empty();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string const a = argv[i];
+    if (i + 1 >= argc) return usage(argv[0], "missing value after " + a);
+    std::string const v = argv[++i];
+    auto positive = [&](int& out, int lo) {
+      char* end = nullptr;
+      long const x = std::strtol(v.c_str(), &end, 10);
+      if (*end != '\0' || x < lo || x > (1 << 20)) return false;
+      out = int(x);
+      return true;
+    };
+    bool ok = true;
+    if (a == "--runs") ok = positive(o.runs, 20);
+    else if (a == "--warmup") ok = positive(o.warmup, 1);
+    else if (a == "--samples") ok = positive(o.samples, 4);
+    else if (a == "--shapes") ok = parse_shapes(v, o.shapes);
+    else if (a == "--part") {
+      o.fusion = v == "fusion" || v == "all";
+      o.fp8 = v == "fp8" || v == "all";
+      ok = o.fusion || o.fp8;
+    } else {
+      return usage(argv[0], "unknown option " + a);
+    }
+    if (!ok) return usage(argv[0], "bad value for " + a + ": " + v);
+  }
+
+  if (verify::cuda_device_count() == 0) {
+    std::fprintf(stderr, "fusion_bench: no CUDA device; this benchmark needs a compute capability 9.0 GPU (H100, H200)\n");
+    return 2;
+  }
+  arch::DeviceArch dev;
+  if (StatusInfo const s = arch::query_device_arch(-1, dev); !s.ok()) {
+    std::fprintf(stderr, "fusion_bench: %s\n", s.what().c_str());
+    return 2;
+  }
+  if (dev.compute_capability != 90) {
+    std::fprintf(stderr, "fusion_bench: %s is compute capability %d.%d; the sm_90a kernels here need 9.0 (H100, H200)\n",
+                 dev.name.c_str(), dev.compute_capability / 10, dev.compute_capability % 10);
+    return 2;
+  }
+
+  std::vector<Row> fusion_rows, fp8_rows;
+  Context cx{};
+  int driver = 0, runtime = 0, blas_major = 0, blas_minor = 0, blas_patch = 0;
+  std::size_t lt_version = 0;
+  try {
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    check_cuda(cudaDeviceGetAttribute(&cx.sms, cudaDevAttrMultiProcessorCount, 0), "cudaDeviceGetAttribute(SMs)");
+    check_cuda(cudaDeviceGetAttribute(&cx.l2, cudaDevAttrL2CacheSize, 0), "cudaDeviceGetAttribute(L2)");
+    bench::check_cublas(cublasCreate(&cx.blas), "cublasCreate");
+    bench::check_cublas(cublasLtCreate(&cx.lt), "cublasLtCreate");
+    cublasGetProperty(MAJOR_VERSION, &blas_major);
+    cublasGetProperty(MINOR_VERSION, &blas_minor);
+    cublasGetProperty(PATCH_LEVEL, &blas_patch);
+    lt_version = cublasLtGetVersion();
+    auto shapes_or = [&](std::vector<std::array<int, 3>> defaults) { return o.shapes.empty() ? defaults : o.shapes; };
+    if (o.fusion)
+      for (auto const& s : shapes_or({{8192, 8192, 8192}, {8192, 28672, 8192}})) bench_fusion(s[0], s[1], s[2], o, cx, fusion_rows);
+    if (o.fp8)
+      for (auto const& s : shapes_or({{4096, 4096, 4096}, {8192, 8192, 8192}, {8192, 28672, 8192}}))
+        bench_fp8(s[0], s[1], s[2], o, cx, fp8_rows);
+    cublasLtDestroy(cx.lt);
+    cublasDestroy(cx.blas);
+  } catch (std::exception const& e) {
+    std::fprintf(stderr, "fusion_bench: %s\n", e.what());
+    return 3;
+  }
+
+  std::printf("\n%s (%d SMs, L2 %d MB), driver %s (CUDA driver API %s), CUDA runtime %s, cuBLAS %d.%d.%d, cuBLASLt %zu; "
+              "median of %d launches after %d warm-up; TFLOP/s counts 2MNK\n",
+              dev.name.c_str(), cx.sms, cx.l2 >> 20, kernel_driver_version().c_str(), version(driver).c_str(),
+              version(runtime).c_str(), blas_major, blas_minor, blas_patch, lt_version, o.runs, o.warmup);
+  if (o.fusion) {
+    std::printf("\n### bf16 GEMM + bias + GELU + amax + e4m3 (TN, D row-major, scale_d %g)\n\n%s", double(kScaleD),
+                table(fusion_rows, "ratio", "split").c_str());
+  }
+  if (o.fp8) {
+    std::printf("\n### FP8 GEMM e4m3 x e4m3 -> bf16 (TN, D row-major)\n\n%s",
+                table(fp8_rows, "vs cuBLASLt", "vs cuBLASLt fast accum").c_str());
+  }
+  auto all_ok = [](std::vector<Row> const& rows) {
+    return std::all_of(rows.begin(), rows.end(), [](Row const& r) { return r.ok; });
+  };
+  return all_ok(fusion_rows) && all_ok(fp8_rows) ? 0 : 1;
+}
