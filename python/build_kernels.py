@@ -4,8 +4,9 @@
 
 Writes OUT_DIR/<name>.cu for every configuration of tessel.jit.prebuilt.configs() whose name
 FILTER (a regular expression) finds, a manifest
-naming the cubin nvcc will write for each architecture (<name>.sm_<ARCH>.cubin), and
-OUT_DIR/sources.txt with one "<name>.cu" per line for CMake. Runs before the extension exists,
+naming the cubin nvcc will write for each architecture the configuration runs on
+(<name>.sm_<ARCH>.cubin; Hopper kernels only for 90a), and OUT_DIR/sources.txt with one
+"<name>.cu ARCH..." per line for CMake. Runs before the extension exists,
 so it loads the package's pure-Python modules without running tessel/__init__.py.
 """
 
@@ -34,8 +35,11 @@ def main(out_dir: str, pattern: str, *archs: str):
         text = codegen.source(config)
         if not src.is_file() or src.read_text() != text:  # keep the timestamp when unchanged
             src.write_text(text)
-        names.append(src.name)
-        entries.append({"config": config.key(), "cubins": {f"sm_{a}": f"{config.name}.sm_{a}.cubin" for a in archs}})
+        targets = prebuilt.archs(config, archs)
+        if not targets:
+            continue
+        names.append(" ".join([src.name, *targets]))
+        entries.append({"config": config.key(), "cubins": {f"sm_{a}": f"{config.name}.sm_{a}.cubin" for a in targets}})
     (out / "manifest.json").write_text(json.dumps({"kernels": entries}, indent=1))
     (out / "sources.txt").write_text("\n".join(names) + "\n")
 

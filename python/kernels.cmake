@@ -30,14 +30,19 @@ if(TESSEL_PYTHON_KERNELS)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
     ${CMAKE_CURRENT_SOURCE_DIR}/build_kernels.py
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/codegen.py
+    ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/codegen_sm90.py
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/config.py
+    ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/sm90_rules.py
+    ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/status.py
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/prebuilt.py)
   file(STRINGS ${_gen}/sources.txt _sources)
   file(GLOB_RECURSE _headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/tessel/*.hpp)
   set(_cubins)
-  foreach(_src IN LISTS _sources)
+  foreach(_line IN LISTS _sources)
+    string(REPLACE " " ";" _fields "${_line}")
+    list(POP_FRONT _fields _src)
     string(REGEX REPLACE "\\.cu$" "" _name ${_src})
-    foreach(_arch IN LISTS TESSEL_PYTHON_KERNEL_ARCHS)
+    foreach(_arch IN LISTS _fields)
       set(_out ${_gen}/${_name}.sm_${_arch}.cubin)
       add_custom_command(
         OUTPUT ${_out}

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 namespace tessel::py::cuda {
@@ -50,6 +51,21 @@ Loaded load() {
     out.why = "the CUDA driver lacks " + missing + ": it is too old for tessel";
     return out;
   }
+  // Optional: a driver without them runs the Sm80 kernels; the Hopper launch and the timing say
+  // what is missing. A renamed entry point's current ABI (_v2) is preferred.
+  auto optional = [&](auto& fn, char const* name, char const* v2 = nullptr) {
+    fn = nullptr;
+    if (v2) fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, v2));
+    if (!fn) fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+  };
+  optional(d.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+  optional(d.cuLaunchKernelEx, "cuLaunchKernelEx");
+  optional(d.cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters");
+  optional(d.cuEventCreate, "cuEventCreate");
+  optional(d.cuEventRecord, "cuEventRecord");
+  optional(d.cuEventSynchronize, "cuEventSynchronize");
+  optional(d.cuEventElapsedTime, "cuEventElapsedTime", "cuEventElapsedTime_v2");
+  optional(d.cuEventDestroy, "cuEventDestroy", "cuEventDestroy_v2");
   if (CUresult r = d.cuInit(0); r != CUDA_SUCCESS) {
     out.why = "cuInit failed: " + error_text(r);
     // error_text needs the driver; it was resolved above, so the message is complete.
@@ -124,6 +140,7 @@ DeviceInfo const& device_info(int ordinal) {
   check(d->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, info->device), "cuDeviceGetAttribute");
   check(d->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, info->device), "cuDeviceGetAttribute");
   info->compute_capability = major * 10 + minor;
+  check(d->cuDeviceGetAttribute(&info->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, info->device), "cuDeviceGetAttribute");
   check(d->cuDevicePrimaryCtxRetain(&info->context, info->device), "cuDevicePrimaryCtxRetain");
   if (static_cast<int>(cache.size()) <= ordinal) cache.resize(ordinal + 1);
   cache[ordinal] = std::move(info);

@@ -17,12 +17,36 @@ using CUcontext = struct CUctx_st*;
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_NO_BINARY_FOR_GPU = 209;
 inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 inline constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+inline constexpr int CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
+
+// cuLaunchKernelEx's configuration, laid out as cuda.h lays it out (an attribute is its id, padded
+// to 8 bytes, and a 64-byte union whose cluster member is three unsigned ints).
+struct CUlaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    void* align;
+    struct {
+      unsigned x, y, z;
+    } cluster_dim;
+  } value;
+};
+struct CUlaunchConfig {
+  unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z;
+  unsigned shared_mem_bytes;
+  CUstream stream;
+  CUlaunchAttribute* attrs;
+  unsigned num_attrs;
+};
 
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -41,6 +65,16 @@ struct Driver {
                              void**, void**);
   CUresult (*cuGetErrorName)(CUresult, char const**);
   CUresult (*cuGetErrorString)(CUresult, char const**);
+  // CUDA 12 and newer (Hopper kernels, timing); nullptr where the driver lacks them.
+  int (*cuTensorMapEncodeTiled)(void*, int, unsigned, void*, std::uint64_t const*, std::uint64_t const*, unsigned const*,
+                                unsigned const*, int, int, int, int);
+  CUresult (*cuLaunchKernelEx)(CUlaunchConfig const*, CUfunction, void**, void**);
+  CUresult (*cuOccupancyMaxActiveClusters)(int*, CUfunction, CUlaunchConfig const*);
+  CUresult (*cuEventCreate)(CUevent*, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
 };
 
 // The loaded and initialised driver, or nullptr with `why` set ("libcuda.so.1: cannot open
@@ -69,6 +103,7 @@ struct DeviceInfo {
   CUdevice device = 0;
   CUcontext context = nullptr;
   int compute_capability = 0;
+  int sm_count = 0;
 };
 // @throws CudaFailure
 DeviceInfo const& device_info(int ordinal);

@@ -40,9 +40,22 @@ bool target_runs_on(std::string const& target, int cc) {
 
 Kernel::Kernel(std::string cubin, KernelTraits traits) : cubin_(std::move(cubin)), t_(std::move(traits)) {}
 
-cuda::CUfunction Kernel::function(int device) {
+Sm90Shape Kernel::sm90_shape() const {
+  Sm90Shape s;
+  s.tile_m = t_.tile_m;
+  s.tile_n = t_.tile_n;
+  s.cluster_m = t_.cluster_m;
+  s.threads = t_.threads;
+  s.smem = t_.smem;
+  std::copy(t_.box_a, t_.box_a + 2, s.box_a);
+  std::copy(t_.box_b, t_.box_b + 2, s.box_b);
+  s.d_bytes = t_.c == Element::f32 ? 4 : 2;
+  return s;
+}
+
+Kernel::Loaded const& Kernel::loaded(int device) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (device >= 0 && device < static_cast<int>(functions_.size()) && functions_[device]) return functions_[device];
+  if (device >= 0 && device < static_cast<int>(functions_.size()) && functions_[device].fn) return functions_[device];
   cuda::DeviceInfo const& info = device_or_throw(device);
   if (!target_runs_on(t_.target, info.compute_capability)) {
     throw StatusError{{Status::kErrorArchMismatch, "the kernel " + t_.name + " is compiled for " + t_.target + ", which CUDA device " +
@@ -51,7 +64,8 @@ cuda::CUfunction Kernel::function(int device) {
   }
   std::string why;
   cuda::Driver const& d = *cuda::driver(&why);
-  cuda::CUfunction fn = nullptr;
+  Loaded l;
+  cuda::CUfunction& fn = l.fn;
   try {
     cuda::ScopedContext scope(d, info.context);
     cuda::CUmodule module = nullptr;
@@ -63,12 +77,13 @@ cuda::CUfunction Kernel::function(int device) {
       if (auto r = d.cuFuncSetAttribute(fn, cuda::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, t_.smem); r != cuda::CUDA_SUCCESS)
         throw cuda::CudaFailure{r, cuda::error_text(r) + " asking for " + std::to_string(t_.smem) + " bytes of shared memory"};
     }
+    if (t_.hopper) l.max_clusters = Sm90Launcher::max_active_clusters(d, fn, sm90_shape(), info.sm_count);
   } catch (cuda::CudaFailure const& f) {
     cuda_failed(f, "loading " + t_.name + " on CUDA device " + std::to_string(device));
   }
-  if (static_cast<int>(functions_.size()) <= device) functions_.resize(device + 1, nullptr);
-  functions_[device] = fn;
-  return fn;
+  if (static_cast<int>(functions_.size()) <= device) functions_.resize(device + 1);
+  functions_[device] = l;
+  return functions_[device];
 }
 
 void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t stream, int swizzle) {
@@ -91,9 +106,22 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
   args.element_bits = 16;
   args.tile_m = t_.tile_m;
   args.tile_n = t_.tile_n;
+  args.tma_operands = t_.hopper;
   if (StatusInfo s = jit::check_gemm_arguments(args); !s.ok()) throw StatusError{s};
 
-  cuda::CUfunction fn = function(p.device);
+  Loaded const& l = loaded(p.device);
+  if (t_.hopper) {
+    cuda::DeviceInfo const& info = cuda::device_info(p.device);
+    try {
+      cuda::ScopedContext scope(*cuda::driver(), info.context);
+      sm90_.launch(*cuda::driver(), l.fn, sm90_shape(), info.sm_count, l.max_clusters, p, alpha, beta,
+                   reinterpret_cast<cuda::CUstream>(stream));
+    } catch (cuda::CudaFailure const& f) {
+      cuda_failed(f, "launching " + t_.name);
+    }
+    return;
+  }
+  cuda::CUfunction fn = l.fn;
   int const tiles_m = static_cast<int>((p.m + t_.tile_m - 1) / t_.tile_m);
   int const tiles_n = static_cast<int>((p.n + t_.tile_n - 1) / t_.tile_n);
   KernelParams params{{static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k)},

@@ -7,6 +7,7 @@
 
 #include "cuda_driver.hpp"
 #include "gemm_types.hpp"
+#include "sm90_launch.hpp"
 
 namespace tessel::py {
 
@@ -19,6 +20,9 @@ struct KernelTraits {
   int tile_m = 128, tile_n = 128;
   int threads = 128;
   int smem = 0;         // dynamic shared memory, bytes
+  bool hopper = false;  // kernel::sm90_gemm_tma_warpspecialized rather than kernel::gemm_kernel
+  int cluster_m = 1;    // Hopper: CTAs per cluster along M
+  int box_a[2] = {0, 0}, box_b[2] = {0, 0};  // Hopper: (inner, outer) of A's and B's TMA boxes
   std::string target;   // the SASS architecture of the cubin: "sm_80", "sm_90a"
   std::string name;     // tessel_sm80_gemm_f16_f16_f32_128x128x32_64x64x32_3stage_tn
   std::string symbol;   // the kernel's (mangled) name in the cubin
@@ -39,13 +43,21 @@ class Kernel {
   void launch(Problem const& p, float alpha, float beta, std::uintptr_t stream, int swizzle = 8);
 
   // The kernel loaded on a device (on first use). @throws StatusError
-  cuda::CUfunction function(int device);
+  cuda::CUfunction function(int device) { return loaded(device).fn; }
 
  private:
+  struct Loaded {
+    cuda::CUfunction fn = nullptr;
+    int max_clusters = 0;  // Hopper with clusters: how many fit at once (0: the SM count decides)
+  };
+  Loaded const& loaded(int device);
+  Sm90Shape sm90_shape() const;
+
   std::string cubin_;
   KernelTraits t_;
   std::mutex mutex_;
-  std::vector<cuda::CUfunction> functions_;  // by device ordinal; nullptr until loaded
+  std::vector<Loaded> functions_;  // by device ordinal; fn is nullptr until loaded
+  Sm90Launcher sm90_;
 };
 
 }  // namespace tessel::py

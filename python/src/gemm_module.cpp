@@ -7,10 +7,10 @@
 
 #include <cstddef>
 #include <tessel/jit/gemm_arguments.hpp>
-#include <unordered_map>
 
 #include "bindings.hpp"
 #include "cuda_driver.hpp"
+#include "dispatcher.hpp"
 #include "gemm_kernel.hpp"
 #include "gemm_operands.hpp"
 
@@ -46,78 +46,20 @@ bool is_argument_error(Status s) {
 PyObject* gemm_error_type = nullptr;
 PyObject* cuda_error_type = nullptr;
 
-template <class E>
-[[noreturn]] void refuse(Status s, E&& message) {
-  throw StatusError{{s, std::string(std::forward<E>(message))}};
+int dispatcher_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  return nb::inst_ptr<Dispatcher>(self)->traverse(visit, arg);
 }
 
-std::string element_list(KernelTraits const& t) {
-  return std::string(element_name(t.ab)) + " A and B and " + element_name(t.c) + " D";
+int dispatcher_clear(PyObject* self) {
+  nb::inst_ptr<Dispatcher>(self)->drop_references();
+  return 0;
 }
 
-class Dispatcher {
- public:
-  // The automatic choice: the operands' own layouts with D row-major, one kernel per
-  // (element types, layouts, epilogue, device), asked of `resolve` the first time. (resolve is
-  // an argument rather than a member so that no reference cycle runs through C++.)
-  void run(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream, int epilogue,
-           nb::handle resolve) {
-    Operands const ops = read_operands(a, b, c, d);
-    Problem const p = natural(ops);
-    choose(p, epilogue, resolve).kernel->launch(p, alpha, beta, stream);
-  }
-
-  // The kernel run() would launch, without launching it.
-  nb::object select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue, nb::handle resolve) {
-    return choose(natural(read_operands(a, b, c, d)), epilogue, resolve).owner;
-  }
-
-  // A given kernel: the operands must have its element types, and its layouts as given or
-  // transposed.
-  void run_kernel(Kernel& kernel, nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream) {
-    Operands const ops = read_operands(a, b, c, d);
-    KernelTraits const& t = kernel.traits();
-    if (*ops.a.element != t.ab || *ops.d.element != t.c)
-      refuse(Status::kErrorInvalidDataType, "the kernel " + t.name + " takes " + element_list(t) + ", not " + ops.a.dtype + " A and B and " +
-                                                ops.d.dtype + " D");
-    std::optional<Problem> p = fit(ops, t.a_row, t.b_row, t.c_row);
-    if (!p) {
-      Problem const n = natural(ops);
-      refuse(Status::kErrorInvalidLayout, "the operands are " + describe_layouts(n.a_row, n.b_row, n.c_row) + " (or, transposed, " +
-                                              describe_layouts(!n.b_row, !n.a_row, !n.c_row) + "), but the kernel " + t.name + " takes " +
-                                              describe_layouts(t.a_row, t.b_row, t.c_row) + ": choose a configuration with these layouts");
-    }
-    kernel.launch(*p, alpha, beta, stream);
-  }
-
-  // The device of operands that pass the checks every kernel shares. @throws StatusError
-  int operands_device(nb::handle a, nb::handle b, nb::handle c, nb::handle d) { return read_operands(a, b, c, d).device; }
-
-  void clear() { kernels_.clear(); }
-  std::size_t size() const { return kernels_.size(); }
-
- private:
-  struct Entry {
-    nb::object owner;  // keeps the Kernel alive
-    Kernel* kernel;
-  };
-
-  Entry const& choose(Problem const& p, int epilogue, nb::handle resolve) {
-    std::uint64_t const key = std::uint64_t(p.ab) | std::uint64_t(p.c) << 2 | std::uint64_t(p.a_row) << 4 |
-                              std::uint64_t(p.b_row) << 5 | std::uint64_t(epilogue & 0xff) << 8 | std::uint64_t(p.device) << 16;
-    auto it = kernels_.find(key);
-    if (it == kernels_.end()) {
-      nb::object k = resolve(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device);
-      if (!nb::isinstance<Kernel>(k)) throw nb::type_error("the kernel resolver must return a tessel._core.Kernel");
-      KernelTraits const& t = nb::cast<Kernel&>(k).traits();
-      if (t.ab != p.ab || t.c != p.c || t.a_row != p.a_row || t.b_row != p.b_row || !t.c_row || int(t.epilogue) != epilogue)
-        refuse(Status::kErrorInternal, "the kernel resolver returned " + t.name + " for a problem it does not compute");
-      it = kernels_.emplace(key, Entry{k, &nb::cast<Kernel&>(k)}).first;
-    }
-    return it->second;
-  }
-  std::unordered_map<std::uint64_t, Entry> kernels_;
-};
+PyType_Slot dispatcher_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(dispatcher_traverse)},
+                                  {Py_tp_clear, reinterpret_cast<void*>(dispatcher_clear)},
+                                  {0, nullptr}};
 
 nb::dict params_layout() {
   nb::dict d;
@@ -133,6 +75,28 @@ nb::dict params_layout() {
   d["ldd"] = offsetof(KernelParams, ldd);
   d["epilogue"] = offsetof(KernelParams, alpha);
   d["raster"] = offsetof(KernelParams, raster);
+  return d;
+}
+
+nb::dict sm90_params_layout() {
+  using P = Sm90KernelParams;
+  nb::dict d;
+  d["capacity"] = kSm90ParamsCapacity;
+  d["m"] = offsetof(P, m);
+  d["n"] = offsetof(P, n);
+  d["k"] = offsetof(P, k);
+  d["D"] = offsetof(P, d);
+  d["ldd"] = offsetof(P, ldd);
+  d["batch_stride_D"] = offsetof(P, batch_stride_d);
+  d["pairs_aligned"] = offsetof(P, pairs_aligned);
+  d["epi.alpha"] = offsetof(P, epi) + offsetof(decltype(P::epi), alpha);
+  d["epi.beta"] = offsetof(P, epi) + offsetof(decltype(P::epi), beta);
+  d["epi.ptr_C"] = offsetof(P, epi) + offsetof(decltype(P::epi), c);
+  d["epi.ldc"] = offsetof(P, epi) + offsetof(decltype(P::epi), ldc);
+  d["epi.batch_stride_C"] = offsetof(P, epi) + offsetof(decltype(P::epi), batch_stride_c);
+  d["sched.raster"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, raster);
+  d["sched.along_n"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, along_n);
+  d["sched.batches"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, batches);
   return d;
 }
 
@@ -169,6 +133,8 @@ void bind_gemm(nb::module_& m) {
       "(data pointer, dtype, DLPack device type, device index, ndim, shape, strides) as the launcher reads an operand through "
       "one path, or None when that path cannot read it: the two must agree.");
   m.def("gemm_params_layout", &params_layout, "Offsets of the kernel parameter block the launcher fills (bytes).");
+  m.def("sm90_params_layout", &sm90_params_layout,
+        "Offsets of the Hopper kernel's parameter block the launcher fills, and the block's size (bytes).");
   m.def("target_runs_on", &target_runs_on, nb::arg("target"), nb::arg("compute_capability"),
         "Can SASS for `target` (\"sm_80\", \"sm_90a\") run on a device of this compute capability (major*10+minor)?");
   m.def(
@@ -214,34 +180,59 @@ void bind_gemm(nb::module_& m) {
       .def(
           "__init__",
           [](Kernel* self, nb::bytes cubin, std::string name, std::string symbol, std::string target, int ab, int c, bool a_row, bool b_row,
-             bool c_row, int epilogue, int tile_m, int tile_n, int threads, int smem) {
+             bool c_row, int epilogue, int tile_m, int tile_n, int threads, int smem, bool hopper, int cluster_m,
+             std::tuple<int, int> box_a, std::tuple<int, int> box_b) {
             if (ab < 0 || ab > 1 || c < 0 || c > 2 || epilogue < 0 || epilogue > 3) throw nb::value_error("Kernel: element or epilogue code out of range");
             if (tile_m <= 0 || tile_n <= 0 || threads <= 0 || threads > 1024 || smem < 0) throw nb::value_error("Kernel: tile, threads or smem out of range");
-            KernelTraits t{Element(ab), Element(c), a_row, b_row, c_row, Epilogue(epilogue), tile_m, tile_n, threads, smem,
+            KernelTraits t{Element(ab), Element(c), a_row, b_row, c_row, Epilogue(epilogue), tile_m, tile_n, threads, smem, hopper, cluster_m,
+                           {std::get<0>(box_a), std::get<1>(box_a)}, {std::get<0>(box_b), std::get<1>(box_b)},
                            std::move(target), std::move(name), std::move(symbol)};
+            if (hopper && (cluster_m < 1 || cluster_m > 2 || t.box_a[0] <= 0 || t.box_a[1] <= 0 || t.box_b[0] <= 0 || t.box_b[1] <= 0 || !c_row))
+              throw nb::value_error("Kernel: a Hopper kernel needs a cluster of 1 or 2, both TMA boxes and a row-major D");
             new (self) Kernel(std::string(static_cast<char const*>(cubin.data()), cubin.size()), std::move(t));
           },
           nb::arg("cubin"), nb::arg("name"), nb::arg("symbol"), nb::arg("target"), nb::arg("element_ab"), nb::arg("element_c"),
           nb::arg("a_row"), nb::arg("b_row"), nb::arg("c_row"), nb::arg("epilogue"), nb::arg("tile_m"), nb::arg("tile_n"),
-          nb::arg("threads"), nb::arg("smem"))
+          nb::arg("threads"), nb::arg("smem"), nb::kw_only(), nb::arg("hopper") = false, nb::arg("cluster_m") = 1,
+          nb::arg("box_a") = std::make_tuple(0, 0), nb::arg("box_b") = std::make_tuple(0, 0))
       .def_prop_ro("name", [](Kernel const& k) { return k.traits().name; })
       .def_prop_ro("symbol", [](Kernel const& k) { return k.traits().symbol; })
       .def_prop_ro("target", [](Kernel const& k) { return k.traits().target; })
       .def_prop_ro("threads", [](Kernel const& k) { return k.traits().threads; })
       .def_prop_ro("smem", [](Kernel const& k) { return k.traits().smem; })
+      .def_prop_ro("hopper", [](Kernel const& k) { return k.traits().hopper; })
       .def("load", [](Kernel& k, int device) { k.function(device); }, nb::arg("device"),
            "Load the kernel on a device now instead of at its first launch.")
       .def("__repr__", [](Kernel const& k) { return "<tessel Kernel " + k.traits().name + " for " + k.traits().target + ">"; });
 
-  nb::class_<Dispatcher>(m, "Dispatcher", "Operands to kernel to launch, with the automatic choice memoised.")
-      .def(nb::init<>())
+  nb::class_<Dispatcher>(m, "Dispatcher", "Operands to kernel to launch, with the automatic choice memoised.",
+                         nb::type_slots(dispatcher_slots))
+      .def(nb::init<nb::object, nb::object>(), nb::arg("resolve").none(), nb::arg("fallback").none() = nb::none())
       .def("run", &Dispatcher::run, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("alpha"), nb::arg("beta"),
-           nb::arg("stream"), nb::arg("epilogue"), nb::arg("resolve"))
+           nb::arg("stream"), nb::arg("epilogue"))
       .def("run_kernel", &Dispatcher::run_kernel, nb::arg("kernel"), nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"),
            nb::arg("alpha"), nb::arg("beta"), nb::arg("stream"))
-      .def("select", &Dispatcher::select, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("epilogue"),
-           nb::arg("resolve"))
-      .def("operands_device", &Dispatcher::operands_device, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"))
+      .def("select", &Dispatcher::select, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("epilogue"))
+      .def("gemm", &Dispatcher::gemm, nb::arg("A"), nb::arg("B"), nb::arg("C").none() = nb::none(), nb::kw_only(),
+           nb::arg("alpha") = 1.0, nb::arg("beta") = 0.0, nb::arg("out_dtype").none() = nb::none(), nb::arg("epilogue").none() = nb::none(),
+           nb::arg("config").none() = nb::none(), nb::arg("out").none() = nb::none(), nb::arg("stream").none() = nb::none(),
+           R"(D = epilogue(alpha * A @ B + beta * C), returned (a new tensor, or `out`).
+
+A (M, K) and B (K, N): float16 or bfloat16, the same. C (M, N), optional, read when beta != 0,
+and D: float32, float16 or bfloat16 (`out_dtype`; default C's type, else A's). Every operand
+row- or column-major (strides (ld, 1) or (1, ld)); C and D share a layout. All on one CUDA
+device; the kernel runs on PyTorch's current stream there (or `stream`).
+
+epilogue: None, 'relu', 'gelu' or 'silu' applied to alpha * A @ B + beta * C.
+config:   a GemmConfig to run instead of the automatic choice (compiled on first use).
+out:      write D here instead of allocating it (may be C itself).
+
+Raises tessel.GemmError (a ValueError) naming the tessel Status for operands no kernel can
+take (element types, shapes, layouts, alignment), and CompileError if a configuration does not
+compile.)")
+      .def(
+          "operands_device", [](Dispatcher&, nb::handle a, nb::handle b, nb::handle c, nb::handle d) { return read_operands(a, b, c, d).device; },
+          nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"))
       .def("clear", &Dispatcher::clear)
       .def("__len__", &Dispatcher::size);
 }

@@ -133,9 +133,32 @@ Matrix read_matrix(nb::handle obj, char const* name) {
   return m;
 }
 
+Matrix make_matrix(char const* name, void* data, std::string dtype, std::int64_t rows, std::int64_t cols, std::int64_t s0,
+                   std::int64_t s1, int device_type, int device_id) {
+  Matrix m;
+  m.name = name;
+  m.data = data;
+  m.element = element_named(dtype);
+  m.dtype = std::move(dtype);
+  m.rows = rows;
+  m.cols = cols;
+  m.device_type = device_type;
+  m.device_id = device_id;
+  m.strides[0] = s0;
+  m.strides[1] = s1;
+  classify(m, s0, s1);
+  return m;
+}
+
 Operands read_operands(nb::handle a, nb::handle b, nb::handle c, nb::handle d) {
-  Operands ops{read_matrix(a, "A"), read_matrix(b, "B"), read_matrix(d, "D"), std::nullopt};
-  if (!c.is_none()) ops.c = read_matrix(c, "C");
+  Matrix ma = read_matrix(a, "A"), mb = read_matrix(b, "B"), md = read_matrix(d, "D");
+  std::optional<Matrix> mc;
+  if (!c.is_none()) mc = read_matrix(c, "C");
+  return check_operands(std::move(ma), std::move(mb), std::move(mc), std::move(md));
+}
+
+Operands check_operands(Matrix a, Matrix b, std::optional<Matrix> c, Matrix d) {
+  Operands ops{std::move(a), std::move(b), std::move(d), std::move(c)};
   // Devices first: nothing else can be checked against memory the GPU cannot reach.
   std::vector<Matrix const*> all{&ops.a, &ops.b, &ops.d};
   if (ops.c) all.insert(all.begin() + 2, &*ops.c);

@@ -33,6 +33,10 @@ struct Matrix {
 // @throws StatusError when the object is not a 2-D array, or its strides are no matrix layout.
 Matrix read_matrix(nb::handle obj, char const* name);
 
+// A 2-D operand described by the caller (an output it allocated itself).
+Matrix make_matrix(char const* name, void* data, std::string dtype, std::int64_t rows, std::int64_t cols, std::int64_t s0,
+                   std::int64_t s1, int device_type, int device_id);
+
 // The description of an operand by one path: "torch" (a tensor read directly) or "dlpack";
 // false when that path cannot read the object.
 bool describe(nb::handle obj, bool via_torch, TensorView& out);
@@ -45,6 +49,8 @@ struct Operands {
 };
 // @throws StatusError
 Operands read_operands(nb::handle a, nb::handle b, nb::handle c, nb::handle d);
+// The same checks on operands already read. @throws StatusError
+Operands check_operands(Matrix a, Matrix b, std::optional<Matrix> c, Matrix d);
 
 // The problem in the layouts (a_row, b_row, c_row) of a kernel: as given, or transposed
 // (D^T = B^T A^T), whichever the operands' strides allow; nullopt when neither does.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <tessel/gemm/gemm_shape.hpp>
+#include <tessel/gemm/kernel/sm90_tile_scheduler.hpp>
 #include <tessel/gemm/kernel/tile_scheduler.hpp>
 #include <tessel/status.hpp>
 
@@ -50,6 +51,25 @@ struct KernelParams {
   float beta;
   gemm::kernel::GroupedRaster raster;
 };
+
+// kernel::Sm90GemmParams<Sm90LinearCombination<D, C>> of every Hopper configuration, as a plain
+// struct the launcher fills, at the start of a zeroed block of kSm90ParamsCapacity bytes: members
+// the kernel may have after `sched` (a split-K / stream-K decomposition) stay zero, which is what
+// a data-parallel kernel leaves unread. Each generated source asserts these offsets and that the
+// real struct fits the block (python/tessel/jit/codegen_sm90.py); a test holds the numbers together.
+struct Sm90KernelParams {
+  int m, n, k;
+  void* d;
+  std::int64_t ldd, batch_stride_d;
+  bool pairs_aligned;
+  struct {
+    float alpha, beta;
+    void const* c;
+    std::int64_t ldc, batch_stride_c;
+  } epi;
+  gemm::kernel::Sm90TileScheduler sched;
+};
+inline constexpr int kSm90ParamsCapacity = 512;
 
 // A refusal with a tessel Status: arguments (ValueError in Python) or CUDA (RuntimeError).
 struct StatusError {

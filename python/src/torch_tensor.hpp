@@ -33,4 +33,7 @@ struct TensorView {
 enum class TorchRead { kRead, kNotTorch, kRefused };
 TorchRead read_torch_tensor(nb::handle obj, TensorView& out, std::string& why);
 
+// Is `obj` a torch.Tensor (PyTorch imported by someone, never by this)?
+bool is_torch_tensor(nb::handle obj);
+
 }  // namespace tessel::py

@@ -2,9 +2,11 @@
 
 The operands' layouts come from their strides: row- or column-major each, a transposed view
 included, with no copy. A call runs a prebuilt kernel when one computes it, otherwise the
-configuration it needs is compiled with NVRTC once and cached (tessel.compile). The checks and
-the launch are in C++ (tessel._core.Dispatcher); this module allocates D, finds the stream and
-answers the dispatcher's question "which kernel for this problem?" the first time it is asked.
+configuration it needs is compiled with NVRTC once and cached (tessel.compile). The whole call
+runs in C++ (tessel._core.Dispatcher.gemm: operands, D's allocation, the stream, the checks, the
+kernel choice and the launch); this module answers the dispatcher's question "which kernel for
+this kind of problem?" the first time it is asked, and handles the calls C++ leaves to it (a
+configuration, arrays other than PyTorch tensors without `out`).
 """
 
 from __future__ import annotations
@@ -13,21 +15,24 @@ import sys
 
 from . import _core
 from .jit import compiler, prebuilt
-from .jit.config import ELEMENT_CODES, EPILOGUES, GemmConfig, element_name
+from .jit.config import ELEMENT_CODES, EPILOGUES, GemmConfig, default_config, element_name
 
-_dispatcher = _core.Dispatcher()
 _ELEMENTS = {code: name for name, code in ELEMENT_CODES.items()}
 _TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
 
 
-def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int):
-    """The kernel for a problem the dispatcher has not seen: prebuilt if the build has it for this
-    GPU, else the default configuration for it, compiled. Turing (sm_75) gets the two-stage
-    float16 kernel; older GPUs have no tensor-core instruction tessel uses."""
+def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool):
+    """The kernel for a kind of problem the dispatcher has not seen: prebuilt if the build has it
+    for this GPU, else its default configuration, compiled. Hopper (compute capability 9.0) runs
+    the TMA kernel where TMA can read A and B (16-byte-aligned addresses and leading dimensions)
+    and the epilogue is the linear combination, the Sm80 kernel otherwise; Turing (sm_75) the
+    two-stage float16 kernel; older GPUs have no tensor-core instruction tessel uses."""
     cc = _core.compute_capability(device)
-    turing = {"arch": "sm75", "stages": 2} if cc < 80 else {}
-    config = GemmConfig(element=_ELEMENTS[element_ab], out=_ELEMENTS[element_c], layout_a="row" if a_row else "col",
-                        layout_b="row" if b_row else "col", layout_c="row", epilogue=EPILOGUES[epilogue], **turing)
+    layouts = ("row" if a_row else "col", "row" if b_row else "col")
+    hopper = cc == 90 and tma_aligned and epilogue == 0
+    config = default_config(_ELEMENTS[element_ab], _ELEMENTS[element_c], *layouts, EPILOGUES[epilogue], hopper=hopper)
+    if cc < 80:
+        config = config.replace(arch="sm75", stages=2)
     if config.epilogue == "linear":
         kernel = prebuilt.find(config, cc)
         if kernel is not None:
@@ -94,22 +99,10 @@ def _epilogue(epilogue) -> int:
     return EPILOGUES.index(name)
 
 
-def gemm(A, B, C=None, *, alpha=1.0, beta=0.0, out_dtype=None, epilogue=None, config=None, out=None, stream=None):
-    """D = epilogue(alpha * A @ B + beta * C), returned (a new tensor, or `out`).
-
-    A (M, K) and B (K, N): float16 or bfloat16, the same. C (M, N), optional, read when beta != 0,
-    and D: float32, float16 or bfloat16 (`out_dtype`; default C's type, else A's). Every operand
-    row- or column-major (strides (ld, 1) or (1, ld)); C and D share a layout. All on one CUDA
-    device; the kernel runs on PyTorch's current stream there (or `stream`).
-
-    epilogue: None, 'relu', 'gelu' or 'silu' applied to alpha * A @ B + beta * C.
-    config:   a GemmConfig to run instead of the automatic choice (compiled on first use).
-    out:      write D here instead of allocating it (may be C itself).
-
-    Raises tessel.GemmError (a ValueError) naming the tessel Status for operands no kernel can
-    take (element types, shapes, layouts, alignment), and CompileError if a configuration does not
-    compile.
-    """
+def _gemm(A, B, C, alpha, beta, out_dtype, epilogue, config, out, stream):
+    """tessel.gemm for what its C++ path (_core.Dispatcher.gemm) leaves to Python: a
+    configuration, dtype names, arrays other than PyTorch tensors without `out`, and the
+    refusals of arguments it does not read."""
     out_element = None if out_dtype is None else element_name(out_dtype)
     if config is not None:
         if not isinstance(config, GemmConfig):
@@ -122,13 +115,17 @@ def gemm(A, B, C=None, *, alpha=1.0, beta=0.0, out_dtype=None, epilogue=None, co
     D = _allocate(A, B, C, out_element) if out is None else out
     handle = _stream(stream, D)
     if config is None:
-        _dispatcher.run(A, B, C, D, float(alpha), float(beta), handle, _epilogue(epilogue), _resolve)
+        _dispatcher.run(A, B, C, D, float(alpha), float(beta), handle, _epilogue(epilogue))
     else:
         device = _device_of(D)
         if device < 0:  # not a CUDA array: let the operand checks say what is wrong
             device = _dispatcher.operands_device(A, B, C, D)
         _dispatcher.run_kernel(_kernel_for(config, device), A, B, C, D, float(alpha), float(beta), handle)
     return D
+
+
+_dispatcher = _core.Dispatcher(_resolve, _gemm)
+gemm = _dispatcher.gemm  # the whole call in C++; see its docstring
 
 
 def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=None):
@@ -141,7 +138,7 @@ def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=
             device = _dispatcher.operands_device(A, B, C, out if out is not None else _allocate(A, B, C, config.out))
         return _kernel_for(config, device)
     D = _allocate(A, B, C, out_element) if out is None else out
-    return _dispatcher.select(A, B, C, D, _epilogue(epilogue), _resolve)
+    return _dispatcher.select(A, B, C, D, _epilogue(epilogue))
 
 
 def _device_of(x) -> int:

@@ -24,8 +24,8 @@ class Recorder:
         self.asked = []
         self.tile = tile
 
-    def __call__(self, ab, c, a_row, b_row, epilogue, device):
-        self.asked.append((ab, c, a_row, b_row, epilogue, device))
+    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned):
+        self.asked.append((ab, c, a_row, b_row, epilogue, device, tma_aligned))
         return _core.Kernel(b"not a cubin", "test_kernel", "test_symbol", "sm_90a", ab, c, a_row, b_row, True, epilogue,
                             self.tile[0], self.tile[1], 128, 49152)
 
@@ -34,7 +34,7 @@ def run(A, B, C=None, D=None, *, alpha=1.0, beta=0.0, epilogue=0, resolver=None)
     resolver = resolver or Recorder()
     if D is None:
         D = FakeArray((getattr(A, "shape", (M,))[0], getattr(B, "shape", (K, N))[-1]), "float32", ptr=0x7F0000400000)
-    _core.Dispatcher().run(A, B, C, D, alpha, beta, 0, epilogue, resolver)
+    _core.Dispatcher(resolver).run(A, B, C, D, alpha, beta, 0, epilogue)
     return resolver
 
 
@@ -132,7 +132,7 @@ def test_layouts_select_the_kernel(a_row, b_row, d_row):
     rec = Recorder()
     reaches_device(lambda: run(A, B, D=D, resolver=rec))
     expected = (a_row, b_row) if d_row else (not b_row, not a_row)
-    assert rec.asked == [(0, 2, *expected, 0, 0)]
+    assert rec.asked == [(0, 2, *expected, 0, 0, True)]
 
 
 def test_element_types_select_the_kernel():
@@ -145,13 +145,28 @@ def test_element_types_select_the_kernel():
 
 
 def test_the_choice_is_remembered_per_kernel_key():
-    d = _core.Dispatcher()
     rec = Recorder()
+    d = _core.Dispatcher(rec)
     D = FakeArray((M, N), "float32", ptr=0x7F0000400000)
     for _ in range(3):
-        reaches_device(lambda: d.run(a_(), b_(), None, D, 1.0, 0.0, 0, 0, rec))
-    reaches_device(lambda: d.run(a_(), b_(), None, D, 1.0, 0.0, 0, 1, rec))  # another epilogue
+        reaches_device(lambda: d.run(a_(), b_(), None, D, 1.0, 0.0, 0, 0))
+    reaches_device(lambda: d.run(a_(), b_(), None, D, 1.0, 0.0, 0, 1))  # another epilogue
     assert len(rec.asked) == 2 and len(d) == 2
+
+
+def test_tma_alignment_is_part_of_the_kind_of_problem():
+    """Operands TMA can read (16-byte-aligned base addresses and leading dimensions) and operands
+    it cannot are asked for separately: on Hopper the first get the TMA kernel, the others the
+    Sm80 kernel, whose checks then say what is misaligned."""
+    rec = Recorder()
+    d = _core.Dispatcher(rec)
+    D = FakeArray((M, N), "float32", ptr=0x7F0000400000)
+    reaches_device(lambda: d.run(a_(), b_(), None, D, 1.0, 0.0, 0, 0))
+    check(lambda: d.run(a_(ptr=0x7F0000100008), b_(), None, D, 1.0, 0.0, 0, 0), "kErrorMisalignedOperand",
+          "Error Misaligned Operand: base address of A is 0x7f0000100008")
+    A_ld = FakeArray((M, K), "float16", strides=(K + 4, 1), ptr=0x7F0000100000)
+    check(lambda: d.run(A_ld, b_(), None, D, 1.0, 0.0, 0, 0), "kErrorMisalignedOperand", "Error Misaligned Operand: leading dimension of A is 68")
+    assert [a[-1] for a in rec.asked] == [True, False] and len(d) == 2
 
 
 def test_single_rows_and_columns_fit_either_layout():
@@ -216,19 +231,19 @@ def kernel(ab=0, c=2, a_row=True, b_row=False, c_row=True):
 
 def test_given_kernel_element_types():
     D = FakeArray((M, N), "float32", ptr=0x7F0000400000)
-    check(lambda: _core.Dispatcher().run_kernel(kernel(ab=1), a_(), b_(), None, D, 1.0, 0.0, 0), "kErrorInvalidDataType",
+    check(lambda: _core.Dispatcher(None).run_kernel(kernel(ab=1), a_(), b_(), None, D, 1.0, 0.0, 0), "kErrorInvalidDataType",
           "Error Invalid Data Type: the kernel tessel_test_kernel takes bfloat16 A and B and float32 D, not float16 A and B and float32 D")
 
 
 def test_given_kernel_layouts_direct_or_transposed():
     D = FakeArray((M, N), "float32", ptr=0x7F0000400000)
     B_col = FakeArray((N, K), "float16", ptr=0x7F0000200000).T
-    reaches_device(lambda: _core.Dispatcher().run_kernel(kernel(), a_(), B_col, None, D, 1.0, 0.0, 0))
+    reaches_device(lambda: _core.Dispatcher(None).run_kernel(kernel(), a_(), B_col, None, D, 1.0, 0.0, 0))
     # D^T = B^T A^T fits a kernel for (A row, B col, D col) given A row, B col and D col? B^T is
     # row-major and A^T column-major: the same kernel. Given D row and kernel D col: transposed.
     D_col = FakeArray((N, M), "float32", ptr=0x7F0000400000).T
-    reaches_device(lambda: _core.Dispatcher().run_kernel(kernel(c_row=False), a_(), B_col, None, D_col, 1.0, 0.0, 0))
-    check(lambda: _core.Dispatcher().run_kernel(kernel(a_row=False), a_(), B_col, None, D, 1.0, 0.0, 0), "kErrorInvalidLayout",
+    reaches_device(lambda: _core.Dispatcher(None).run_kernel(kernel(c_row=False), a_(), B_col, None, D_col, 1.0, 0.0, 0))
+    check(lambda: _core.Dispatcher(None).run_kernel(kernel(a_row=False), a_(), B_col, None, D, 1.0, 0.0, 0), "kErrorInvalidLayout",
           "Error Invalid Layout: the operands are A row-major, B column-major, D row-major (or, transposed, A row-major, "
           "B column-major, D column-major), but the kernel tessel_test_kernel takes A column-major, B column-major, D row-major")
 

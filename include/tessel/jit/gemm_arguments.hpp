@@ -34,6 +34,9 @@ struct GemmArguments {
   int split_k_slices = 1;
   int element_bits = 16;  // of A and B
   int tile_m = 128, tile_n = 128;
+  // The Hopper kernel reads A and B with TMA, which fills what lies beyond an extent with zeros:
+  // only the leading dimensions and the base addresses must be aligned, not M, N and K.
+  bool tma_operands = false;
 };
 
 namespace detail {
@@ -95,9 +98,11 @@ inline StatusInfo check_gemm_arguments(GemmArguments const& p) {
   if (p.beta != 0 && p.ldc < c_min)
     return {Status::kErrorInvalidProblem, "leading dimension of C is " + std::to_string(p.ldc) + ", smaller than " +
                                               (c_rows ? "N = " : "M = ") + std::to_string(c_min) + ": rows would overlap"};
-  if (auto s = check_contiguous_extent(p, "K", p.k, a_rows || b_cols); !s.ok()) return s;
-  if (auto s = check_contiguous_extent(p, "M", p.m, !a_rows); !s.ok()) return s;
-  if (auto s = check_contiguous_extent(p, "N", p.n, !b_cols); !s.ok()) return s;
+  if (!p.tma_operands) {
+    if (auto s = check_contiguous_extent(p, "K", p.k, a_rows || b_cols); !s.ok()) return s;
+    if (auto s = check_contiguous_extent(p, "M", p.m, !a_rows); !s.ok()) return s;
+    if (auto s = check_contiguous_extent(p, "N", p.n, !b_cols); !s.ok()) return s;
+  }
   if (auto s = check_pointer_alignment("base address of A", p.a, 16); !s.ok()) return s;
   if (auto s = check_pointer_alignment("base address of B", p.b, 16); !s.ok()) return s;
   if ((p.m + p.tile_m - 1) / p.tile_m * ((p.n + p.tile_n - 1) / p.tile_n) > kIntMax)

@@ -1,4 +1,5 @@
-"""C++ source for one GemmConfig: an explicit instantiation of tessel's Sm75/Sm80 kernel.
+"""C++ source for one GemmConfig: an explicit instantiation of tessel's Sm75/Sm80 kernel (Hopper's
+is codegen_sm90's).
 
 The kernel template is tessel::gemm::kernel::gemm_kernel<Config>; the source instantiates it
 for a tessel::jit::GemmKernelConfig built from the configuration, and NVRTC (or nvcc, for the
@@ -12,6 +13,7 @@ Only the standard library is imported here (see config.py).
 
 from __future__ import annotations
 
+from . import codegen_sm90
 from .config import GemmConfig
 
 # Byte offsets of tessel::gemm::kernel::GemmParams<Config> on the 64-bit CUDA targets; the same
@@ -54,8 +56,20 @@ def config_type(config: GemmConfig) -> str:
             f"    {epilogue_type(config)}, {config.stages}>")
 
 
+def kernel_expression(config: GemmConfig) -> str:
+    """NVRTC's name expression for the kernel `config` instantiates."""
+    return codegen_sm90.KERNEL_EXPRESSION if config.hopper else KERNEL_EXPRESSION
+
+
+def symbol_prefix(config: GemmConfig) -> str:
+    """How the mangled name of the kernel of `config` starts (for cubins nvcc compiled)."""
+    return codegen_sm90.KERNEL_SYMBOL_PREFIX if config.hopper else KERNEL_SYMBOL_PREFIX
+
+
 def source(config: GemmConfig) -> str:
     """The translation unit for `config`."""
+    if config.hopper:
+        return codegen_sm90.source(config)
     includes = ['#include "tessel/jit/sm80_gemm.hpp"']
     if config.epilogue != "linear":
         includes.append('#include "tessel/jit/epilogue_activation.hpp"')

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 
 from .. import _core
 from . import cache, codegen, nvrtc, paths
-from .config import ELEMENT_CODES, EPILOGUES, GemmConfig
+from . import kernel as kernel_module
+from .config import GemmConfig
 from .nvrtc import CompileError
+from .status import refuse
 
 
 def target_for(compute_capability: int) -> str:
@@ -40,6 +42,11 @@ def target_sm(target: str) -> int:
 def check_target(config: GemmConfig, target: str):
     """A kernel tagged for a newer architecture than the target compiles, with its body compiled
     out (tessel/arch/tags.hpp): refuse that here instead of producing a kernel that does nothing."""
+    if config.hopper:
+        if target != "sm_90a":
+            refuse("kErrorArchMismatch", f"arch 'sm90a' compiles for the target sm_90a only (wgmma and setmaxnreg exist in "
+                                         f"the arch-specific target alone), not {target}: use arch='sm80' for other GPUs")
+        return
     need = {"sm80": 80, "sm75": 75}[config.arch]
     if target_sm(target) < need:
         raise ValueError(f"arch {config.arch!r} needs sm_{need} or newer, but the target is {target}: "
@@ -102,11 +109,7 @@ class CompiledGemm:
     @property
     def kernel(self) -> "_core.Kernel":
         if self._kernel is None:
-            c = self.config
-            self._kernel = _core.Kernel(
-                self.cubin, c.name, self.symbol, self.target, ELEMENT_CODES[c.element], ELEMENT_CODES[c.out],
-                c.layout_a == "row", c.layout_b == "row", c.layout_c == "row", EPILOGUES.index(c.epilogue),
-                c.tile[0], c.tile[1], c.threads, c.smem_bytes)
+            self._kernel = kernel_module.load(self.config, self.cubin, self.symbol, self.target)
         return self._kernel
 
     def __call__(self, A, B, C=None, *, alpha=1.0, beta=0.0, out=None, stream=None):
@@ -140,10 +143,10 @@ def compile(config: GemmConfig, target=None, *, use_cache: bool = True) -> Compi
         cubin, meta = hit
         result = CompiledGemm(config, target, meta["symbol"], cubin, True, time.perf_counter() - start, key)
     else:
-        cubin, lowered, log = nvrtc.compile_to_cubin(codegen.source(config), f"{config.name}.cu", options(target),
-                                                     [codegen.KERNEL_EXPRESSION])
+        expression = codegen.kernel_expression(config)
+        cubin, lowered, log = nvrtc.compile_to_cubin(codegen.source(config), f"{config.name}.cu", options(target), [expression])
         seconds = time.perf_counter() - start
-        symbol = lowered[codegen.KERNEL_EXPRESSION]
+        symbol = lowered[expression]
         if use_cache:
             cache.store(key, cubin, {"config": config.key(), "name": config.name, "target": target, "symbol": symbol,
                                      "nvrtc": list(nvrtc.toolkit().version), "compile_seconds": round(seconds, 3)})

@@ -13,21 +13,29 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from . import codegen, cubin
-from .config import ELEMENT_CODES, EPILOGUES, GemmConfig
+from . import codegen, cubin, kernel
+from .config import GemmConfig, default_config
 
 KERNEL_DIR = Path(__file__).resolve().parent.parent / "kernels"
 
 
 def configs() -> list[GemmConfig]:
-    """The prebuilt set."""
+    """The prebuilt set: the automatic choice's configuration (tessel.gemm.default_config) of
+    each kind of plain call, for the Sm80 kernel and for Hopper's."""
     out = []
-    for element in ("f16", "bf16"):
-        for result in ("f32", element):
-            for layout_a in ("row", "col"):
-                for layout_b in ("row", "col"):
-                    out.append(GemmConfig(element=element, out=result, layout_a=layout_a, layout_b=layout_b))
+    for hopper in (False, True):
+        for element in ("f16", "bf16"):
+            for result in ("f32", element):
+                for layout_a in ("row", "col"):
+                    for layout_b in ("row", "col"):
+                        out.append(default_config(element, result, layout_a, layout_b, hopper=hopper))
     return out
+
+
+def archs(config: GemmConfig, requested) -> list[str]:
+    """Which of the requested SASS targets ("80", "90a") a prebuilt configuration is built for:
+    a Hopper kernel runs on sm_90a only."""
+    return [a for a in requested if a == "90a"] if config.hopper else list(requested)
 
 
 @lru_cache(maxsize=1)
@@ -58,10 +66,6 @@ def find(config: GemmConfig, compute_capability: int):
                 continue
             if (file, target) not in _loaded:
                 data = (KERNEL_DIR / file).read_bytes()
-                symbol = cubin.kernel_symbol(data, codegen.KERNEL_SYMBOL_PREFIX)
-                _loaded[file, target] = _core.Kernel(
-                    data, config.name, symbol, target, ELEMENT_CODES[config.element], ELEMENT_CODES[config.out],
-                    config.layout_a == "row", config.layout_b == "row", config.layout_c == "row",
-                    EPILOGUES.index(config.epilogue), config.tile[0], config.tile[1], config.threads, config.smem_bytes)
+                _loaded[file, target] = kernel.load(config, data, cubin.kernel_symbol(data, codegen.symbol_prefix(config)), target)
             return _loaded[file, target]
     return None

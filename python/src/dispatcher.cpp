@@ -1,0 +1,77 @@
+#include "dispatcher.hpp"
+
+namespace tessel::py {
+
+void refuse(Status s, std::string message) { throw StatusError{{s, std::move(message)}}; }
+
+bool tma_aligned(Problem const& p) {
+  auto aligned = [](void const* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
+  return aligned(p.a) && aligned(p.b) && p.lda % 8 == 0 && p.ldb % 8 == 0;  // 8 elements of 16 bits
+}
+
+namespace {
+
+std::string element_list(KernelTraits const& t) {
+  return std::string(element_name(t.ab)) + " A and B and " + element_name(t.c) + " D";
+}
+
+}  // namespace
+
+void Dispatcher::run(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream, int epilogue) {
+  Problem const p = natural(read_operands(a, b, c, d));
+  choose(p, epilogue).kernel->launch(p, alpha, beta, stream);
+}
+
+nb::object Dispatcher::select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue) {
+  return choose(natural(read_operands(a, b, c, d)), epilogue).owner;
+}
+
+void Dispatcher::run_kernel(Kernel& kernel, nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta,
+                            std::uintptr_t stream) {
+  Operands const ops = read_operands(a, b, c, d);
+  KernelTraits const& t = kernel.traits();
+  if (*ops.a.element != t.ab || *ops.d.element != t.c)
+    refuse(Status::kErrorInvalidDataType, "the kernel " + t.name + " takes " + element_list(t) + ", not " + ops.a.dtype + " A and B and " +
+                                              ops.d.dtype + " D");
+  std::optional<Problem> p = fit(ops, t.a_row, t.b_row, t.c_row);
+  if (!p) {
+    Problem const n = natural(ops);
+    refuse(Status::kErrorInvalidLayout, "the operands are " + describe_layouts(n.a_row, n.b_row, n.c_row) + " (or, transposed, " +
+                                            describe_layouts(!n.b_row, !n.a_row, !n.c_row) + "), but the kernel " + t.name + " takes " +
+                                            describe_layouts(t.a_row, t.b_row, t.c_row) + ": choose a configuration with these layouts");
+  }
+  kernel.launch(*p, alpha, beta, stream);
+}
+
+Dispatcher::Entry const& Dispatcher::choose(Problem const& p, int epilogue) {
+  bool const tma = tma_aligned(p);
+  std::uint64_t const key = std::uint64_t(p.ab) | std::uint64_t(p.c) << 2 | std::uint64_t(p.a_row) << 4 | std::uint64_t(p.b_row) << 5 |
+                            std::uint64_t(tma) << 6 | std::uint64_t(epilogue & 0xff) << 8 | std::uint64_t(p.device) << 16;
+  auto it = kernels_.find(key);
+  if (it == kernels_.end()) {
+    if (!resolve_.is_valid() || resolve_.is_none()) throw nb::type_error("this Dispatcher has no kernel resolver");
+    nb::object k = resolve_(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device, tma);
+    if (!nb::isinstance<Kernel>(k)) throw nb::type_error("the kernel resolver must return a tessel._core.Kernel");
+    KernelTraits const& t = nb::cast<Kernel&>(k).traits();
+    if (t.ab != p.ab || t.c != p.c || t.a_row != p.a_row || t.b_row != p.b_row || !t.c_row || int(t.epilogue) != epilogue ||
+        (t.hopper && !tma))
+      refuse(Status::kErrorInternal, "the kernel resolver returned " + t.name + " for a problem it does not compute");
+    it = kernels_.emplace(key, Entry{k, &nb::cast<Kernel&>(k)}).first;
+  }
+  return it->second;
+}
+
+int Dispatcher::traverse(visitproc visit, void* arg) {
+  Py_VISIT(resolve_.ptr());
+  Py_VISIT(fallback_.ptr());
+  for (auto& [key, entry] : kernels_) Py_VISIT(entry.owner.ptr());
+  return 0;
+}
+
+void Dispatcher::drop_references() {
+  kernels_.clear();
+  resolve_.reset();
+  fallback_.reset();
+}
+
+}  // namespace tessel::py

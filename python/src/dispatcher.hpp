@@ -1,0 +1,60 @@
+#pragma once
+// From Python operands to a launch: the checks every kernel shares, the automatic kernel choice
+// (asked of Python once per kind of problem, then remembered), and tessel.gemm's whole per-call
+// path in one trip into C++ (gemm_call.cpp).
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+#include <unordered_map>
+
+#include "gemm_kernel.hpp"
+#include "gemm_operands.hpp"
+
+namespace tessel::py {
+
+namespace nb = nanobind;
+
+class Dispatcher {
+ public:
+  // resolve(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned) -> Kernel: the
+  // kernel for a kind of problem, asked once per kind. fallback(A, B, C, alpha, beta, out_dtype,
+  // epilogue, config, out, stream): tessel.gemm for the calls gemm() leaves to Python (a
+  // configuration, arguments it does not read). Either may be None where not used.
+  Dispatcher(nb::object resolve, nb::object fallback) : resolve_(std::move(resolve)), fallback_(std::move(fallback)) {}
+
+  // The automatic choice: the operands' own layouts with D row-major.
+  void run(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream, int epilogue);
+  // The kernel run() would launch, without launching it.
+  nb::object select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue);
+  // A given kernel: the operands must have its element types, and its layouts as given or
+  // transposed.
+  void run_kernel(Kernel& kernel, nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream);
+  // tessel.gemm (see gemm_call.cpp).
+  nb::object gemm(nb::handle a, nb::handle b, nb::handle c, double alpha, double beta, nb::handle out_dtype, nb::handle epilogue,
+                  nb::handle config, nb::handle out, nb::handle stream);
+
+  void clear() { kernels_.clear(); }
+  std::size_t size() const { return kernels_.size(); }
+
+  // For the garbage collector: the Python objects a Dispatcher holds.
+  int traverse(visitproc visit, void* arg);
+  void drop_references();
+
+ private:
+  struct Entry {
+    nb::object owner;  // keeps the Kernel alive
+    Kernel* kernel;
+  };
+  Entry const& choose(Problem const& p, int epilogue);
+
+  nb::object resolve_, fallback_;
+  std::unordered_map<std::uint64_t, Entry> kernels_;
+};
+
+// Whether TMA can read A and B of a problem: 16-byte-aligned base addresses and leading dimensions.
+bool tma_aligned(Problem const& p);
+
+// Refusals share this spelling. @throws StatusError
+[[noreturn]] void refuse(Status s, std::string message);
+
+}  // namespace tessel::py

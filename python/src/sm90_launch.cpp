@@ -1,0 +1,109 @@
+#include "sm90_launch.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <tessel/arch/tma_encode.hpp>
+
+namespace tessel::py {
+
+namespace {
+
+cuda::CUlaunchConfig launch_config(Sm90Shape const& s, unsigned grid, cuda::CUstream stream, cuda::CUlaunchAttribute* cluster) {
+  cuda::CUlaunchConfig c{};
+  c.grid_x = grid;
+  c.grid_y = c.grid_z = 1;
+  c.block_x = static_cast<unsigned>(s.threads);
+  c.block_y = c.block_z = 1;
+  c.shared_mem_bytes = static_cast<unsigned>(s.smem);
+  c.stream = stream;
+  if (s.cluster_m > 1) {
+    *cluster = {};
+    cluster->id = cuda::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster->value.cluster_dim = {static_cast<unsigned>(s.cluster_m), 1, 1};
+    c.attrs = cluster;
+    c.num_attrs = 1;
+  }
+  return c;
+}
+
+[[noreturn]] void missing(char const* entry) {
+  throw StatusError{{Status::kErrorInsufficientDriver,
+                     std::string("the CUDA driver lacks ") + entry + ", which the Hopper kernels need: update the driver (CUDA 12 or newer)"}};
+}
+
+}  // namespace
+
+int Sm90Launcher::max_active_clusters(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape const& s, int sm_count) {
+  if (s.cluster_m == 1) return 0;
+  if (!d.cuOccupancyMaxActiveClusters) missing("cuOccupancyMaxActiveClusters");
+  cuda::CUlaunchAttribute attr;
+  cuda::CUlaunchConfig c = launch_config(s, static_cast<unsigned>(sm_count / s.cluster_m * s.cluster_m), nullptr, &attr);
+  int active = 0;
+  // A refusal leaves the SM count as the only limit, as the adapter does.
+  if (d.cuOccupancyMaxActiveClusters(&active, fn, &c) != cuda::CUDA_SUCCESS) active = 0;
+  return std::max(active, 0);
+}
+
+Sm90Launcher::Map const& Sm90Launcher::map(cuda::Driver const& d, Map& slot, char const* name, void const* base, bool k_major,
+                                           std::int64_t rows, std::int64_t k, std::int64_t ld, int const (&box)[2]) {
+  std::int64_t const inner = k_major ? k : rows, outer = k_major ? rows : k;
+  if (slot.base == base && slot.inner == inner && slot.outer == outer && slot.ld == ld) return slot;
+  if (!d.cuTensorMapEncodeTiled) missing("cuTensorMapEncodeTiled");
+  arch::TmaView const v{base,
+                        std::uint64_t(inner),
+                        std::uint64_t(outer),
+                        1,
+                        std::uint64_t(ld),
+                        0,
+                        std::uint32_t(box[0]),
+                        std::uint32_t(box[1])};
+  slot.base = nullptr;  // invalid until the encoding succeeded
+  if (StatusInfo s = arch::encode_tma_map(d.cuTensorMapEncodeTiled, slot.bytes, arch::tma_data_type_code(2), 2, v, arch::kTmaSwizzle128B, name);
+      !s.ok())
+    throw StatusError{s};
+  slot.base = base;
+  slot.inner = inner;
+  slot.outer = outer;
+  slot.ld = ld;
+  return slot;
+}
+
+void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape const& s, int sm_count, int max_clusters,
+                          Problem const& p, float alpha, float beta, cuda::CUstream stream) {
+  alignas(16) unsigned char block[kSm90ParamsCapacity] = {};
+  auto& params = *reinterpret_cast<Sm90KernelParams*>(block);
+  int const m = static_cast<int>(p.m), n = static_cast<int>(p.n);
+  params.m = m;
+  params.n = n;
+  params.k = static_cast<int>(p.k);
+  params.d = p.d;
+  params.ldd = p.ldd;
+  params.batch_stride_d = 0;
+  params.pairs_aligned = p.ldd % 2 == 0 && reinterpret_cast<std::uintptr_t>(p.d) % (2 * s.d_bytes) == 0;
+  params.epi = {alpha, beta, p.c_ptr, p.ldc, 0};
+  int const tiles_m = (m + s.tile_m - 1) / s.tile_m, tiles_n = (n + s.tile_n - 1) / s.tile_n;
+  params.sched = gemm::kernel::Sm90TileScheduler::make((tiles_m + s.cluster_m - 1) / s.cluster_m, tiles_n, 1,
+                                                       gemm::kernel::RasterOrder::Heuristic, 8);
+  // Persistent: as many clusters as can be resident at once, but no more than there are tiles.
+  int clusters = sm_count / s.cluster_m;
+  if (max_clusters > 0) clusters = std::min(clusters, max_clusters);
+  clusters = std::max(1, std::min(clusters, params.sched.tile_count()));
+  unsigned const grid = static_cast<unsigned>(clusters * s.cluster_m);
+
+  std::lock_guard<std::mutex> lock(mutex_);
+  Map const& ma = map(d, a_, "A", p.a, p.a_row, p.m, p.k, p.lda, s.box_a);
+  Map const& mb = map(d, b_, "B", p.b, !p.b_row, p.n, p.k, p.ldb, s.box_b);
+  void* args[] = {const_cast<unsigned char*>(ma.bytes), const_cast<unsigned char*>(mb.bytes), block};
+  cuda::CUresult r;
+  if (s.cluster_m == 1) {
+    r = d.cuLaunchKernel(fn, grid, 1, 1, static_cast<unsigned>(s.threads), 1, 1, static_cast<unsigned>(s.smem), stream, args, nullptr);
+  } else {
+    if (!d.cuLaunchKernelEx) missing("cuLaunchKernelEx");
+    cuda::CUlaunchAttribute attr;
+    cuda::CUlaunchConfig const c = launch_config(s, grid, stream, &attr);
+    r = d.cuLaunchKernelEx(&c, fn, args, nullptr);
+  }
+  if (r != cuda::CUDA_SUCCESS) throw cuda::CudaFailure{r, cuda::error_text(r)};
+}
+
+}  // namespace tessel::py

@@ -1,0 +1,47 @@
+#pragma once
+// The launch of a Hopper kernel (kernel::sm90_gemm_tma_warpspecialized) loaded from a cubin, done
+// as device::GemmUniversalAdapter does it but through the driver API: the two TMA descriptors, the
+// parameter block, the persistent grid of clusters, the cluster attribute.
+#include <cstdint>
+#include <mutex>
+
+#include "cuda_driver.hpp"
+#include "gemm_types.hpp"
+
+namespace tessel::py {
+
+// The launch-time facts of one Hopper kernel (the configuration's, asserted by its source).
+struct Sm90Shape {
+  int tile_m = 128, tile_n = 128, cluster_m = 1;
+  int threads = 384, smem = 0;
+  int box_a[2] = {0, 0}, box_b[2] = {0, 0};  // (inner, outer) of one TMA box
+  int d_bytes = 2;                            // sizeof(ElementD)
+};
+
+class Sm90Launcher {
+ public:
+  // How many clusters of the kernel can be resident at once on a device (0: ask no one, use the
+  // SM count). Called once per loaded function. @throws cuda::CudaFailure
+  static int max_active_clusters(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape const& s, int sm_count);
+
+  // Encodes the tensor maps (reusing the last ones when the operands are the same memory),
+  // fills the parameters and enqueues the kernel. The problem is in the kernel's layouts and has
+  // passed the argument checks. @throws StatusError, cuda::CudaFailure
+  void launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape const& s, int sm_count, int max_clusters, Problem const& p,
+              float alpha, float beta, cuda::CUstream stream);
+
+ private:
+  // A CUtensorMap and what it was encoded from.
+  struct Map {
+    alignas(128) unsigned char bytes[128] = {};
+    void const* base = nullptr;
+    std::int64_t inner = -1, outer = -1, ld = -1;
+  };
+  Map const& map(cuda::Driver const& d, Map& slot, char const* name, void const* base, bool k_major, std::int64_t rows,
+                 std::int64_t k, std::int64_t ld, int const (&box)[2]);
+
+  std::mutex mutex_;
+  Map a_, b_;
+};
+
+}  // namespace tessel::py

@@ -1,0 +1,109 @@
+"""C++ source for one Hopper GemmConfig (arch "sm90a"): the kernel
+tessel::gemm::kernel::sm90_gemm_tma_warpspecialized<Cfg, Fusion>, with Cfg and Fusion built by the
+collective builders exactly as a C++ user builds them for GemmUniversalAdapter, and explicitly
+instantiated for NVRTC (or nvcc, for the prebuilt kernels).
+
+The launcher (tessel._core) fills the kernel's Sm90GemmParams as a plain struct, encodes the two
+TMA descriptors with the box sizes below and launches with the thread count, shared memory and
+cluster size below, so the source asserts all of them against the C++ types: a change on the C++
+side that breaks one stops the compilation instead of corrupting a launch.
+
+Only the standard library is imported here (see config.py).
+"""
+
+from __future__ import annotations
+
+from .config import GemmConfig
+
+# Byte offsets of Sm90GemmParams<Sm90LinearCombination<D, C>> on the 64-bit CUDA targets, and the
+# size of the zeroed block the launcher fills (the struct must fit it; members it does not name
+# stay zero); the same numbers as tessel._core.sm90_params_layout() (a test holds them together).
+PARAMS_LAYOUT = {
+    "capacity": 512, "m": 0, "n": 4, "k": 8, "D": 16, "ldd": 24, "batch_stride_D": 32, "pairs_aligned": 40,
+    "epi.alpha": 48, "epi.beta": 52, "epi.ptr_C": 56, "epi.ldc": 64, "epi.batch_stride_C": 72,
+    "sched.raster": 80, "sched.along_n": 92, "sched.batches": 96,
+}
+
+KERNEL_EXPRESSION = "&tessel::gemm::kernel::sm90_gemm_tma_warpspecialized<tessel_jit::Config, tessel_jit::Fusion>"
+KERNEL_SYMBOL_PREFIX = "_ZN6tessel4gemm6kernel29sm90_gemm_tma_warpspecialized"
+
+_CPP_ELEMENT = {"f16": "tessel::half_t", "bf16": "tessel::bfloat16_t", "f32": "float"}
+_CPP_LAYOUT = {"row": "tessel::gemm::RowMajor", "col": "tessel::gemm::ColumnMajor"}
+_CPP_SCHEDULE = {"cooperative": "tessel::gemm::collective::KernelTmaWarpSpecializedCooperative",
+                 "pingpong": "tessel::gemm::collective::KernelTmaWarpSpecializedPingpong"}
+_BITS = {"f16": 16, "bf16": 16, "f32": 32}
+
+
+def _types(config: GemmConfig) -> list[str]:
+    el, out = _CPP_ELEMENT[config.element], _CPP_ELEMENT[config.out]
+    bm, bn, bk = config.tile
+    stages = ("tessel::gemm::collective::StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>"
+              if config.stages == "auto" else f"tessel::gemm::collective::StageCount<{config.stages}>")
+    align_ab, align_cd = 128 // _BITS[config.element], 128 // _BITS[config.out]
+    return [
+        f"using Tile = tessel::gemm::GemmShape<{bm}, {bn}, {bk}>;",
+        f"using Cluster = tessel::gemm::GemmShape<{config.cluster[0]}, 1, 1>;",
+        "using Epilogue = typename tessel::gemm::collective::EpilogueBuilder<",
+        "    tessel::arch::Sm90, tessel::gemm::OpClassTensorOp, Tile, Cluster, tessel::gemm::collective::EpilogueTileAuto,",
+        f"    float, float, {out}, tessel::gemm::RowMajor, {align_cd}, {out}, tessel::gemm::RowMajor, {align_cd},",
+        "    tessel::gemm::collective::EpilogueScheduleAuto>::CollectiveOp;",
+        "using Config = typename tessel::gemm::collective::CollectiveBuilder<",
+        f"    tessel::arch::Sm90, tessel::gemm::OpClassTensorOp, {el}, {_CPP_LAYOUT[config.layout_a]}, {align_ab},",
+        f"    {el}, {_CPP_LAYOUT[config.layout_b]}, {align_ab}, float, Tile, Cluster,",
+        f"    {stages},",
+        f"    {_CPP_SCHEDULE[config.kernel_schedule]}>::CollectiveOp;",
+        "using Fusion = typename Epilogue::FusionCallbacks;",
+        "using Params = tessel::gemm::kernel::Sm90GemmParams<Fusion>;",
+    ]
+
+
+def _asserts(config: GemmConfig) -> list[str]:
+    out = []
+    layout = PARAMS_LAYOUT
+    out.append(f"static_assert(sizeof(Params) <= {layout['capacity']}, "
+               '"Sm90GemmParams outgrew the launcher\'s parameter block: raise kSm90ParamsCapacity and codegen_sm90.PARAMS_LAYOUT");')
+    for member, offset in layout.items():
+        if member == "capacity":
+            continue
+        out.append(f"static_assert(TESSEL_JIT_OFFSETOF(Params, {member}) == {offset}, "
+                   f'"Sm90GemmParams::{member} moved: update tessel._core Sm90KernelParams and codegen_sm90.PARAMS_LAYOUT");')
+    (a_in, a_out), (b_in, b_out) = config.tma_boxes
+    checks = [
+        (f"Config::kThreads == {config.threads}", "the launch uses GemmConfig.threads threads"),
+        (f"Config::kSmemBytes <= {config.smem_bytes}", "the launch gives GemmConfig.smem_bytes of shared memory, less than the kernel's kSmemBytes"),
+        (f"Config::Stages == {config.stage_count}", "GemmConfig.stage_count (the builder's auto rule in sm90_rules.py) differs"),
+        (f"Config::ClusterM == {config.cluster[0]}", "the launch uses GemmConfig.cluster"),
+        (f"Config::BoxesA::kBoxInner == {a_in} && Config::BoxesA::kBoxOuter == {a_out}",
+         "the launcher encodes A's tensor map with GemmConfig.tma_boxes[0]"),
+        (f"Config::BoxesB::kBoxInner == {b_in} && Config::BoxesB::kBoxOuter == {b_out}",
+         "the launcher encodes B's tensor map with GemmConfig.tma_boxes[1]"),
+        ("Config::kSmemBytes <= tessel::gemm::collective::kSm90SmemBytes", "the stages do not fit in shared memory"),
+    ]
+    out += [f'static_assert({cond}, "{why}: update it to the kernel\'s");' for cond, why in checks]
+    return out
+
+
+def source(config: GemmConfig) -> str:
+    """The translation unit for a Hopper `config`."""
+    return "\n".join([
+        f"// {config.name}: generated by tessel.jit.codegen_sm90 from",
+        f"// {config!r}",
+        '#include "tessel/gemm/collective/sm90_builder.hpp"',
+        "",
+        "// offsetof without <cstddef>: NVRTC has no standard library, and its front end spells the",
+        "// builtin differently from nvcc's host compiler.",
+        "#if defined(__CUDACC_RTC__)",
+        "#define TESSEL_JIT_OFFSETOF(T, m) __INTADDR__(&((T*)0)->m)",
+        "#else",
+        "#define TESSEL_JIT_OFFSETOF(T, m) __builtin_offsetof(T, m)",
+        "#endif",
+        "",
+        "namespace tessel_jit {",
+        *_types(config),
+        *_asserts(config),
+        "}  // namespace tessel_jit",
+        "",
+        "template __global__ void tessel::gemm::kernel::sm90_gemm_tma_warpspecialized<tessel_jit::Config, tessel_jit::Fusion>(",
+        "    const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, tessel_jit::Params);",
+        "",
+    ])

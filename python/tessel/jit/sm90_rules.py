@@ -1,0 +1,103 @@
+"""What the Hopper kernel (tessel::gemm::kernel::sm90_gemm_tma_warpspecialized, built by
+collective::CollectiveBuilder) can be instantiated with, and the numbers the launcher needs from a
+configuration: stage count, shared memory and the TMA boxes. Each rule is one of the kernel's or
+the builder's static_asserts, said before NVRTC would; the generated source asserts the numbers
+against the C++ (codegen.py), so a rule that drifts stops a compilation instead of a launch.
+
+Standard library only (see config.py).
+"""
+
+from __future__ import annotations
+
+from .status import refuse
+
+SMEM_BYTES = 227 * 1024  # collective::kSm90SmemBytes: what one CTA may have
+THREADS = 384            # a producer warpgroup and two consumer warpgroups
+SCHEDULES = ("auto", "cooperative", "pingpong")
+SCHEDULE_NAMES = {"cooperative": "coop", "pingpong": "pingpong"}  # KernelTmaWarpSpecialized*::kName
+FP8 = ("e4m3", "e5m2", "float8_e4m3fn", "float8_e5m2", "torch.float8_e4m3fn", "torch.float8_e5m2")
+
+
+def schedule(tile_m: int, requested: str) -> str:
+    """The builder's KernelScheduleAuto: cooperative when BM is a multiple of 128."""
+    if requested != "auto":
+        return requested
+    return "cooperative" if tile_m % 128 == 0 else "pingpong"
+
+
+def stage_bytes(tile) -> int:
+    return (tile[0] + tile[1]) * 128  # one 128-byte swizzle row of K per row of A and of B
+
+
+def auto_stages(tile, carveout: int = 1) -> int:
+    """collective::detail::stage_count for StageCountAutoCarveout<sizeof(SharedStorage)>: the
+    epilogue keeps nothing in shared memory (an empty struct, one byte); 1024 bytes of alignment
+    slack and 16 bytes of barriers per stage."""
+    return (SMEM_BYTES - carveout - 1024) // (stage_bytes(tile) + 16)
+
+
+def smem_bytes(tile, stages: int) -> int:
+    """Sm90KernelConfig::kSmemBytes as the stages, their full and empty barriers and 1024 bytes of
+    alignment slack make it."""
+    return stages * stage_bytes(tile) + 2 * stages * 8 + 1024
+
+
+def launch_smem_bytes(tile, stages: int) -> int:
+    """What the launch gives: kSmemBytes and 128 bytes more, within a CTA's limit, so that a few
+    bytes of bookkeeping the kernel keeps beside its barriers need no change here (the source
+    asserts that this covers the kernel's kSmemBytes)."""
+    return min(smem_bytes(tile, stages) + 128, SMEM_BYTES)
+
+
+def boxes(tile, k_major: bool, rows: int, split: int) -> tuple:
+    """(inner, outer) of one TMA box of an operand's stage (OperandBoxes): K-major, BK elements
+    of K by rows/split rows; MN-major, 64 elements along M or N by BK rows of K."""
+    bk = tile[2]
+    return (bk, rows // split) if k_major else (64, bk)
+
+
+def validate(c) -> None:
+    """Raises ConfigError for a configuration the Hopper kernel cannot be built with."""
+    bm, bn, bk = c.tile
+    cluster_m = c.cluster[0]
+    if c.warp is not None:
+        refuse("kErrorNotSupported", f"warp {c.warp} with arch 'sm90a': the Hopper kernel has no warp tile (two consumer "
+                                     "warpgroups share the CTA tile); leave warp out")
+    if c.schedule not in SCHEDULES:
+        refuse("kErrorNotSupported", f"schedule {c.schedule!r} with arch 'sm90a': choose one of {', '.join(SCHEDULES)}")
+    if c.layout_c != "row":
+        refuse("kErrorInvalidLayout", "layout_c 'col' with arch 'sm90a': the Hopper kernel writes D row-major; tessel.gemm "
+                                      "runs a column-major D as the transposed problem D^T = B^T A^T on a row-major kernel, "
+                                      "so give layout_c='row' (and the layouts of B^T and A^T)")
+    if c.epilogue != "linear":
+        refuse("kErrorNotSupported", f"epilogue {c.epilogue!r} with arch 'sm90a': the JIT generates the Hopper kernel with the "
+                                     "linear combination only; use arch='sm80' for a fused activation")
+    if bk != 64:
+        refuse("kErrorNotSupported", f"tile {c.tile} with arch 'sm90a': the tile's K must be one 128-byte swizzle row, "
+                                     "64 elements of f16 or bf16")
+    if bn not in (64, 128, 256):
+        refuse("kErrorNotSupported", f"tile {c.tile} with arch 'sm90a': BN must be 64, 128 or 256 (a wgmma N)")
+    kind = schedule(bm, c.schedule)
+    if kind == "cooperative" and bm != 128:
+        refuse("kErrorNotSupported", f"tile {c.tile} with the cooperative schedule: BM must be 128 (each of the two "
+                                     "consumer warpgroups computes 64 rows); use BM 64 with schedule='pingpong'")
+    if kind == "pingpong" and bm not in (64, 128):
+        refuse("kErrorNotSupported", f"tile {c.tile} with the ping-pong schedule: BM must be 64 or 128 (one consumer "
+                                     "warpgroup computes the whole tile)")
+    if kind == "pingpong" and (bm // 64) * bn // 2 > 128:
+        refuse("kErrorNotSupported", f"tile {c.tile} with the ping-pong schedule: a consumer warpgroup would hold "
+                                     f"{(bm // 64) * bn // 2} accumulators per thread, more than 128; use BN <= "
+                                     f"{256 * 64 // bm} or the cooperative schedule")
+    if c.cluster not in ((1, 1, 1), (2, 1, 1)):
+        refuse("kErrorNotSupported", f"cluster {c.cluster}: the Hopper kernel takes clusters of 1 or 2 CTAs along M, "
+                                     "(1, 1, 1) or (2, 1, 1)")
+    if c.layout_b == "row" and (bn // 64) % cluster_m:
+        refuse("kErrorNotSupported", f"tile {c.tile} with cluster {c.cluster} and row-major B: each CTA of the cluster "
+                                     f"loads a 64-column slice of B's stage, so BN must be at least {64 * cluster_m}")
+    stages = c.stage_count
+    if stages < 2:
+        refuse("kErrorNotSupported", f"stages {c.stages}: the Hopper pipeline needs at least 2")
+    need = smem_bytes(c.tile, stages)
+    if need > SMEM_BYTES:
+        refuse("kErrorNotSupported", f"stages {stages} with tile {c.tile}: {need} bytes of shared memory, more than the "
+                                     f"{SMEM_BYTES} a CTA may have; use at most {auto_stages(c.tile)} stages, or stages='auto'")
