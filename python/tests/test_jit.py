@@ -11,7 +11,7 @@ import pytest
 
 import tessel
 from tessel import _core
-from tessel.jit import cache, codegen, compiler, cubin, paths, prebuilt
+from tessel.jit import cache, codegen, codegen_sm90, compiler, cubin, paths, prebuilt
 
 
 def test_source_spells_the_configuration():
@@ -136,6 +136,87 @@ def test_static_assert_of_a_config_reaches_the_user(toolkit, cache_dir, monkeypa
         tessel.compile(tessel.GemmConfig(), target="sm_80")
 
 
+# ---- Hopper (arch "sm90a") ------------------------------------------------------------------------
+HOPPER = {
+    "tn_coop_c1": tessel.GemmConfig(arch="sm90a", element="bf16", out="bf16"),
+    "nt_pingpong": tessel.GemmConfig(arch="sm90a", element="f16", out="f32", layout_a="col", layout_b="row", tile=(64, 128, 64),
+                                     schedule="pingpong"),
+    "tn_coop_c2": tessel.GemmConfig(arch="sm90a", element="f16", out="f16", cluster=(2, 1, 1)),
+}
+
+
+def test_hopper_source_is_the_builders():
+    src = codegen.source(HOPPER["tn_coop_c1"])
+    assert "tessel::gemm::collective::CollectiveBuilder<" in src and "tessel::gemm::collective::EpilogueBuilder<" in src
+    assert "StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>" in src
+    assert "KernelTmaWarpSpecializedCooperative" in src and "GemmShape<1, 1, 1>" in src
+    assert "template __global__ void tessel::gemm::kernel::sm90_gemm_tma_warpspecialized<tessel_jit::Config, tessel_jit::Fusion>(" in src
+    pp = codegen.source(HOPPER["nt_pingpong"])
+    assert "tessel::half_t, tessel::gemm::ColumnMajor, 8,\n    tessel::half_t, tessel::gemm::RowMajor, 8" in pp
+    assert "KernelTmaWarpSpecializedPingpong" in pp and "Config::BoxesA::kBoxInner == 64 && Config::BoxesA::kBoxOuter == 64" in pp
+    assert "StageCount<" not in codegen.source(HOPPER["tn_coop_c2"]).replace("StageCountAuto", "")
+
+
+def test_hopper_params_layout_is_the_launchers():
+    assert _core.sm90_params_layout() == codegen_sm90.PARAMS_LAYOUT
+
+
+@pytest.mark.parametrize("which", list(HOPPER))
+def test_hopper_compiles_for_sm90a(toolkit, cache_dir, which):
+    """Cold, without the cache: the three kinds the issue names (TN cooperative, NT ping-pong, a
+    2x1 cluster), each well inside the 20 s a cold Hopper compilation may take."""
+    config = HOPPER[which]
+    k = tessel.compile(config, target="sm_90a", use_cache=False)
+    assert not k.cache_hit and not cache_dir.exists() and k.seconds < 20, f"cold compile took {k.seconds:.1f} s"
+    assert cubin.sm_version(k.cubin) == 90 and cubin.functions(k.cubin) == [k.symbol]
+    assert k.symbol.startswith(codegen_sm90.KERNEL_SYMBOL_PREFIX + "INS1_16Sm90KernelConfigI")
+    kernel = k.kernel
+    assert kernel.hopper and kernel.name == config.name and kernel.threads == 384 and kernel.smem == config.smem_bytes
+
+
+def test_hopper_cache_hit_and_invalidation(toolkit, cache_dir, include_copy):
+    config = HOPPER["nt_pingpong"]
+    cold = tessel.compile(config, target="sm_90a")
+    assert not cold.cache_hit and (cache_dir / f"{cold.key}.cubin").is_file()
+    compiler._memo.clear()
+    start = time.perf_counter()
+    warm = tessel.compile(config, target="sm_90a")
+    assert warm.cache_hit and warm.key == cold.key and warm.symbol == cold.symbol and time.perf_counter() - start < 0.05
+    meta = json.loads((cache_dir / f"{cold.key}.json").read_text())
+    assert meta["config"]["arch"] == "sm90a" and meta["name"] == config.name and meta["target"] == "sm_90a"
+    # Another configuration, and an edit to the kernel's header, are other keys.
+    assert compiler.cache_key(config.replace(stages=4), "sm_90a") != cold.key
+    header = include_copy / "tessel" / "gemm" / "kernel" / "sm90_gemm_tma_warpspecialized.hpp"
+    header.write_text(header.read_text() + "\n// edited\n")
+    compiler._memo.clear()
+    edited = tessel.compile(config, target="sm_90a")
+    assert not edited.cache_hit and edited.key != cold.key
+
+
+def test_hopper_needs_the_arch_specific_target():
+    for target in ("sm_80", "sm_90", "sm_100a"):
+        with pytest.raises(ValueError, match=f"compiles for the target sm_90a only .*not {target}") as e:
+            tessel.compile(HOPPER["tn_coop_c1"], target=target)
+        assert e.value.status == "kErrorArchMismatch"
+
+
+def test_hopper_assertions_reach_the_user(toolkit, cache_dir, monkeypatch):
+    """The launcher's numbers are asserted against the kernel's: a launch with too little shared
+    memory, or boxes the kernel does not load, stops the compilation."""
+    monkeypatch.setattr(tessel.GemmConfig, "smem_bytes", property(lambda self: 1024))
+    with pytest.raises(tessel.CompileError, match="less than the kernel's kSmemBytes"):
+        tessel.compile(HOPPER["tn_coop_c1"], target="sm_90a")
+    monkeypatch.undo()
+    monkeypatch.setattr(tessel.GemmConfig, "tma_boxes", property(lambda self: ((64, 64), (64, 64))))
+    with pytest.raises(tessel.CompileError, match="the launcher encodes A's tensor map with GemmConfig.tma_boxes"):
+        tessel.compile(HOPPER["tn_coop_c1"], target="sm_90a")
+
+
+def test_hopper_kernel_traits_are_checked():
+    with pytest.raises(ValueError, match="a Hopper kernel needs a cluster of 1 or 2, both TMA boxes and a row-major D"):
+        _core.Kernel(b"", "k", "s", "sm_90a", 0, 2, True, False, True, 0, 128, 256, 384, 1024, hopper=True, cluster_m=1)
+
+
 @pytest.mark.parametrize("target", ["compute_80", "sm80", "ampere", "sm_9"])
 def test_bad_targets(target):
     with pytest.raises(ValueError, match="give a real architecture"):
@@ -176,9 +257,12 @@ def test_headers_are_installed_with_the_package():
 
 # ---- the prebuilt kernels ------------------------------------------------------------------------
 def test_prebuilt_set_covers_every_plain_call():
-    combos = {(c.element, c.out, c.layout_a, c.layout_b) for c in prebuilt.configs()}
-    assert len(combos) == 16 and all(c.layout_c == "row" and c.epilogue == "linear" for c in prebuilt.configs())
-    assert ("bf16", "f32", "col", "row") in combos and ("f16", "f16", "row", "col") in combos
+    for hopper in (False, True):
+        configs = [c for c in prebuilt.configs() if c.hopper == hopper]
+        combos = {(c.element, c.out, c.layout_a, c.layout_b) for c in configs}
+        assert len(combos) == 16 and all(c.layout_c == "row" and c.epilogue == "linear" for c in configs)
+        assert ("bf16", "f32", "col", "row") in combos and ("f16", "f16", "row", "col") in combos
+    assert prebuilt.archs(HOPPER["tn_coop_c1"], ["80", "90a"]) == ["90a"] and prebuilt.archs(tessel.GemmConfig(), ["80"]) == ["80"]
 
 
 def test_installed_prebuilt_kernels():
@@ -192,7 +276,7 @@ def test_installed_prebuilt_kernels():
         for target, file in entry["cubins"].items():
             data = (prebuilt.KERNEL_DIR / file).read_bytes()
             assert cubin.sm_version(data) == int(target[3:].rstrip("af"))
-            assert len([f for f in cubin.functions(data) if f.startswith(codegen.KERNEL_SYMBOL_PREFIX)]) == 1
+            assert len([f for f in cubin.functions(data) if f.startswith(codegen.symbol_prefix(config))]) == 1
     target = next(iter(entries[0]["cubins"]))
     cc = int(target[3:].rstrip("af"))
     k = prebuilt.find(configs[0], cc)
@@ -218,6 +302,22 @@ def test_nvcc_compiles_the_generated_source(tmp_path):
     assert cubin.sm_version(data) == 90
     symbol = cubin.kernel_symbol(data, codegen.KERNEL_SYMBOL_PREFIX)
     assert symbol.startswith(codegen.KERNEL_SYMBOL_PREFIX + "INS_3jit16GemmKernelConfigI13__nv_bfloat16")
+
+
+def test_nvcc_compiles_the_generated_hopper_source(toolkit, cache_dir, tmp_path):
+    """The prebuilt Hopper kernels: nvcc with <cuda.h>'s CUtensorMap, NVRTC with tessel's stand-in,
+    the same kernel name either way."""
+    nvcc = shutil.which("nvcc")
+    if not nvcc:
+        pytest.skip("nvcc is not on PATH")
+    config = HOPPER["tn_coop_c2"]
+    src = tmp_path / "k.cu"
+    src.write_text(codegen.source(config))
+    out = tmp_path / "k.cubin"
+    subprocess.run([nvcc, "-cubin", "-std=c++20", "-DNDEBUG", "--expt-relaxed-constexpr", "-arch=sm_90a", "-Xptxas", "-O1",
+                    f"-I{paths.include_dir()}", "-o", str(out), str(src)], check=True, capture_output=True)
+    symbol = cubin.kernel_symbol(out.read_bytes(), codegen.symbol_prefix(config))
+    assert symbol == tessel.compile(config, target="sm_90a").symbol
 
 
 def test_nvcc_and_nvrtc_name_the_kernel_alike(seed_entry, tmp_path):
