@@ -28,8 +28,11 @@ nb::object Dispatcher::select(nb::handle a, nb::handle b, nb::handle c, nb::hand
 
 void Dispatcher::run_kernel(Kernel& kernel, nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta,
                             std::uintptr_t stream) {
+  kernel.launch(problem_for(kernel.traits(), a, b, c, d), alpha, beta, stream);
+}
+
+Problem problem_for(KernelTraits const& t, nb::handle a, nb::handle b, nb::handle c, nb::handle d) {
   Operands const ops = read_operands(a, b, c, d);
-  KernelTraits const& t = kernel.traits();
   if (*ops.a.element != t.ab || *ops.d.element != t.c)
     refuse(Status::kErrorInvalidDataType, "the kernel " + t.name + " takes " + element_list(t) + ", not " + ops.a.dtype + " A and B and " +
                                               ops.d.dtype + " D");
@@ -40,7 +43,7 @@ void Dispatcher::run_kernel(Kernel& kernel, nb::handle a, nb::handle b, nb::hand
                                             describe_layouts(!n.b_row, !n.a_row, !n.c_row) + "), but the kernel " + t.name + " takes " +
                                             describe_layouts(t.a_row, t.b_row, t.c_row) + ": choose a configuration with these layouts");
   }
-  kernel.launch(*p, alpha, beta, stream);
+  return *p;
 }
 
 Dispatcher::Entry const& Dispatcher::choose(Problem const& p, int epilogue) {

@@ -51,6 +51,10 @@ class Dispatcher {
   std::unordered_map<std::uint64_t, Entry> kernels_;
 };
 
+// The operands as the problem a given kernel computes: its element types, and its layouts as
+// given or transposed. @throws StatusError
+Problem problem_for(KernelTraits const& t, nb::handle a, nb::handle b, nb::handle c, nb::handle d);
+
 // Whether TMA can read A and B of a problem: 16-byte-aligned base addresses and leading dimensions.
 bool tma_aligned(Problem const& p);
 

@@ -8,4 +8,5 @@ NB_MODULE(_core, m) {
   tessel::py::bind_layout(m);
   tessel::py::bind_calc(m);
   tessel::py::bind_gemm(m);
+  tessel::py::bind_timing(m);
 }

@@ -12,6 +12,7 @@ import pytest
 
 import tessel
 from tessel.jit import prebuilt
+from tessel.jit.config import default_config
 
 pytestmark = pytest.mark.gpu
 
@@ -124,7 +125,7 @@ def test_prebuilt_kernel_when_one_fits(torch_cuda):
     torch = torch_cuda
     A, B = make(torch, 128, 64, "float16", True, 18), make(torch, 64, 128, "float16", False, 19)
     cc = tessel._core.compute_capability(torch.cuda.current_device())
-    config = tessel.GemmConfig(element="f16", out="f32", layout_a="row", layout_b="col")
+    config = default_config("f16", "f32", "row", "col", hopper=cc == 90)
     kernel = tessel.kernel_for(A, B, out_dtype="float32")
     expected = prebuilt.find(config, cc)
     if expected is None:
@@ -261,4 +262,103 @@ def test_dlpack_objects_that_are_not_torch_tensors(torch_cuda):
     torch.cuda.synchronize()
     tessel.gemm(Only(A), Only(B), out=Only(D), stream=torch.cuda.current_stream())
     torch.cuda.synchronize()
+    check(torch, D, A, B)
+
+
+# ---- Hopper: the TMA kernel, where tessel.gemm chooses it ---------------------------------------------
+@pytest.fixture
+def hopper(torch_cuda):
+    if tessel._core.compute_capability(torch_cuda.cuda.current_device()) != 90:
+        pytest.skip("the Hopper kernel needs compute capability 9.0")
+    return torch_cuda
+
+
+def padded(torch, rows, cols, dtype, row_major, ld, seed):
+    """make(), stored with leading dimension `ld` (a view of a wider tensor)."""
+    wide = make(torch, rows, ld, dtype, True, seed) if row_major else make(torch, ld, cols, dtype, False, seed)
+    return wide[:, :cols] if row_major else wide[:rows, :]
+
+
+@pytest.mark.parametrize("ab, out", DTYPES[:4])
+@pytest.mark.parametrize("a_row, b_row, d_row", list(itertools.product([True, False], repeat=3)))
+def test_hopper_every_layout(hopper, ab, out, a_row, b_row, d_row):
+    """TN, NT, NN and TT, D either way (a column-major D is the transposed problem), square and
+    ragged, through the Hopper kernel the automatic choice takes on compute capability 9.0."""
+    torch = hopper
+    for m, n, k in [(256, 256, 128), (200, 136, 72), (520, 264, 200)]:
+        A, B = make(torch, m, k, ab, a_row, 40), make(torch, k, n, ab, b_row, 41)
+        D = make(torch, m, n, out, d_row, 42)
+        D.fill_(float("nan"))
+        kernel = tessel.kernel_for(A, B, out=D)
+        assert kernel.hopper and kernel.name.startswith("tessel_sm90_gemm_"), kernel.name
+        tessel.gemm(A, B, out=D)
+        torch.cuda.synchronize()
+        check(torch, D, A, B)
+
+
+def test_hopper_k_not_a_multiple_of_8(hopper):
+    """TMA reads past K with zeros: only the leading dimensions must be aligned (the Sm80 kernel
+    refuses K = 70 outright)."""
+    torch = hopper
+    A = padded(torch, 192, 70, "bfloat16", True, 72, 43)
+    B = padded(torch, 70, 136, "bfloat16", False, 72, 44)
+    assert tessel.kernel_for(A, B).hopper
+    check(torch, tessel.gemm(A, B, out_dtype="float32"), A, B)
+
+
+@pytest.mark.parametrize("ab, out", DTYPES[:4])
+def test_hopper_alpha_beta_and_c(hopper, ab, out):
+    torch = hopper
+    A, B = make(torch, 136, 72, ab, True, 45), make(torch, 72, 200, ab, False, 46)
+    C = make(torch, 136, 200, out, True, 47)
+    assert tessel.kernel_for(A, B, C).hopper
+    check(torch, tessel.gemm(A, B, C, alpha=1.5, beta=-0.5), A, B, C, 1.5, -0.5)
+    Ccol = make(torch, 136, 200, out, False, 48)
+    check(torch, tessel.gemm(A, B, Ccol, beta=2.0), A, B, Ccol, 1.0, 2.0)
+
+
+def test_hopper_falls_back_to_sm80(hopper):
+    """An epilogue the Hopper JIT does not fuse runs on the Sm80 kernel."""
+    torch = hopper
+    A, B = make(torch, 128, 64, "float16", True, 49), make(torch, 64, 192, "float16", False, 50)
+    assert not tessel.kernel_for(A, B, epilogue="relu").hopper
+    check(torch, tessel.gemm(A, B, out_dtype="float32", epilogue="relu"), A, B, activation=torch.relu)
+
+
+@pytest.mark.parametrize("config", [
+    tessel.GemmConfig(arch="sm90a", element="bf16", out="f32", layout_a="col", layout_b="row", tile=(64, 128, 64), schedule="pingpong"),
+    tessel.GemmConfig(arch="sm90a", element="f16", out="f16", cluster=(2, 1, 1), tile=(128, 128, 64), stages=5),
+    tessel.GemmConfig(arch="sm90a", element="bf16", out="bf16", layout_a="row", layout_b="row", cluster=(2, 1, 1)),
+], ids=["nt_pingpong", "tn_c2", "tt_c2"])
+def test_hopper_jit_configuration_end_to_end(hopper, tmp_path, monkeypatch, config):
+    """A Hopper configuration no prebuilt kernel has: compiled cold (within 20 s), cached, loaded
+    again from the cache, and run through both entry points."""
+    torch = hopper
+    monkeypatch.setenv("TESSEL_CACHE_DIR", str(tmp_path))
+    from tessel.jit import compiler
+    monkeypatch.setattr(compiler, "_memo", {})
+    k = tessel.compile(config)
+    assert not k.cache_hit and k.target == "sm_90a" and k.seconds < 20
+    ab = {"f16": "float16", "bf16": "bfloat16"}[config.element]
+    out = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}[config.out]
+    A = make(torch, 300, 136, ab, config.layout_a == "row", 51)
+    B = make(torch, 136, 264, ab, config.layout_b == "row", 52)
+    D = k(A, B)
+    assert D.dtype == getattr(torch, out)
+    check(torch, D, A, B)
+    check(torch, tessel.gemm(A, B, config=config), A, B)
+    compiler._memo.clear()
+    again = tessel.compile(config)
+    assert again.cache_hit and again.seconds < 0.05
+
+
+def test_hopper_many_tiles_and_reused_tensor_maps(hopper):
+    """More tiles than resident CTAs (the persistent loop), and a second call on the same memory
+    (the launcher reuses its tensor maps) after the operands changed in place."""
+    torch = hopper
+    A, B = make(torch, 2048, 256, "bfloat16", True, 53), make(torch, 256, 2304, "bfloat16", False, 54)
+    D = tessel.gemm(A, B)
+    check(torch, D, A, B)
+    A.copy_(make(torch, 2048, 256, "bfloat16", True, 55))
+    tessel.gemm(A, B, out=D)
     check(torch, D, A, B)

@@ -323,3 +323,28 @@ def test_tensors_dlpack_cannot_take(torch_cpu):
         tessel.gemm(torch.zeros(M, K, dtype=torch.float16, requires_grad=True), B)
     with pytest.raises(tessel.GemmError, match="B is a negated view: pass .resolve_neg()"):
         tessel.gemm(torch.zeros(M, K, dtype=torch.float16), torch._neg_view(B))
+
+
+# ---- tessel.gemm's C++ path, and the C++ timing loop -------------------------------------------------
+def test_gemm_call_reads_dlpack_operands_in_cpp():
+    """With `out`, a call on DLPack arrays is read and checked in C++ and reaches the device (here:
+    the question which kernel runs on it, which needs the driver)."""
+    D = FakeArray((M, N), "float32", ptr=0x7F0000400000)
+    reaches_device(lambda: tessel.gemm(a_(), b_(), out=D))
+    check(lambda: tessel.gemm(a_(), b_(), out=FakeArray((M, N + 8), "float32")), "kErrorInvalidProblem",
+          f"Error Invalid Problem: D is {M} x {N + 8} but A @ B is {M} x {N}")
+    check(lambda: tessel.gemm(a_(), b_(dtype="bfloat16"), out=D), "kErrorInvalidDataType", "Error Invalid Data Type: A is float16 but B is bfloat16")
+
+
+def test_gemm_is_one_call_into_cpp():
+    assert type(tessel.gemm).__name__ in ("nb_bound_method", "method") and "alpha * A @ B + beta * C" in tessel.gemm.__doc__
+
+
+def test_time_launches_checks_its_sets():
+    k = _core.Kernel(b"", "tessel_test_kernel", "sym", "sm_90a", 0, 2, True, False, True, 0, 128, 128, 128, 0)
+    with pytest.raises(ValueError, match="each operand set is \\(A, B, D\\)"):
+        _core.time_launches(k, [(a_(), b_())], 3, 0)
+    check(lambda: _core.time_launches(k, [(a_(dtype="bfloat16"), b_(dtype="bfloat16"), FakeArray((M, N), "float32"))], 3, 0),
+          "kErrorInvalidDataType", "Error Invalid Data Type: the kernel tessel_test_kernel takes float16 A and B")
+    B_col = FakeArray((N, K), "float16", ptr=0x7F0000200000).T
+    reaches_device(lambda: _core.time_launches(k, [(a_(), B_col, FakeArray((M, N), "float32", ptr=0x7F0000400000))], 3, 0))
