@@ -25,8 +25,10 @@ std::vector<float> time_launches(Kernel& kernel, nb::sequence sets, int reps, st
     problems.push_back(problem_for(kernel.traits(), abd[0], abd[1], nb::none(), abd[2]));
   }
   if (problems.empty() || reps <= 0) throw nb::value_error("time_launches: give at least one operand set and one launch");
-  cuda::Driver const* d = cuda::driver();
-  if (!d || !d->cuEventCreate || !d->cuEventRecord || !d->cuEventSynchronize || !d->cuEventElapsedTime || !d->cuEventDestroy)
+  std::string why;
+  cuda::Driver const* d = cuda::driver(&why);
+  if (!d) throw StatusError{{Status::kErrorNotSupported, why}};
+  if (!d->cuEventCreate || !d->cuEventRecord || !d->cuEventSynchronize || !d->cuEventElapsedTime || !d->cuEventDestroy)
     throw StatusError{{Status::kErrorInsufficientDriver, "time_launches needs the CUDA driver's event calls"}};
   cuda::ScopedContext scope(*d, cuda::device_info(problems[0].device).context);
   auto s = reinterpret_cast<cuda::CUstream>(stream);
