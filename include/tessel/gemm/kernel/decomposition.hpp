@@ -257,10 +257,14 @@ namespace detail {
 // L2 effects and the workspace traffic, so a near-tie goes to the simplest schedule.
 TESSEL_HD constexpr bool clearly_better(std::int64_t cost, std::int64_t dp) { return 10 * cost <= 9 * dp; }
 
+// Between split-K and stream-K, stream-K must also be clearly better than split-K: its units
+// cross tile boundaries, so a tile meets more partial units and its last arriver reads more of
+// them. Measured on the H200 at 1024x1024x32768 (64 tiles of 512 k-tiles, 132 SMs), where the
+// model scores them 259 and 260: split-K x2 ran at 634 TFLOP/s, stream-K at 347 (bench/NOTES.md).
 TESSEL_HD constexpr DecompositionMode pick(const DecompositionCosts& c) {
   bool sk = clearly_better(c.stream_k, c.data_parallel);
   bool split = c.best_splits > 1 && clearly_better(c.split_k, c.data_parallel);
-  if (split && (!sk || c.split_k <= c.stream_k)) return DecompositionMode::SplitK;
+  if (split && (!sk || !clearly_better(c.stream_k, c.split_k))) return DecompositionMode::SplitK;
   if (sk) return DecompositionMode::StreamK;
   return DecompositionMode::DataParallel;
 }
