@@ -32,6 +32,7 @@ if(TESSEL_PYTHON_KERNELS)
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/codegen.py
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/codegen_sm90.py
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/config.py
+    ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/cxx.py
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/sm90_rules.py
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/status.py
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/prebuilt.py)

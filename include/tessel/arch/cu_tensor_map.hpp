@@ -4,12 +4,12 @@
 // that a kernel taking it mangles alike under nvcc and NVRTC. The kernel only passes its address
 // to TMA instructions; the contents are encoded on the host.
 //
-// cuda.h aligns it to 64 bytes before CUDA 13 and to 128 from then on. Which one the stand-in
-// says does not move a kernel's parameters as long as maps come first (each is 128 bytes).
+// cuda.h aligns it to 64 bytes before CUDA 13 and to 128 from then on; the stand-in follows the
+// toolkit NVRTC belongs to, so that a struct holding a map is laid out as host code sees it.
 
 #if defined(__CUDACC_RTC__)
 typedef struct CUtensorMap_st {
-  alignas(64) unsigned long long opaque[16];
+  alignas(__CUDACC_VER_MAJOR__ >= 13 ? 128 : 64) unsigned long long opaque[16];
 } CUtensorMap;
 #else
 #include <cuda.h>
