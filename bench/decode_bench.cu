@@ -1,6 +1,7 @@
 // The small-N (decode) GEMM against cuBLAS, side by side in one process.
 //
-//   decode_bench [--m M --n N --k K] [--splits S,S,...] [--runs R>=50] [--warmup W] [--samples S] [--out FILE]
+//   decode_bench [--m M --n N --k K] [--splits S,S,...] [--variants all|V,V,...] [--runs R>=50] [--warmup W]
+//                [--samples S] [--out FILE]
 //
 // Problem: D(M,N) = A(M,K) B(N,K)^T, A the weights (bf16, row-major), B the activations (bf16,
 // N x K, K contiguous), D bf16 row-major, FP32 accumulate, alpha 1, beta 0. By default
@@ -23,7 +24,10 @@
 // back to back: at ~10 us per GEMM, host launch latency must not land between the events.
 //
 // --splits lists K split counts to run tessel with (0: its own choice, the default), one table
-// row each, on the same buffers: a tuning sweep in one run.
+// row each, on the same buffers: a tuning sweep in one run. --variants lists kernel variants
+// (GemmSmallN::variant_name; -1 the handle's choice, the default; "all" is -1 and every variant),
+// one row per (split, variant), each verified before it is timed: the variant sweep of
+// bench/NOTES.md ("Small-N kernel variants") is `--variants all`.
 //
 // Output: a markdown table on stdout (and in FILE with --out): time, achieved TB/s of compulsory
 // traffic (A + B read once, D written once), TFLOP/s, the time at the measured device copy
@@ -60,7 +64,8 @@ using Gemm = gemm::device::GemmSmallN<T>;
 
 struct Options {
   std::vector<std::array<int, 3>> shapes{{4096, 16, 4096}, {28672, 16, 8192}, {4096, 1, 4096}, {8192, 64, 8192}};
-  std::vector<int> splits{0};  // 0: the handle chooses
+  std::vector<int> splits{0};     // 0: the handle chooses
+  std::vector<int> variants{-1};  // -1: the handle chooses
   int runs = 100;
   int warmup = 10;
   int samples = 4096;
@@ -68,7 +73,7 @@ struct Options {
 };
 
 struct Row {
-  std::string shape, plan, verification;
+  std::string shape, variant, plan, verification;
   double bytes = 0, flops = 0;
   double tessel_us = 0, cublas_row_us = 0, cublas_col_us = 0;
   bool ok = false;
@@ -127,7 +132,7 @@ struct ShapeBuffers {
 };
 
 // One (shape, split): verification, then timing, on buffers prepared by bench_shape.
-void bench_split(int m, int n, int k, int split, const Options& o, cublasHandle_t handle, ShapeBuffers& buf,
+void bench_split(int m, int n, int k, int split, int variant, const Options& o, cublasHandle_t handle, ShapeBuffers& buf,
                  std::vector<Row>& rows) {
   const std::size_t d_elems = std::size_t(m) * n;
   const int sets = buf.sets;
@@ -138,6 +143,7 @@ void bench_split(int m, int n, int k, int split, const Options& o, cublasHandle_
   auto& Dc = buf.Dc;
   Row row;
   row.shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  row.variant = variant < 0 ? "default" : Gemm::variant_name(variant);
   row.bytes = double(std::size_t(m) * k + std::size_t(n) * k + d_elems) * sizeof(T);
   row.flops = 2.0 * m * n * k;
   // cuBLAS runs: the swapped problem gives D row-major (tessel's layout); the plain one D^T.
@@ -148,7 +154,7 @@ void bench_split(int m, int n, int k, int split, const Options& o, cublasHandle_
   // run one after another on one stream, and each launch leaves the counters at zero.
   std::vector<Gemm> gemms(static_cast<std::size_t>(sets));
   auto args = [&](int s) {
-    return Gemm::Arguments{{m, n, k}, {A[s].data(), k}, {B[s].data(), k}, {Dt[s].data(), n}, {1.f, 0.f}, split};
+    return Gemm::Arguments{{m, n, k}, {A[s].data(), k}, {B[s].data(), k}, {Dt[s].data(), n}, {1.f, 0.f}, split, variant};
   };
   DeviceBuffer<unsigned char> workspace(std::max<std::size_t>(Gemm::get_workspace_size(args(0)), 1));
   for (int s = 0; s < sets; ++s) {
@@ -233,8 +239,8 @@ void bench_split(int m, int n, int k, int split, const Options& o, cublasHandle_
   row.tessel_us = median(t_ms) * 1e3;
   row.cublas_row_us = median(r_ms) * 1e3;
   row.cublas_col_us = median(c_ms) * 1e3;
-  std::printf("# %s: tessel %.1f us, cuBLAS %.1f us (D row-major) / %.1f us (D column-major), medians of %d\n",
-              row.shape.c_str(), row.tessel_us, row.cublas_row_us, row.cublas_col_us, o.runs);
+  std::printf("# %s %s: tessel %.1f us, cuBLAS %.1f us (D row-major) / %.1f us (D column-major), medians of %d\n",
+              row.shape.c_str(), row.variant.c_str(), row.tessel_us, row.cublas_row_us, row.cublas_col_us, o.runs);
   rows.push_back(row);
 }
 
@@ -265,7 +271,8 @@ void bench_shape(int m, int n, int k, const Options& o, cublasHandle_t handle, s
     bench::cublas_gemm_tn<T, float>(handle, n, m, k, abs_b.data(), abs_a.data(), buf.mag.data());
     check_cuda(cudaDeviceSynchronize(), "magnitude GEMM");
   }
-  for (int split : o.splits) bench_split(m, n, k, split, o, handle, buf, rows);
+  for (int split : o.splits)
+    for (int variant : o.variants) bench_split(m, n, k, split, variant, o, handle, buf, rows);
 }
 
 // The issue's goals, where the shape is one of its shapes.
@@ -278,14 +285,14 @@ std::string goal(const Row& r) {
 
 std::string table(const std::vector<Row>& rows, double copy_tbs) {
   std::string s =
-      "| shape (MxNxK) | tessel us | TB/s | TFLOP/s | floor us | cuBLAS us (D row) | cuBLAS us (D col) | cuBLAS best / tessel "
+      "| shape (MxNxK) | variant | tessel us | TB/s | TFLOP/s | floor us | cuBLAS us (D row) | cuBLAS us (D col) | cuBLAS best / tessel "
       "| goal | tessel plan | verification |\n"
-      "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n";
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n";
   for (const Row& r : rows) {
     const bool timed = r.ok && r.tessel_us > 0;
     const double best = std::min(r.cublas_row_us, r.cublas_col_us);
     auto cell = [&](bool on, const char* f, double v) { return on ? fmt(f, v) : std::string("-"); };
-    s += "| " + r.shape + " | " + cell(timed, "%.1f", r.tessel_us) + " | " + cell(timed, "%.2f", r.bytes / (r.tessel_us * 1e-6) / 1e12) +
+    s += "| " + r.shape + " | " + r.variant + " | " + cell(timed, "%.1f", r.tessel_us) + " | " + cell(timed, "%.2f", r.bytes / (r.tessel_us * 1e-6) / 1e12) +
          " | " + cell(timed, "%.1f", r.flops / (r.tessel_us * 1e-6) / 1e12) + " | " + cell(copy_tbs > 0, "%.1f", r.bytes / (copy_tbs * 1e12) * 1e6) +
          " | " + cell(timed, "%.1f", r.cublas_row_us) + " | " + cell(timed, "%.1f", r.cublas_col_us) + " | " +
          cell(timed, "%.2fx", best / r.tessel_us) + " | " + (timed ? goal(r) : "-") + " | " + r.plan + " | " + r.verification + " |\n";
@@ -295,7 +302,7 @@ std::string table(const std::vector<Row>& rows, double copy_tbs) {
 
 int usage(const char* argv0, const char* why) {
   std::fprintf(stderr,
-               "%s%s\nusage: %s [--m M --n N --k K] [--splits S,S,... (0: automatic)] [--runs R>=50] [--warmup W] [--samples S] "
+               "%s%s\nusage: %s [--m M --n N --k K] [--splits S,S,... (0: automatic)] [--variants all|V,V,... (-1: automatic)] [--runs R>=50] [--warmup W] [--samples S] "
                "[--out FILE]\n",
                why, *why ? "\n" : "", argv0);
   return 2;
@@ -331,6 +338,21 @@ int main(int argc, char** argv) {
         p = *end == ',' ? end + 1 : end;
       }
       ok = ok && !o.splits.empty();
+    }
+    else if (a == "--variants") {
+      o.variants.clear();
+      if (std::string(v) == "all") {
+        for (int x = -1; x < Gemm::kVariants; ++x) o.variants.push_back(x);
+      } else {
+        for (const char* p = v; ok && *p;) {
+          char* end = nullptr;
+          const long x = std::strtol(p, &end, 10);
+          ok = end != p && x >= -1 && x < Gemm::kVariants && (*end == ',' || *end == '\0');
+          if (ok) o.variants.push_back(int(x));
+          p = *end == ',' ? end + 1 : end;
+        }
+      }
+      ok = ok && !o.variants.empty();
     }
     else if (a == "--runs") ok = positive(o.runs) && o.runs >= 50;
     else if (a == "--warmup") ok = positive(o.warmup);

@@ -27,12 +27,13 @@ struct Case {
   int split_k = 0;  // 0: automatic
   int pad_ab = 0;   // extra elements in lda and ldb (a multiple of 8)
   int pad_d = 0;    // extra elements in ldd (any)
+  int variant = -1; // kernel variant; -1: the plan's choice
 };
 
 std::string label(const Case& c) {
   return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " alpha " + std::to_string(c.alpha) +
          " beta " + std::to_string(c.beta) + " split_k " + std::to_string(c.split_k) + " pad " + std::to_string(c.pad_ab) +
-         "/" + std::to_string(c.pad_d);
+         "/" + std::to_string(c.pad_d) + " variant " + std::to_string(c.variant);
 }
 
 // Runs `c` `runs` times from the same inputs (D re-poisoned, or reset to its start for beta != 0)
@@ -59,7 +60,7 @@ void run_and_check(const Case& c, int runs = 1) {
   verify::DeviceBuffer<bfloat16_t> da(a), db(b);
   verify::DeviceBuffer<TD> dd(d0);
 
-  typename G::Arguments args{{c.m, c.n, c.k}, {da.data(), lda}, {db.data(), ldb}, {dd.data(), ldd}, {c.alpha, c.beta}, c.split_k};
+  typename G::Arguments args{{c.m, c.n, c.k}, {da.data(), lda}, {db.data(), ldb}, {dd.data(), ldd}, {c.alpha, c.beta}, c.split_k, c.variant};
   const std::size_t ws_bytes = G::get_workspace_size(args);
   verify::DeviceBuffer<unsigned char> ws(ws_bytes);
   G gemm;
@@ -154,6 +155,28 @@ TEST(GemmSmallN, SameBitsOnEveryRun) {
   run_and_check<float>({128, 1, 8192, 1.f, 0.f, 32}, 4);
 }
 
+// Every kernel variant (GemmSmallN::variant_name; bench/NOTES.md "Small-N kernel variants") on
+// ragged shapes, N from 1 to 64 (the streaming variants take N <= 16, above they run the chunked
+// kernel), forced splits across CTAs through the fixup, beta != 0, f32 D, and the same bits
+// on every run.
+TEST(GemmSmallN, EveryVariant) {
+  TESSEL_SKIP_WITHOUT_GPU();
+  for (int v = 0; v < device::GemmSmallN<bfloat16_t>::kVariants; ++v) {
+    SCOPED_TRACE(device::GemmSmallN<bfloat16_t>::variant_name(v));
+    for (int n : {1, 7, 16, 17}) run_and_check<bfloat16_t>({1000, n, 1000, 1.f, 0.f, 0, 0, 0, v});
+    run_and_check<bfloat16_t>({129, 16, 264, 1.f, 0.f, 0, 0, 0, v});
+    run_and_check<bfloat16_t>({1, 8, 8, 1.f, 0.f, 0, 0, 0, v});
+    run_and_check<bfloat16_t>({127, 16, 4104, 1.f, 0.f, 0, 0, 0, v});
+    run_and_check<bfloat16_t>({4096, 16, 4096, 1.f, 0.f, 0, 0, 0, v}, 3);
+    run_and_check<bfloat16_t>({4096, 1, 4096, 1.f, 0.f, 0, 0, 0, v});
+    for (int s : {1, 2, 3, 7}) run_and_check<bfloat16_t>({1000, 16, 4096, 1.f, 0.f, s, 0, 0, v});
+    run_and_check<float>({1000, 16, 2048, 1.f, 0.f, 5, 0, 0, v}, 3);
+    run_and_check<float>({333, 9, 776, 1.5f, -0.5f, 0, 16, 5, v});
+    run_and_check<bfloat16_t>({520, 13, 4096, 0.75f, 2.f, 3, 8, 1, v});
+    run_and_check<bfloat16_t>({300, 64, 520, 1.f, 0.f, 0, 0, 0, v});
+  }
+}
+
 TEST(GemmSmallN, PlanSplitsKForTheDecodeShape) {
   TESSEL_SKIP_WITHOUT_GPU();
   using G = device::GemmSmallN<bfloat16_t>;
@@ -161,10 +184,16 @@ TEST(GemmSmallN, PlanSplitsKForTheDecodeShape) {
                     {reinterpret_cast<bfloat16_t const*>(256), 4096}, {reinterpret_cast<bfloat16_t*>(256), 16}, {1.f, 0.f}};
   G::Plan plan;
   ASSERT_TRUE(G::make_plan(args, plan).ok());
-  // 32 row blocks cannot fill the GPU alone.
+  // 32 row blocks of 128 cannot fill the GPU alone: the chunked kernel splits K across CTAs.
+  args.variant = 0;
+  ASSERT_TRUE(G::make_plan(args, plan).ok());
   EXPECT_GT(plan.splits, 1) << plan.reason;
   EXPECT_GT(G::get_workspace_size(args), 0u) << plan.reason;
-  std::printf("4096x16x4096: %s\n", plan.reason.c_str());
+  std::printf("4096x16x4096, chunked: %s\n", plan.reason.c_str());
+  args.variant = -1;
+  ASSERT_TRUE(G::make_plan(args, plan).ok());
+  std::printf("4096x16x4096, default: %s\n", plan.reason.c_str());
+  args.variant = 0;
   G gemm;
   auto s = gemm.initialize(args, nullptr);
   EXPECT_EQ(s.status, Status::kErrorWorkspaceNull) << s.what();
@@ -225,4 +254,7 @@ TEST(GemmSmallNRefusals, InvalidProblems) {
   a = valid_args();
   a.split_k = -1;
   expect_refused(a, Status::kErrorInvalidProblem, "split_k = -1");
+  a = valid_args();
+  a.variant = G16::kVariants;
+  expect_refused(a, Status::kErrorInvalidProblem, "variant = ");
 }

@@ -14,6 +14,11 @@
 // added in place). Any N in 1..64 (N padded to 8, 16, 32 or 64 inside), any M, K a multiple of 8.
 // The K split is chosen from M, K and the GPU (split_k = 0) or given; either way the result has
 // the same bits on every run with the same split.
+//
+// Variants (Arguments::variant, -1: the plan's choice): 0 is the chunked kernel
+// (kernel/sm80_gemm_small_n.hpp), 1.. the streaming kernels (kernel/sm80_gemm_small_n_stream.hpp)
+// with the shapes listed in variant_name(); bench/NOTES.md ("Small-N kernel variants") says what
+// each is for and what the sweep (decode_bench --variants all) should show.
 
 #include <cuda_runtime_api.h>
 
@@ -26,6 +31,7 @@
 #include "tessel/gemm/gemm_shape.hpp"
 #include "tessel/gemm/kernel/decomposition.hpp"
 #include "tessel/gemm/kernel/sm80_gemm_small_n.hpp"
+#include "tessel/gemm/kernel/sm80_gemm_small_n_stream.hpp"
 #include "tessel/gemm/kernel/stream_k_fixup.hpp"
 #include "tessel/status.hpp"
 
@@ -43,7 +49,9 @@ class GemmSmallN {
   static_assert(arch::require_compiled_target<arch::Sm80>());
   static constexpr int kMaxN = 64;
   static constexpr int kAlignment = 8;  // elements of a 16-byte vector
-  static constexpr int kRowsPerCta = kernel::SmallNTile<1>::kRows;
+  static constexpr int kRowsPerCta = kernel::SmallNTile<1>::kRows;  // of the chunked kernel (variant 0)
+  static constexpr int kMinRowsPerCta = 16;                          // the narrowest variant's
+  static constexpr int kVariants = 10;
 
   struct Epilogue {
     float alpha = 1.f, beta = 0.f;
@@ -54,13 +62,24 @@ class GemmSmallN {
     TensorRef<ElementB const, RowMajor> ref_B;  // activations, N x K (K contiguous)
     TensorRef<ElementD, RowMajor> ref_D;        // M x N; read too when beta != 0
     Epilogue epilogue;
-    int split_k = 0;  // K slices per 128-row block; 0: chosen from the shape and the GPU
+    int split_k = 0;  // K slices (CTAs) per row block; 0: chosen from the shape and the GPU
+    int variant = -1;  // kernel variant 0 .. kVariants-1 (variant_name()); -1: chosen from the shape and the GPU
+  };
+
+  /// One compiled kernel: variant x N8.
+  struct KernelInfo {
+    void const* fn = nullptr;
+    int threads = 0, smem = 0, rows = 0;
+    int chunk_k = 0;  // k per k-tile of the decomposition
+    int k_slices = 1, depth = 0;
   };
 
   /// How a problem is run: the kernel variant, the K split and why.
   struct Plan {
+    int variant = 0;     // kernel variant (variant_name)
+    int threads = 0, smem = 0;
     int n8 = 1;          // n8 blocks per CTA: N padded to 8 * n8
-    int row_blocks = 0;  // 128-row blocks
+    int row_blocks = 0;  // row blocks of the variant's CTA height
     int chunks = 0;      // k-chunks per row
     int chunk_k = 0;     // k per chunk
     int splits = 1;      // K slices per row block
@@ -79,6 +98,9 @@ class GemmSmallN {
       return {Status::kErrorNotSupported, "N = " + std::to_string(p.n) + " is above the " + std::to_string(kMaxN) +
                                               " columns the small-N kernel keeps in registers: use the tiled GEMM "
                                               "(device::Gemm or device::GemmSm90)"};
+    if (a.variant < -1 || a.variant >= kVariants)
+      return {Status::kErrorInvalidProblem, "variant = " + std::to_string(a.variant) + ": pass -1 (automatic) or 0.." +
+                                                std::to_string(kVariants - 1)};
     if (a.split_k < 0)
       return {Status::kErrorInvalidProblem, "split_k = " + std::to_string(a.split_k) + ": pass 0 (automatic) or a positive count"};
     if (!a.ref_A.data || !a.ref_B.data || !a.ref_D.data)
@@ -93,9 +115,9 @@ class GemmSmallN {
     if (auto s = check_extent_alignment("leading dimension of B", a.ref_B.ld, kAlignment, 16); !s.ok()) return s;
     if (auto s = check_pointer_alignment("base address of A", a.ref_A.data, 16); !s.ok()) return s;
     if (auto s = check_pointer_alignment("base address of B", a.ref_B.data, 16); !s.ok()) return s;
-    if (std::int64_t(p.m + kRowsPerCta - 1) / kRowsPerCta * std::max(a.split_k, 1) > 2147483647LL)
+    if (std::int64_t(p.m + kMinRowsPerCta - 1) / kMinRowsPerCta * std::max(a.split_k, 1) > 2147483647LL)
       return {Status::kErrorInvalidProblem, "problem size " + dims(p) + " needs more thread blocks than a grid holds"};
-    return arch::check_kernel_arch<arch::Sm80>(kernel_for(n8_for(p.n)));
+    return arch::check_kernel_arch<arch::Sm80>(kernel_info(0, n8_for(p.n)).fn);
   }
 
   /// The plan for `a` on the current device: variant, split, workspace, reason.
@@ -103,27 +125,35 @@ class GemmSmallN {
     auto const& p = a.problem_size;
     plan = {};
     plan.n8 = n8_for(p.n);
-    plan.chunk_k = chunk_k(plan.n8);
-    plan.row_blocks = (p.m + kRowsPerCta - 1) / kRowsPerCta;
-    plan.chunks = (p.k + plan.chunk_k - 1) / plan.chunk_k;
     int device = 0;
     if (auto s = arch::status_from_cuda(cudaGetDevice(&device), "cudaGetDevice"); !s.ok()) return s;
     if (auto s = arch::status_from_cuda(cudaDeviceGetAttribute(&plan.sms, cudaDevAttrMultiProcessorCount, device),
                                         "querying the SM count");
         !s.ok())
       return s;
-    if (auto s = arch::status_from_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.ctas_per_sm, kernel_for(plan.n8),
-                                                                                     kernel::SmallNTile<1>::kThreads,
-                                                                                     smem_bytes(plan.n8)),
+    plan.sms = std::max(plan.sms, 1);
+    plan.variant = a.variant >= 0 ? a.variant : pick_variant(p.m, plan.sms);
+    if (plan.n8 > 2) plan.variant = 0;  // the streaming kernels take N <= 16
+    const KernelInfo info = kernel_info(plan.variant, plan.n8);
+    plan.threads = info.threads;
+    plan.smem = info.smem;
+    plan.chunk_k = info.chunk_k;
+    plan.row_blocks = (p.m + info.rows - 1) / info.rows;
+    plan.chunks = (p.k + plan.chunk_k - 1) / plan.chunk_k;
+    if (info.smem > 48 * 1024) {
+      auto e = cudaFuncSetAttribute(info.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, info.smem);
+      if (auto s = arch::status_from_cuda(e, "raising the kernel's shared-memory limit"); !s.ok()) return s;
+    }
+    if (auto s = arch::status_from_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&plan.ctas_per_sm, info.fn, info.threads,
+                                                                                     info.smem),
                                         "querying the kernel's occupancy");
         !s.ok())
       return s;
-    plan.sms = std::max(plan.sms, 1);
     plan.ctas_per_sm = std::max(plan.ctas_per_sm, 1);
     const int resident = plan.sms * plan.ctas_per_sm;
     if (a.split_k > 0) {
       plan.splits = std::min(a.split_k, plan.chunks);
-    } else {
+    } else if (plan.variant == 0) {
       // NOTES: the kernel is bound by DRAM, not by waves: what matters is enough CTAs resident
       // to keep ~all SMs loading, each with the same work. Split K until the row blocks fill the
       // resident CTAs, then back off to the fewest slices with the same deepest slice (fewer
@@ -131,24 +161,71 @@ class GemmSmallN {
       int s = std::clamp(resident / plan.row_blocks, 1, plan.chunks);
       const int per = (plan.chunks + s - 1) / s;
       plan.splits = (plan.chunks + per - 1) / per;
+    } else {
+      // Streaming variants: split across CTAs only until there is about one CTA per SM (the
+      // fixup costs a fence, an atomic and an L2 round trip), and never below one ring of k
+      // blocks per warp.
+      const int want = (plan.sms * 9 + 9) / 10;
+      const int most = std::max(1, plan.chunks / (info.k_slices * info.depth));
+      plan.splits = plan.row_blocks >= want ? 1 : std::clamp((want + plan.row_blocks - 1) / plan.row_blocks, 1, most);
     }
-    kernel::TileGrid tiles;  // one tile per 128-row block, one k-tile per chunk
+    kernel::TileGrid tiles;  // one tile per row block, one k-tile per chunk
     tiles.tiles_m = plan.row_blocks;
     tiles.k_tiles = plan.chunks;
     kernel::DecompositionOptions options;
     options.mode = kernel::DecompositionMode::SplitK;
     options.splits = plan.splits;
     plan.split = kernel::make_decomposition(tiles, plan.row_blocks * plan.splits, options);
-    plan.workspace = kernel::workspace_bytes(plan.split, kernel::SmallNTile<1>::kThreads * 4 * plan.n8);
+    plan.workspace = kernel::workspace_bytes(plan.split, info.threads * 4 * plan.n8);
     const int grid = plan.split.grid;
-    plan.reason = (plan.splits > 1 ? "split-K x" + std::to_string(plan.splits) : std::string("no K split")) + ": " +
-                  std::to_string(plan.row_blocks) + " row blocks of " + std::to_string(kRowsPerCta) + " x " +
+    plan.reason = std::string(variant_name(plan.variant)) + (a.variant >= 0 ? " (requested)" : "") + ", " +
+                  (plan.splits > 1 ? "split-K x" + std::to_string(plan.splits) : std::string("no K split")) + ": " +
+                  std::to_string(plan.row_blocks) + " row blocks of " + std::to_string(info.rows) + " x " +
                   std::to_string(plan.chunks) + " k-chunks of " + std::to_string(plan.chunk_k) + " -> " +
-                  std::to_string(grid) + " CTAs for " + std::to_string(resident) + " resident (" +
-                  std::to_string(plan.ctas_per_sm) + " per SM x " + std::to_string(plan.sms) + " SMs); N padded to " +
-                  std::to_string(8 * plan.n8) + (a.split_k > 0 ? "; split requested" : "") +
+                  std::to_string(grid) + " CTAs of " + std::to_string(info.threads) + " for " + std::to_string(resident) +
+                  " resident (" + std::to_string(plan.ctas_per_sm) + " per SM x " + std::to_string(plan.sms) +
+                  " SMs); N padded to " + std::to_string(8 * plan.n8) + (a.split_k > 0 ? "; split requested" : "") +
                   (plan.workspace ? "; deterministic fixup, workspace " + std::to_string(plan.workspace) + " bytes" : "");
     return {};
+  }
+
+  /// The variants' names: "chunked" (the barrier-per-chunk kernel) and "stream_<m16 blocks>x<k
+  /// slices>_d<ring depth>[_1cta]" (the streaming kernels, N <= 16).
+  static char const* variant_name(int v) {
+    switch (v) {
+      case 0: return "chunked";
+      case 1: return "stream_8x1_d6";
+      case 2: return "stream_8x1_d4";
+      case 3: return "stream_16x1_d6";
+      case 4: return "stream_4x1_d6";
+      case 5: return "stream_4x2_d6";
+      case 6: return "stream_2x4_d6";
+      case 7: return "stream_2x8_d6";
+      case 8: return "stream_1x4_d6";
+      case 9: return "stream_2x4_d16_1cta";
+      default: return "?";
+    }
+  }
+
+  /// The variant the plan takes for M rows on `sms` SMs (NOTES: bench/NOTES.md, "Small-N kernel
+  /// variants"): 128-row CTAs when they alone give ~one CTA per SM or more, else narrower CTAs
+  /// with the k range split over their warps (no global fixup), 32 rows per CTA at ~one per SM.
+  static int pick_variant(int m, int sms) {  // N <= 16; above, always the chunked kernel
+    const int want = (sms * 9 + 9) / 10;
+    auto blocks = [&](int rows) { return (m + rows - 1) / rows; };
+    if (blocks(128) >= want) return 1;    // stream_8x1_d6 (28672 rows: 224 CTAs, 2 per SM)
+    if (blocks(32) <= sms) return 7;      // stream_2x8_d6 (4096 rows: 128 CTAs of 16 warps; fewer rows: split K across CTAs too)
+    if (blocks(32) <= 2 * sms) return 6;  // stream_2x4_d6 (8192 rows: 256 CTAs, 2 per SM)
+    return 5;                             // stream_4x2_d6
+  }
+
+  static KernelInfo kernel_info(int variant, int n8) {
+    switch (n8) {
+      case 1: return kernel_info_n8<1>(variant);
+      case 2: return kernel_info_n8<2>(variant);
+      case 4: return kernel_info_n8<4>(variant);
+      default: return kernel_info_n8<8>(variant);
+    }
   }
 
   /// Bytes of device workspace `initialize` needs for `a` (0 when K is not split).
@@ -174,21 +251,17 @@ class GemmSmallN {
     auto const& p = a.problem_size;
     params_ = {p.m, p.n, p.k, a.ref_A.data, a.ref_A.ld, a.ref_B.data, a.ref_B.ld, a.ref_D.data, a.ref_D.ld,
                a.epilogue.alpha, a.epilogue.beta, plan_.split,
-               kernel::make_fixup_workspace(workspace, plan_.split, kernel::SmallNTile<1>::kThreads * 4 * plan_.n8)};
+               kernel::make_fixup_workspace(workspace, plan_.split, plan_.threads * 4 * plan_.n8)};
     initialized_ = true;
     return {};
   }
 
   StatusInfo run(cudaStream_t stream = nullptr) {
     if (!initialized_) return {Status::kErrorInternal, "run() before a successful initialize(): call initialize(args) first"};
-    const dim3 grid(unsigned(plan_.split.grid)), block(kernel::SmallNTile<1>::kThreads);
-    const int smem = smem_bytes(plan_.n8);
-    switch (plan_.n8) {
-      case 1: kernel::sm80_gemm_small_n<1, ElementD><<<grid, block, smem, stream>>>(params_); break;
-      case 2: kernel::sm80_gemm_small_n<2, ElementD><<<grid, block, smem, stream>>>(params_); break;
-      case 4: kernel::sm80_gemm_small_n<4, ElementD><<<grid, block, smem, stream>>>(params_); break;
-      default: kernel::sm80_gemm_small_n<8, ElementD><<<grid, block, smem, stream>>>(params_); break;
-    }
+    void* kernel_args[] = {&params_};
+    auto e = cudaLaunchKernel(kernel_info(plan_.variant, plan_.n8).fn, dim3(unsigned(plan_.split.grid)),
+                              dim3(unsigned(plan_.threads)), kernel_args, std::size_t(plan_.smem), stream);
+    if (e != cudaSuccess) return arch::status_from_cuda(e, "launching the small-N GEMM kernel");
     return arch::status_from_cuda(cudaGetLastError(), "launching the small-N GEMM kernel");
   }
 
@@ -211,29 +284,31 @@ class GemmSmallN {
 
  private:
   static int n8_for(int n) { return n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8; }
-  static int chunk_k(int n8) {
-    switch (n8) {
-      case 1: return kernel::SmallNTile<1>::kChunk;
-      case 2: return kernel::SmallNTile<2>::kChunk;
-      case 4: return kernel::SmallNTile<4>::kChunk;
-      default: return kernel::SmallNTile<8>::kChunk;
-    }
+  template <int N8, class Cfg>
+  static KernelInfo stream_info() {
+    using Tile = kernel::SmallNStreamTile<N8, Cfg>;
+    return {reinterpret_cast<void const*>(&kernel::sm80_gemm_small_n_stream<N8, Cfg, ElementD>), Tile::kThreads,
+            Tile::kSmemBytes, Tile::kRows, 32, Tile::kKSlices, Tile::kDepth};
   }
-  static int smem_bytes(int n8) {
-    switch (n8) {
-      case 1: return kernel::SmallNTile<1>::kSmemBytes;
-      case 2: return kernel::SmallNTile<2>::kSmemBytes;
-      case 4: return kernel::SmallNTile<4>::kSmemBytes;
-      default: return kernel::SmallNTile<8>::kSmemBytes;
+  template <int N8>
+  static KernelInfo kernel_info_n8(int variant) {
+    using kernel::SmallNStreamConfig;
+    if constexpr (N8 <= 2) switch (variant) {
+      case 1: return stream_info<N8, SmallNStreamConfig<8, 1, 6, 1, 2>>();
+      case 2: return stream_info<N8, SmallNStreamConfig<8, 1, 4, 1, 2>>();
+      case 3: return stream_info<N8, SmallNStreamConfig<16, 1, 6, 1, 1>>();
+      case 4: return stream_info<N8, SmallNStreamConfig<4, 1, 6, 1, 4>>();
+      case 5: return stream_info<N8, SmallNStreamConfig<4, 2, 6, 1, 2>>();
+      case 6: return stream_info<N8, SmallNStreamConfig<2, 4, 6, 1, 2>>();
+      case 7: return stream_info<N8, SmallNStreamConfig<2, 8, 6, 1, 1>>();
+      case 8: return stream_info<N8, SmallNStreamConfig<1, 4, 6, 1, 4>>();
+      case 9: return stream_info<N8, SmallNStreamConfig<2, 4, 16, 1, 1>>();
+      default: break;
     }
-  }
-  static void const* kernel_for(int n8) {
-    switch (n8) {
-      case 1: return reinterpret_cast<void const*>(&kernel::sm80_gemm_small_n<1, ElementD>);
-      case 2: return reinterpret_cast<void const*>(&kernel::sm80_gemm_small_n<2, ElementD>);
-      case 4: return reinterpret_cast<void const*>(&kernel::sm80_gemm_small_n<4, ElementD>);
-      default: return reinterpret_cast<void const*>(&kernel::sm80_gemm_small_n<8, ElementD>);
-    }
+    // Variant 0, and every variant from N = 17 on (the streaming kernels take N <= 16).
+    using Tile = kernel::SmallNTile<N8>;
+    return {reinterpret_cast<void const*>(&kernel::sm80_gemm_small_n<N8, ElementD>), Tile::kThreads, Tile::kSmemBytes,
+            Tile::kRows, Tile::kChunk, 1, 1};
   }
   static std::string dims(GemmCoord p) { return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k); }
   static std::string overlap(char const* which, std::int64_t ld, char const* extent, int value) {
