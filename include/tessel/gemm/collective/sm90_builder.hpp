@@ -35,7 +35,9 @@ struct StageCount {
   static constexpr int kStages = N;
 };
 struct KernelScheduleAuto {};
-struct EpilogueScheduleAuto {};
+struct EpilogueScheduleAuto {};          // TMA stores when D's alignment is 16 bytes, else direct
+struct EpilogueTmaWarpSpecialized {};    // D through shared memory and TMA stores
+struct EpilogueNoSmemWarpSpecialized {}; // D straight from the registers, no shared memory
 struct EpilogueTileAuto {};
 using kernel::KernelTmaWarpSpecializedCooperative;
 using kernel::KernelTmaWarpSpecializedPingpong;
@@ -64,8 +66,9 @@ constexpr int stage_count() {
 }
 }  // namespace detail
 
-/// The epilogue: D row-major (or column-major, by exchanging A and B), written from the accumulator registers through the fusion's
-/// callbacks (no shared memory, so its carveout is empty).
+/// The epilogue: D row-major (or column-major, by exchanging A and B), each element the fusion's
+/// callbacks make of its accumulator, written through shared memory and TMA stores (32 KB of
+/// shared memory: its SharedStorage) or straight from the registers (none).
 template <class ArchTag, class OpClass, class TileShape, class ClusterShape, class EpilogueTile, class ElementAccumulator,
           class ElementCompute, class ElementC, class LayoutC, int AlignmentC, class ElementD, class LayoutD, int AlignmentD,
           class Schedule, class Fusion = kernel::Sm90LinearCombination<ElementD, ElementC>>
@@ -77,13 +80,21 @@ struct EpilogueBuilder {
   static_assert(std::is_same_v<LayoutD, RowMajor> || std::is_same_v<LayoutD, ColumnMajor>,
                 "EpilogueBuilder: D must be RowMajor or ColumnMajor");
   static_assert(std::is_same_v<typename Fusion::ElementOutput, ElementD>, "EpilogueBuilder: the fusion must output ElementD");
+  static_assert(!std::is_same_v<Schedule, EpilogueTmaWarpSpecialized> || AlignmentD * int(sizeof(ElementD)) % 16 == 0,
+                "EpilogueBuilder: the TMA-store epilogue needs D aligned to 16 bytes (AlignmentD * sizeof(ElementD))");
   struct CollectiveOp {
     using FusionCallbacks = Fusion;
     using ElementC_ = ElementC;
     using ElementD_ = ElementD;
     // The kernel writes D row-major; a column-major D is computed as D^T = B^T A^T.
     static constexpr bool kColumnMajorD = std::is_same_v<LayoutD, ColumnMajor>;
-    struct SharedStorage {};
+    static constexpr bool kTmaStoreD =
+        std::is_same_v<Schedule, EpilogueTmaWarpSpecialized> ||
+        (std::is_same_v<Schedule, EpilogueScheduleAuto> && AlignmentD * int(sizeof(ElementD)) % 16 == 0);
+    static constexpr int kSharedBytes = kTmaStoreD ? 2 * 2 * 64 * 128 : 0;
+    struct SharedStorage {
+      alignas(128) char buffers[kSharedBytes > 0 ? kSharedBytes : 1];
+    };
   };
 };
 

@@ -1,7 +1,8 @@
 #pragma once
 // tessel::gemm::device::GemmSm90: the Hopper kernel behind a 2.x-style handle, for the common
 // case: bf16 A row-major and B column-major (both K-major), D row-major, cooperative schedule, no
-// cluster. Everything else goes through GemmUniversalAdapter (gemm_universal_sm90.hpp).
+// cluster, D written straight from the registers. Everything else goes through
+// GemmUniversalAdapter (gemm_universal_sm90.hpp).
 //
 //   using Gemm = tessel::gemm::device::GemmSm90<bfloat16_t /*D*/, 128, 256, 64, 4>;
 //   Gemm gemm;
@@ -22,7 +23,8 @@ class GemmSm90 {
                                             kernel::KernelTmaWarpSpecializedCooperative>;
   using EpilogueOp = typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, GemmShape<BM, BN, BK>, GemmShape<1, 1, 1>,
                                                         collective::EpilogueTileAuto, float, float, ElementD_, RowMajor, 8,
-                                                        ElementD_, RowMajor, 8, collective::EpilogueScheduleAuto>::CollectiveOp;
+                                                        ElementD_, RowMajor, 8,
+                                                        collective::EpilogueNoSmemWarpSpecialized>::CollectiveOp;
   using Adapter = GemmUniversalAdapter<kernel::GemmUniversal<ProblemShapeMNKL, Mainloop, EpilogueOp>>;
 
  public:
@@ -51,7 +53,11 @@ class GemmSm90 {
     if (auto s = initialize(a); !s.ok()) return s;
     return run(stream);
   }
-  static std::string name() { return Adapter::name(); }
+  static std::string name() {
+    return std::string("tessel_sm90_gemm_bf16_bf16_") + (std::is_same_v<ElementD, float> ? "f32" : "bf16") + "_" +
+           std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + "_c1x1_" + std::to_string(Stages) +
+           "stage_coop_tn";
+  }
 
  private:
   static typename Adapter::Arguments convert(Arguments const& a) {

@@ -61,12 +61,15 @@ struct PersistentScheduler {};
 struct StreamKScheduler {};
 
 /// The mainloop as the kernel runs it: A and B exchanged with their majors for D^T = B^T A^T
-/// (Swap), units of work from a Decomposition (StreamK).
-template <class C, bool Swap, bool StreamK>
-using Sm90Rebind = Sm90KernelConfig<std::conditional_t<Swap, typename C::ElementB, typename C::ElementA>,
-                                    std::conditional_t<Swap, typename C::ElementA, typename C::ElementB>,
-                                    Swap ? C::MajorB : C::MajorA, Swap ? C::MajorA : C::MajorB, C::BM, C::BN, C::Stages,
-                                    C::ClusterM, typename C::Schedule, StreamK>;
+/// (Swap), units of work from a Decomposition (StreamK), D through TMA stores (TmaStoreD), and
+/// no more stages than fit beside the epilogue's shared memory (a builder asked for
+/// StageCountAuto without the carveout gets one stage fewer rather than a launch failure).
+template <class C, bool Swap, bool StreamK, bool TmaStoreD>
+using Sm90Rebind = Sm90KernelConfig<
+    std::conditional_t<Swap, typename C::ElementB, typename C::ElementA>, std::conditional_t<Swap, typename C::ElementA, typename C::ElementB>,
+    Swap ? C::MajorB : C::MajorA, Swap ? C::MajorA : C::MajorB, C::BM, C::BN,
+    std::min(C::Stages, (collective::kSm90SmemBytes - (TmaStoreD ? 32768 : 0) - 1024 - 16) / (C::kStageBytesA + C::kStageBytesB + 16)),
+    C::ClusterM, typename C::Schedule, StreamK, TmaStoreD>;
 
 template <class ProblemShape, class CollectiveMainloop, class CollectiveEpilogue, class TileScheduler = PersistentScheduler>
 struct GemmUniversal {
@@ -77,7 +80,7 @@ struct GemmUniversal {
   using Epilogue = CollectiveEpilogue;
   static constexpr bool kSwapAB = Epilogue::kColumnMajorD;
   static constexpr bool kStreamK = std::is_same_v<TileScheduler, StreamKScheduler>;
-  using Mainloop = Sm90Rebind<CollectiveMainloop, kSwapAB, kStreamK>;
+  using Mainloop = Sm90Rebind<CollectiveMainloop, kSwapAB, kStreamK, Epilogue::kTmaStoreD>;
   using Fusion = typename Epilogue::FusionCallbacks;
 };
 }  // namespace kernel
@@ -186,6 +189,15 @@ class GemmUniversalAdapter {
     auto const& p = ks.p;
     if (auto s = make_operand_map(tma_a_, ks.name_a, ks.ptr_a, ks.da, p.m, p.k, p.l, typename Cfg::BoxesA{}); !s.ok()) return s;
     if (auto s = make_operand_map(tma_b_, ks.name_b, ks.ptr_b, ks.db, p.n, p.k, p.l, typename Cfg::BoxesB{}); !s.ok()) return s;
+    CUtensorMap tma_d{};
+    bool const tma_store_d = Cfg::kTmaStoreD && tma_store_fits(ks);
+    if (tma_store_d) {
+      arch::TmaView v{ks.ptr_d, std::uint64_t(p.n), std::uint64_t(p.m), std::uint64_t(p.l), std::uint64_t(ks.ldd),
+                      std::uint64_t(ks.batch_d), std::uint32_t(128 / sizeof(ElementD)), 64};
+      if (auto s = arch::make_tma_map(tma_d, arch::tma_data_type<ElementD>(), sizeof(ElementD), v, CU_TENSOR_MAP_SWIZZLE_128B, "D");
+          !s.ok())
+        return s;
+    }
     auto e = cudaFuncSetAttribute(kernel_function(), cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
     if (auto s = arch::status_from_cuda(e, "setting the kernel's shared-memory size"); !s.ok()) return s;
     int sms = sm_count(a);
@@ -213,6 +225,8 @@ class GemmUniversalAdapter {
         clusters = std::min(clusters, active);
       (void)cudaGetLastError();
     }
+    params_.tma_d = tma_d;
+    params_.tma_store_d = tma_store_d;
     clusters = std::max(1, std::min(clusters, params_.sched.tile_count()));
     grid_ = clusters * Cfg::ClusterM;
     if constexpr (GemmKernel::kStreamK) {
@@ -250,11 +264,11 @@ class GemmUniversalAdapter {
     return run(stream);
   }
 
-  /// tessel_sm90_gemm_<A>_<B>_<D>_<BM>x<BN>x<BK>_c<cluster>x1_<stages>stage_<schedule>_<layouts>[_dcol][_streamk][_<fusion>]
+  /// tessel_sm90_gemm_<A>_<B>_<D>_<BM>x<BN>x<BK>_c<cluster>x1_<stages>stage_<schedule>_<layouts>[_dcol][_streamk][_tmastore][_<fusion>]
   /// (layouts in BLAS letters: t = A row-major / B column-major, i.e. K-major; the tile as the kernel runs it)
   static std::string name() {
     std::string layouts = std::string(User::MajorA == arch::Major::K ? "t" : "n") + (User::MajorB == arch::Major::K ? "n" : "t") +
-                          (kSwapAB ? "_dcol" : "") + (GemmKernel::kStreamK ? "_streamk" : "");
+                          (kSwapAB ? "_dcol" : "") + (GemmKernel::kStreamK ? "_streamk" : "") + (Cfg::kTmaStoreD ? "_tmastore" : "");
     std::string fusion = Fusion::name() == "lincomb" ? "" : "_" + Fusion::name();
     return "tessel_sm90_gemm_" + type_name<ElementA>() + "_" + type_name<ElementB>() + "_" + type_name<ElementD>() + "_" +
            std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) + "x" + std::to_string(Cfg::BK) + "_c" +
@@ -318,6 +332,14 @@ class GemmUniversalAdapter {
               e.ptr_C, get<1>(e.dC), get<2>(e.dC), e.ptr_D, get<1>(e.dD), get<2>(e.dD)};
     else
       return {p, m.ptr_A, m.dA, "A", m.ptr_B, m.dB, "B", e.ptr_C, get<0>(e.dC), get<2>(e.dC), e.ptr_D, get<0>(e.dD), get<2>(e.dD)};
+  }
+  /// TMA's rules for D: 16-byte base, leading dimension and batch stride, and rows that end on a
+  /// 16-byte boundary (TMA clips a store at the tensor's edge in 16-byte units). A D that breaks
+  /// one is written from the registers instead.
+  static bool tma_store_fits(KernelSpace const& ks) {
+    constexpr std::int64_t kE = sizeof(ElementD);
+    return reinterpret_cast<std::uintptr_t>(ks.ptr_d) % 16 == 0 && ks.ldd * kE % 16 == 0 &&
+           (ks.p.l == 1 || ks.batch_d * kE % 16 == 0) && std::int64_t(ks.p.n) * kE % 16 == 0;
   }
   static typename Fusion::Arguments fusion_arguments(Arguments const& a, KernelSpace const& ks) {
     typename Fusion::Arguments f = a.epilogue.thread;

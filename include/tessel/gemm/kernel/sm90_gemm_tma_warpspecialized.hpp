@@ -61,9 +61,14 @@ struct OperandBoxes {
 };
 
 template <class ElementA_, class ElementB_, arch::Major MajorA_, arch::Major MajorB_, int TileM, int TileN, int StageCount,
-          int ClusterM_, class Schedule_, bool StreamK_ = false>
+          int ClusterM_, class Schedule_, bool StreamK_ = false, bool TmaStoreD_ = false>
 struct Sm90KernelConfig {
   static constexpr bool kStreamK = StreamK_;  // units of work from a Decomposition (split-K, stream-K)
+  // D through shared memory and TMA stores (128-byte rows, swizzled), instead of straight from
+  // registers: whole 128-byte lines per store, and the store drains while the next tile runs.
+  static constexpr bool kTmaStoreD = TmaStoreD_;
+  // Two buffers of 64 rows x 128 bytes per consumer warpgroup: one filled while the other drains.
+  static constexpr int kEpilogueBytes = kTmaStoreD ? 2 * 2 * 64 * 128 : 0;
   using ElementA = ElementA_;
   using ElementB = ElementB_;
   using Schedule = Schedule_;
@@ -98,7 +103,7 @@ struct Sm90KernelConfig {
   static constexpr int kBarrierBytes = 2 * Stages * 8 + 16;  // full and empty barriers, the fixup's flag
   // 1024 bytes of slack: the dynamic shared memory base is aligned up to the 128-byte swizzle's
   // 1024-byte period inside the kernel.
-  static constexpr int kSmemBytes = Stages * (kStageBytesA + kStageBytesB) + kBarrierBytes + 1024;
+  static constexpr int kSmemBytes = Stages * (kStageBytesA + kStageBytesB) + kEpilogueBytes + kBarrierBytes + 1024;
 };
 
 template <class Fusion>
@@ -112,6 +117,11 @@ struct Sm90GemmParams {
   Sm90TileScheduler sched;
   Decomposition dec;  // split-K / stream-K kernels: each CTA's units
   FixupWorkspace ws;
+  CUtensorMap tma_d;  // TMA-store epilogues: D in boxes of 64 rows x 128 bytes, 128-byte swizzle
+  // TMA-store epilogues: whether this problem's D meets TMA's rules (16-byte base, row and batch
+  // strides, and rows that end on a 16-byte boundary, since the store's clipping is per 16 bytes);
+  // where it does not, the kernel stores from registers instead.
+  bool tma_store_d;
 };
 
 /// The work of one CTA (one cluster): a sequence of units {tile id, k-tile range}. Data-parallel
@@ -136,10 +146,93 @@ struct alignas(2 * sizeof(T)) Pair {
   T x, y;
 };
 
+
+#if defined(__CUDACC__)
+/// Epilogue straight from the accumulator registers (layout in wgmma_sm90.hpp): registers 4c+2h
+/// and 4c+2h+1 are two neighbouring columns of one row, stored as one pair where the pair is
+/// inside the problem and aligned. row0 is the first tile row of the calling warpgroup.
+template <class Cfg, class Fusion, class Acc>
+__device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& p, typename Fusion::Callbacks& epi, Acc& acc,
+                                                  int row0, int n0, int batch) {
+  using ElementD = typename Fusion::ElementOutput;
+  int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
+  ElementD* d_batch = p.D + batch * p.batch_stride_D;
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+    for (int c8 = 0; c8 < Cfg::BN / 8; ++c8)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        int r = row0 + 64 * i + 16 * w + l / 4 + 8 * h;
+        int c = n0 + 8 * c8 + 2 * (l % 4);
+        if (r >= p.m || c >= p.n) continue;
+        ElementD* dst = d_batch + std::int64_t(r) * p.ldd + c;
+        ElementD v0 = epi.visit(r, c, batch, acc[i][4 * c8 + 2 * h]);
+        if (c + 1 < p.n) {
+          ElementD v1 = epi.visit(r, c + 1, batch, acc[i][4 * c8 + 2 * h + 1]);
+          if (p.pairs_aligned) {
+            *reinterpret_cast<Pair<ElementD>*>(dst) = {v0, v1};
+          } else {
+            dst[0] = v0;
+            dst[1] = v1;
+          }
+        } else {
+          dst[0] = v0;
+        }
+      }
+}
+
+/// Epilogue through shared memory: the warpgroup's 64 x BN rows go out in subtiles of 64 rows x
+/// 128 bytes (W = 128 / sizeof(D) columns), each written into one of two swizzled buffers and
+/// sent by one TMA store; a buffer is refilled once the store issued from it two subtiles ago
+/// has read it. Elements outside the problem are written as zero and clipped by TMA.
+/// NOTES: the swizzle (16-byte chunk j of row r at chunk j ^ (r % 8)) is the 128-byte pattern TMA
+/// reads with; it also spreads a warp's 8 rows over all banks.
+template <class Cfg, class Fusion, class Acc>
+__device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, typename Fusion::Callbacks& epi, Acc& acc,
+                                               char* buffers, int& next_buffer, int row0, int n0, int batch, int wg,
+                                               bool leader) {
+  using ElementD = typename Fusion::ElementOutput;
+  constexpr int W = 128 / int(sizeof(ElementD));
+  static_assert(Cfg::BN % W == 0, "TMA-store epilogue: BN must be a multiple of a 128-byte row of D");
+  int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
+  auto sync = [wg] { asm volatile("bar.sync %0, 128;\n" ::"r"(4 + wg) : "memory"); };
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+    for (int sub = 0; sub < Cfg::BN / W; ++sub) {
+      char* buf = buffers + next_buffer * 8192;
+      next_buffer ^= 1;
+      if (leader) arch::tma_store_wait_read<1>();
+      sync();
+#pragma unroll
+      for (int c8 = sub * W / 8; c8 < (sub + 1) * W / 8; ++c8)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          int rl = 16 * w + l / 4 + 8 * h;                        // row within the 64
+          int cl = 8 * (c8 - sub * W / 8) + 2 * (l % 4);           // column within the subtile
+          int r = row0 + 64 * i + rl, c = n0 + 8 * c8 + 2 * (l % 4);
+          bool in_r = r < p.m;
+          ElementD v0 = in_r && c < p.n ? epi.visit(r, c, batch, acc[i][4 * c8 + 2 * h]) : ElementD(0.f);
+          ElementD v1 = in_r && c + 1 < p.n ? epi.visit(r, c + 1, batch, acc[i][4 * c8 + 2 * h + 1]) : ElementD(0.f);
+          int byte = cl * int(sizeof(ElementD));
+          char* dst = buf + rl * 128 + (((byte >> 4) ^ (rl & 7)) << 4) + (byte & 15);
+          *reinterpret_cast<Pair<ElementD>*>(dst) = {v0, v1};
+        }
+      arch::fence_proxy_async_shared();  // the writes above, before the TMA store reads them
+      sync();
+      if (leader) {
+        arch::tma_store_3d(&p.tma_d, buf, n0 + sub * W, row0 + 64 * i, batch);
+        arch::tma_store_commit();
+      }
+    }
+}
+#endif
+
 template <class Cfg, class Fusion>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     sm90_gemm_tma_warpspecialized(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ CUtensorMap tma_b,
-                                  Sm90GemmParams<Fusion> p) {
+                                  const __grid_constant__ Sm90GemmParams<Fusion> p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using ElementD = typename Fusion::ElementOutput;
   using Mma = typename Cfg::Mma;
@@ -150,7 +243,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   char* smem = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
   char* smem_a = smem;                               // [Stages][BM x 128 bytes]
   char* smem_b = smem + Stages * Cfg::kStageBytesA;  // [Stages][BN x 128 bytes]
-  auto* full = reinterpret_cast<std::uint64_t*>(smem_b + Stages * Cfg::kStageBytesB);
+  char* smem_d = smem_b + Stages * Cfg::kStageBytesB;  // [2 warpgroups][2 buffers][64 x 128 bytes]
+  auto* full = reinterpret_cast<std::uint64_t*>(smem_d + Cfg::kEpilogueBytes);
   auto* empty = full + Stages;
   auto* fixup_flag = reinterpret_cast<int*>(empty + Stages);
 
@@ -169,6 +263,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   if (threadIdx.x == 0) {
     arch::tma_prefetch_descriptor(&tma_a);
     arch::tma_prefetch_descriptor(&tma_b);
+    if constexpr (Cfg::kTmaStoreD) arch::tma_prefetch_descriptor(&p.tma_d);
     for (int s = 0; s < Stages; ++s) {
       arch::mbarrier_init(&full[s], 1);  // the producer's arrive; the bytes come from TMA
       arch::mbarrier_init(&empty[s], kReleases);
@@ -230,6 +325,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     };
     typename Fusion::Callbacks epi(p.epi);
+    int epilogue_buffer = 0;  // TMA-store epilogues: which of the warpgroup's two buffers is next
     // j numbers this CTA's units 0, 1, 2, ...; ping-pong consumers take alternate ones (whole
     // tiles, so unit j starts at k-tile j * k_tiles of the ring).
     constexpr int kStep = Cfg::kPingpong ? 2 : 1;
@@ -287,36 +383,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if (!u.whole_tile() && !sm90_fixup_partial_tile(p.ws, p.dec, u, acc[0], fixup_flag)) continue;
       }
 
-      // Epilogue straight from the accumulator registers (layout in wgmma_sm90.hpp): registers
-      // 4c+2h and 4c+2h+1 are two neighbouring columns of one row, stored as one pair where the
-      // pair is inside the problem and aligned.
-      int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
-      ElementD* d_batch = p.D + tile.l * p.batch_stride_D;
-#pragma unroll
-      for (int i = 0; i < Cfg::kMmaM; ++i)
-#pragma unroll
-        for (int c8 = 0; c8 < BN / 8; ++c8)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            int r = m0 + wg_row0 + 64 * i + 16 * w + l / 4 + 8 * h;
-            int c = n0 + 8 * c8 + 2 * (l % 4);
-            if (r >= p.m || c >= p.n) continue;
-            ElementD* dst = d_batch + std::int64_t(r) * p.ldd + c;
-            ElementD v0 = epi.visit(r, c, tile.l, acc[i][4 * c8 + 2 * h]);
-            if (c + 1 < p.n) {
-              ElementD v1 = epi.visit(r, c + 1, tile.l, acc[i][4 * c8 + 2 * h + 1]);
-              if (p.pairs_aligned) {
-                *reinterpret_cast<Pair<ElementD>*>(dst) = {v0, v1};
-              } else {
-                dst[0] = v0;
-                dst[1] = v1;
-              }
-            } else {
-              dst[0] = v0;
-            }
-          }
+      bool via_tma = false;
+      if constexpr (Cfg::kTmaStoreD) via_tma = p.tma_store_d;
+      if (via_tma) {
+        store_tile_tma<Cfg>(p, epi, acc, smem_d + wg * 2 * 8192, epilogue_buffer, m0 + wg_row0, n0, tile.l, wg, leader);
+      } else {
+        store_tile_direct<Cfg>(p, epi, acc, m0 + wg_row0, n0, tile.l);
+      }
     }
     epi.finish();
+    if constexpr (Cfg::kTmaStoreD) {
+      if (leader) arch::tma_store_wait_all();  // D is written before the CTA retires
+    }
   }
   // No CTA may leave while a peer can still multicast into its shared memory or arrive on its
   // barriers.
