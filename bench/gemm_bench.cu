@@ -1,6 +1,8 @@
 // tessel's Sm80 GEMM (mma.sync + cp.async) against cuBLAS, side by side in one process.
 //
-//   gemm_bench [--m M --n N --k K] [--dtype f16|bf16|all] [--runs R] [--warmup W] [--out FILE]
+//   gemm_bench [--m M --n N --k K] [--dtype f16|bf16|all] [--runs R] [--warmup W] [--out FILE] [--sm80-only]
+//
+// --sm80-only runs the Sm80 (mma.sync) kernels alone, without the Hopper ones.
 //
 // Problem: TN (A row-major, B column-major), D column-major in the input type, FP32 accumulate,
 // alpha 1, beta 0; by default 4096^3 and 8192^3, f16 and bf16. cuBLAS runs the same problem with
@@ -49,16 +51,23 @@ using namespace tessel::gemm;
 using tessel::verify::check_cuda;
 using tessel::verify::DeviceBuffer;
 
-template <class T, class Tb, class Warp, int Stages>
+template <class T, class Tb, class Warp, int Stages, class Policy = KernelPolicySm80Default>
 using TesselTN = device::Gemm<T, RowMajor, T, ColumnMajor, T, ColumnMajor, float, OpClassTensorOp, arch::Sm80, Tb, Warp,
-                              GemmShape<16, 8, 16>, epilogue::LinearCombination<T, float, float>, Stages>;
+                              GemmShape<16, 8, 16>, epilogue::LinearCombination<T, float, float>, Stages, Policy>;
+using V4 = KernelPolicySm80<Sm80Mainloop::kFast>;                // XOR-split addresses, unpredicated interior copies
+using V4Sepi = KernelPolicySm80<Sm80Mainloop::kFast, 1, true>;   // + D through shared memory, 16-byte stores
+using V4B2Sepi = KernelPolicySm80<Sm80Mainloop::kFast, 2, true>; // + 2 CTAs of 8 warps per SM (128 registers)
 
-// The kernels benchmarked: the issue's configuration first, then two larger CTA tiles over the
-// same 64x64x32 warp tile (more reuse of each shared-memory stage, fewer CTAs per SM).
+// The kernels benchmarked (bench/NOTES.md, Sm80 versions): v3 (the classic mainloop, the issue's
+// configuration) as the reference, then the v4 mainloop on the same tile, with the staged
+// epilogue, with 8 warps of 64x32 and 2 CTAs per SM (BK 64; at BK 32 the sm_80 build spills),
+// and on the 128x256 tile.
 template <class T>
 using Sm80Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3>,
-                               TesselTN<T, GemmShape<128, 256, 32>, GemmShape<64, 64, 32>, 3>,
-                               TesselTN<T, GemmShape<256, 128, 32>, GemmShape<64, 64, 32>, 4>>;
+                               TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3, V4>,
+                               TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3, V4Sepi>,
+                               TesselTN<T, GemmShape<128, 128, 64>, GemmShape<64, 32, 64>, 3, V4B2Sepi>,
+                               TesselTN<T, GemmShape<128, 256, 32>, GemmShape<64, 64, 32>, 3, V4Sepi>>;
 // The Hopper TMA + wgmma kernels (refused with a Status where the build carries no sm_90a code or
 // the GPU is not compute capability 9.0): the wide cooperative tile with and without a 2x1
 // cluster, the seed's 128x128 tile with a 2x1 cluster, ping-pong, and the 128x128 cooperative
@@ -80,6 +89,7 @@ struct Options {
   int warmup = 5;
   int samples = 4096;
   std::string out;
+  bool sm80_only = false;  // --sm80-only: skip the Hopper kernels
 };
 
 struct Row {
@@ -203,7 +213,8 @@ void bench_shape(int m, int n, int k, const char* dtype, const Options& o, cubla
                 row.kernel.c_str(), row.tessel_tflops, row.cublas_tflops, o.runs);
     rows.push_back(row);
   };
-  std::apply([&](auto&&... g) { (run_kernel(g), ...); }, Kernels<T>{});
+  if (o.sm80_only) std::apply([&](auto&&... g) { (run_kernel(g), ...); }, Sm80Kernels<T>{});
+  else std::apply([&](auto&&... g) { (run_kernel(g), ...); }, Kernels<T>{});
 }
 
 std::string table(const std::vector<Row>& rows) {
@@ -222,7 +233,7 @@ std::string table(const std::vector<Row>& rows) {
 int usage(const char* argv0, const char* why) {
   std::fprintf(stderr,
                "%s%s\nusage: %s [--m M --n N --k K] [--dtype f16|bf16|all] [--runs R>=20] [--warmup W] [--samples S] "
-               "[--out FILE]\n",
+               "[--out FILE] [--sm80-only]\n",
                why, *why ? "\n" : "", argv0);
   return 2;
 }
@@ -234,6 +245,10 @@ int main(int argc, char** argv) {
   int m = 0, n = 0, k = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--sm80-only") {
+      o.sm80_only = true;
+      continue;
+    }
     if (i + 1 >= argc) return usage(argv[0], ("missing value after " + a).c_str());
     const char* v = argv[++i];
     auto positive = [&](int& out) {

@@ -19,9 +19,17 @@ using test::GemmCase;
 using test::GemmConfig;
 
 template <class TIn, class LA, class LB, class TOut, class LC, class Tb = GemmShape<128, 128, 32>,
-          class Warp = GemmShape<64, 64, 32>, int Stages = 3, class Inst = GemmShape<16, 8, 16>>
+          class Warp = GemmShape<64, 64, 32>, int Stages = 3, class Inst = GemmShape<16, 8, 16>,
+          class Policy = KernelPolicySm80Default>
 using Sm80Gemm = device::Gemm<TIn, LA, TIn, LB, TOut, LC, float, OpClassTensorOp, arch::Sm80, Tb, Warp, Inst,
-                              epilogue::LinearCombination<TOut, float, float>, Stages>;
+                              epilogue::LinearCombination<TOut, float, float>, Stages, Policy>;
+// The v4 mainloop (XOR-split shared addresses), alone and with the staged epilogue and 2 CTAs per SM.
+using V4 = KernelPolicySm80<Sm80Mainloop::kFast>;
+using V4Sepi = KernelPolicySm80<Sm80Mainloop::kFast, 1, true>;
+using V4B2Sepi = KernelPolicySm80<Sm80Mainloop::kFast, 2, true>;
+using I16 = GemmShape<16, 8, 16>;
+using T128 = GemmShape<128, 128, 32>;
+using W64 = GemmShape<64, 64, 32>;
 
 using R = RowMajor;
 using C = ColumnMajor;
@@ -53,6 +61,22 @@ const GemmConfig kConfigs[] = {
      &test::run_case<Sm80Gemm<half_t, C, C, float, C, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 2>>},
     {"f16_f32_ArBcCr_inst16x8x8_s3",
      &test::run_case<Sm80Gemm<half_t, R, C, float, R, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3, GemmShape<16, 8, 8>>>},
+    // v4 mainloop: every layout combination (K-major and MN-major shared tiles), then the
+    // staged epilogue (f16/bf16/f32 D, row- and column-major), 2 CTAs per SM, BK 64, 128x256.
+    {"v4_f16_f32_ArBcCr", &test::run_case<Sm80Gemm<half_t, R, C, float, R, T128, W64, 3, I16, V4>>},
+    {"v4_f16_f32_ArBrCc", &test::run_case<Sm80Gemm<half_t, R, R, float, C, T128, W64, 3, I16, V4>>},
+    {"v4_f16_f32_AcBcCr", &test::run_case<Sm80Gemm<half_t, C, C, float, R, T128, W64, 3, I16, V4>>},
+    {"v4_f16_f32_AcBrCc", &test::run_case<Sm80Gemm<half_t, C, R, float, C, T128, W64, 3, I16, V4>>},
+    {"v4_sepi_f16_f16_ArBcCc", &test::run_case<Sm80Gemm<half_t, R, C, half_t, C, T128, W64, 3, I16, V4Sepi>>},
+    {"v4_sepi_bf16_bf16_ArBcCr", &test::run_case<Sm80Gemm<bfloat16_t, R, C, bfloat16_t, R, T128, W64, 3, I16, V4Sepi>>},
+    {"v4_sepi_f16_f32_AcBrCc_s4", &test::run_case<Sm80Gemm<half_t, C, R, float, C, T128, W64, 4, I16, V4Sepi>>},
+    {"v4_b2_sepi_f16_f16_ArBcCc_128x128x64_w64x32x64",
+     &test::run_case<Sm80Gemm<half_t, R, C, half_t, C, GemmShape<128, 128, 64>, GemmShape<64, 32, 64>, 3, I16, V4B2Sepi>>},
+    // MN-major operands with f32 D at 2 CTAs per SM spill (5 STL in sm_90a): one CTA per SM here.
+    {"v4_sepi_bf16_f32_AcBrCr_128x128x64_w64x32x64",
+     &test::run_case<Sm80Gemm<bfloat16_t, C, R, float, R, GemmShape<128, 128, 64>, GemmShape<64, 32, 64>, 3, I16, V4Sepi>>},
+    {"v4_sepi_f16_f16_ArBcCc_128x256x32",
+     &test::run_case<Sm80Gemm<half_t, R, C, half_t, C, GemmShape<128, 256, 32>, W64, 3, I16, V4Sepi>>},
 };
 
 class GemmSm80 : public ::testing::TestWithParam<std::tuple<GemmConfig, GemmCase>> {};

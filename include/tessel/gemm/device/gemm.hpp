@@ -25,6 +25,7 @@
 #include "tessel/epilogue/linear_combination.hpp"
 #include "tessel/gemm/collective/sm70_mma_twostage.hpp"
 #include "tessel/gemm/collective/sm80_mma_multistage.hpp"
+#include "tessel/gemm/collective/sm80_mma_multistage_fast.hpp"
 #include "tessel/gemm/kernel/gemm.hpp"
 #include "tessel/status.hpp"
 
@@ -53,7 +54,7 @@ template <class ElementA_, class LayoutA_, class ElementB_, class LayoutB_, clas
           class ThreadblockShape_ = GemmShape<128, 128, 32>, class WarpShape_ = GemmShape<64, 64, 32>,
           class InstructionShape_ = GemmShape<16, 8, 16>,
           class EpilogueOutputOp_ = epilogue::LinearCombination<ElementC_, float, float>,
-          int Stages_ = (std::is_same_v<ArchTag_, arch::Sm75> ? 2 : 3)>
+          int Stages_ = (std::is_same_v<ArchTag_, arch::Sm75> ? 2 : 3), class KernelPolicy_ = KernelPolicySm80Default>
 class Gemm {
  public:
   using ElementA = ElementA_;
@@ -69,6 +70,7 @@ class Gemm {
   using InstructionShape = InstructionShape_;
   using EpilogueOutputOp = EpilogueOutputOp_;
   static constexpr int kStages = Stages_;
+  using KernelPolicy = KernelPolicy_;
 
   // ---- The rules, checked where a user writes the type ----------------------------------------
   static_assert(std::is_same_v<OperatorClass_, OpClassTensorOp>, "Gemm: only OpClassTensorOp is provided");
@@ -111,12 +113,16 @@ class Gemm {
     static constexpr bool kBKMajor = std::is_same_v<LayoutB, ColumnMajor>;  // B(K,N) column-major: K contiguous
     using TiledMma = atom::TiledMma<MmaOp, typename WarpShape::MNK,
                                     Shape<Int<ThreadblockShape::kM / WarpShape::kM>, Int<ThreadblockShape::kN / WarpShape::kN>>>;
-    using Mainloop = std::conditional_t<(kStages == 2), collective::MainloopSm70TwoStage<Config>,
-                                        collective::MainloopSm80CpAsync<Config>>;
+    static constexpr int kMinBlocksPerSm = KernelPolicy::kMinBlocksPerSm;
+    static constexpr bool kSmemEpilogue = KernelPolicy::kSmemEpilogue;
+    using Mainloop = std::conditional_t<
+        (kStages == 2), collective::MainloopSm70TwoStage<Config>,
+        std::conditional_t<KernelPolicy::kMainloop == Sm80Mainloop::kFast, collective::MainloopSm80CpAsyncFast<Config>,
+                           collective::MainloopSm80CpAsync<Config>>>;
   };
   using Mainloop = typename Config::Mainloop;
   static constexpr int kThreads = Config::TiledMma::kThreads;
-  static constexpr int kSharedStorageSize = Mainloop::kSmemBytes;
+  static constexpr int kSharedStorageSize = std::max(int(Mainloop::kSmemBytes), kernel::epilogue_smem_bytes<Config>());
   static constexpr int kAlignment = 16 / int(sizeof(ElementA));  // elements per 16-byte vector
 
   struct Arguments {
@@ -216,7 +222,17 @@ class Gemm {
            shape(ThreadblockShape::kM, ThreadblockShape::kN, ThreadblockShape::kK) + "_" +
            shape(WarpShape::kM, WarpShape::kN, WarpShape::kK) + "_" + std::to_string(kStages) + "stage_" +
            (std::is_same_v<LayoutA, RowMajor> ? "t" : "n") + (std::is_same_v<LayoutB, ColumnMajor> ? "n" : "t") +
-           (std::is_same_v<LayoutC, ColumnMajor> ? "" : "_drow");  // D column-major, as BLAS writes it, unless marked
+           (std::is_same_v<LayoutC, ColumnMajor> ? "" : "_drow") +  // D column-major, as BLAS writes it, unless marked
+           policy_suffix();
+  }
+  /// "" for the default policy; "_v4" for the fast mainloop, "_b2" for 2 CTAs per SM in the
+  /// launch bounds, "_sepi" for the staged epilogue.
+  static std::string policy_suffix() {
+    std::string s;
+    if (KernelPolicy::kMainloop == Sm80Mainloop::kFast && kStages > 2) s += "_v4";
+    if (KernelPolicy::kMinBlocksPerSm > 1) s += "_b" + std::to_string(KernelPolicy::kMinBlocksPerSm);
+    if (KernelPolicy::kSmemEpilogue) s += "_sepi";
+    return s;
   }
 
  private:

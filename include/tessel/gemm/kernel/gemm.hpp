@@ -14,7 +14,62 @@
 #include "tessel/gemm/gemm_shape.hpp"
 #include "tessel/gemm/kernel/tile_scheduler.hpp"
 
+namespace tessel::gemm {
+
+/// Which Sm80 mainloop a device::Gemm uses (its last template parameter, KernelPolicySm80):
+/// kClassic is MainloopSm80CpAsync (v3 in bench/NOTES.md); kFast is MainloopSm80CpAsyncFast (v4:
+/// XOR-split shared addresses, 32-bit shared pointers, unpredicated copies for interior tiles).
+enum class Sm80Mainloop { kClassic, kFast };
+
+/// Kernel policy for the Sm75/Sm80 handle: the mainloop, the minimum number of CTAs per SM the
+/// compiler must fit in the register file (__launch_bounds__'s second argument: 2 with 256
+/// threads caps a thread at 128 registers), and whether the epilogue stages D through shared
+/// memory for 16-byte stores (when beta is 0; with beta != 0 it reads C element by element as before).
+template <Sm80Mainloop Mainloop_ = Sm80Mainloop::kClassic, int MinBlocksPerSm_ = 1, bool SmemEpilogue_ = false>
+struct KernelPolicySm80 {
+  static constexpr Sm80Mainloop kMainloop = Mainloop_;
+  static constexpr int kMinBlocksPerSm = MinBlocksPerSm_;
+  static constexpr bool kSmemEpilogue = SmemEpilogue_;
+  static_assert(MinBlocksPerSm_ >= 1, "KernelPolicySm80: at least one CTA per SM");
+};
+using KernelPolicySm80Default = KernelPolicySm80<>;
+
+}  // namespace tessel::gemm
+
 namespace tessel::gemm::kernel {
+
+namespace detail {
+// Configurations without these members (the JIT's) get the defaults.
+template <class Config>
+constexpr int min_blocks_per_sm() {
+  if constexpr (requires { Config::kMinBlocksPerSm; }) return Config::kMinBlocksPerSm;
+  else return 1;
+}
+template <class Config>
+constexpr bool smem_epilogue() {
+  if constexpr (requires { Config::kSmemEpilogue; }) return Config::kSmemEpilogue;
+  else return false;
+}
+}  // namespace detail
+
+/// Padded (BM,BN) tile of D in shared memory for the staged epilogue, contiguous along D's
+/// contiguous mode; 16 bytes of padding per line keep vectors aligned and spread the
+/// fragment writes over the banks.
+template <class Config>
+TESSEL_HD constexpr auto epilogue_smem_layout() {
+  constexpr int kPad = 16 / int(sizeof(typename Config::ElementC));
+  if constexpr (std::is_same_v<typename Config::LayoutC, RowMajor>)
+    return Layout<Shape<Int<Config::BM>, Int<Config::BN>>, Stride<Int<Config::BN + kPad>, _1>>{};
+  else
+    return Layout<Shape<Int<Config::BM>, Int<Config::BN>>, Stride<_1, Int<Config::BM + kPad>>>{};
+}
+template <class Config>
+constexpr int epilogue_smem_bytes() {
+  if constexpr (detail::smem_epilogue<Config>())
+    return int(sizeof(typename Config::ElementC)) * int(decltype(cosize(epilogue_smem_layout<Config>()))::value);
+  else
+    return 0;
+}
 
 /// (rows, cols) with leading dimension ld as a layout: row-major rows*ld + col, column-major row + col*ld.
 template <class LayoutTag>
@@ -41,8 +96,54 @@ struct GemmParams {
   GroupedRaster raster;
 };
 
+/// D = epilogue(acc) through shared memory: every thread writes its converted fragment into a
+/// padded (BM,BN) tile, then the CTA stores 16-byte vectors along D's contiguous mode (a warp
+/// writes whole 128-byte lines instead of 2- or 4-byte scattered values). Vectors that cross the
+/// edge of the problem, or a D whose base or leading dimension is not 16-byte aligned, are
+/// stored element by element from the same tile.
+template <class Config, class Acc>
+__device__ void epilogue_through_smem(GemmParams<Config> const& p, Acc const& acc, char* smem, int thread, int m0, int n0) {
+  using TiledMma = typename Config::TiledMma;
+  using ElementC = typename Config::ElementC;
+  constexpr int BM = Config::BM, BN = Config::BN;
+  constexpr int kThreads = TiledMma::kThreads;
+  constexpr bool kRowMajor = std::is_same_v<typename Config::LayoutC, RowMajor>;
+  constexpr int kVec = 16 / int(sizeof(ElementC));
+  constexpr int kContig = kRowMajor ? BN : BM, kOther = kRowMajor ? BM : BN;
+  static_assert(kContig % kVec == 0, "staged epilogue: the contiguous extent of the CTA tile must hold whole 16-byte vectors");
+  constexpr int kVecsPerLine = kContig / kVec;
+  constexpr int kVectors = kVecsPerLine * kOther;
+
+  auto sD = make_tensor(make_smem_ptr(reinterpret_cast<ElementC*>(smem)), epilogue_smem_layout<Config>());  // (BM,BN)
+  __syncthreads();  // every warp is done with the mainloop's shared memory
+  auto tS = TiledMma::partition_C(sD, thread);
+#pragma unroll
+  for (int i = 0; i < int(size(acc.layout())); ++i) tS[i] = p.epilogue(acc[i]);
+  __syncthreads();
+
+  int const rem_m = p.problem.m - m0, rem_n = p.problem.n - n0;
+  int const rem_contig = kRowMajor ? rem_n : rem_m, rem_other = kRowMajor ? rem_m : rem_n;
+  bool const aligned = (reinterpret_cast<std::uintptr_t>(p.D) % 16 == 0) && (p.ldd % kVec == 0);
+  ElementC* const d0 = p.D + (kRowMajor ? std::int64_t(m0) * p.ldd + n0 : std::int64_t(n0) * p.ldd + m0);
+  constexpr int kLineStride = int(decltype(stride<kRowMajor ? 0 : 1>(epilogue_smem_layout<Config>()))::value);
+#pragma unroll 4
+  for (int v = thread; v < kVectors; v += kThreads) {
+    int const c = (v % kVecsPerLine) * kVec, o = v / kVecsPerLine;
+    if (o >= rem_other) continue;
+    ElementC const* src = reinterpret_cast<ElementC const*>(smem) + o * kLineStride + c;
+    ElementC* dst = d0 + std::int64_t(o) * p.ldd + c;
+    if (aligned && c + kVec <= rem_contig) {
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<uint4 const*>(src);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kVec; ++j)
+        if (c + j < rem_contig) dst[j] = src[j];
+    }
+  }
+}
+
 template <class Config>
-__global__ void __launch_bounds__(Config::TiledMma::kThreads) gemm_kernel(GemmParams<Config> p) {
+__global__ void __launch_bounds__(Config::TiledMma::kThreads, detail::min_blocks_per_sm<Config>()) gemm_kernel(GemmParams<Config> p) {
   using Mainloop = typename Config::Mainloop;
   using TiledMma = typename Config::TiledMma;
   constexpr int BM = Config::BM, BN = Config::BN, BK = Config::BK;
@@ -69,9 +170,15 @@ __global__ void __launch_bounds__(Config::TiledMma::kThreads) gemm_kernel(GemmPa
     // Epilogue: each accumulator value to its element of D, inside the problem only.
     auto mD = make_tensor(make_gmem_ptr(p.D), matrix_layout<typename Config::LayoutC>(M, N, p.ldd));  // (M,N)
     auto gD = local_tile(mD, make_shape(Int<BM>{}, Int<BN>{}), make_coord(tile.m, tile.n));  // (BM,BN)
-    auto tD = TiledMma::partition_C(gD, thread);                                                                 // (V,IM,IN)
     auto tCrd = TiledMma::partition_C(make_tensor(atom::CountingIterator{}, make_layout(Shape<Int<BM>, Int<BN>>{})), thread);
     bool const read_c = p.epilogue.reads_source();
+    if constexpr (detail::smem_epilogue<Config>()) {
+      if (!read_c) {
+        epilogue_through_smem<Config>(p, acc, smem, thread, m0, n0);
+        return;
+      }
+    }
+    auto tD = TiledMma::partition_C(gD, thread);                                                                 // (V,IM,IN)
     auto mC = make_tensor(make_gmem_ptr(p.C), matrix_layout<typename Config::LayoutC>(M, N, p.ldc));
     auto gC = local_tile(mC, make_shape(Int<BM>{}, Int<BN>{}), make_coord(tile.m, tile.n));
     auto tC = TiledMma::partition_C(gC, thread);
