@@ -28,6 +28,7 @@
 #include "tessel/arch/wgmma_sm90.hpp"
 #include "tessel/gemm/kernel/sm90_stream_k.hpp"
 #include "tessel/gemm/kernel/sm90_tile_scheduler.hpp"
+#include "tessel/layout/swizzle.hpp"
 #include "tessel/numeric.hpp"
 
 namespace tessel::gemm::kernel {
@@ -141,6 +142,9 @@ struct Sm90WorkWalk {
   }
 };
 
+/// The 128-byte swizzle of TMA and wgmma on byte offsets, as a layout function of the algebra.
+using Sw128 = Swizzle<3, 4, 3>;
+
 template <class T>
 struct alignas(2 * sizeof(T)) Pair {
   T x, y;
@@ -186,8 +190,9 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
 /// 128 bytes (W = 128 / sizeof(D) columns), each written into one of two swizzled buffers and
 /// sent by one TMA store; a buffer is refilled once the store issued from it two subtiles ago
 /// has read it. Elements outside the problem are written as zero and clipped by TMA.
-/// NOTES: the swizzle (16-byte chunk j of row r at chunk j ^ (r % 8)) is the 128-byte pattern TMA
-/// reads with; it also spreads a warp's 8 rows over all banks.
+/// NOTES: Sw128 = Swizzle<3,4,3> on byte offsets (16-byte chunk j of row r lands at chunk
+/// j ^ (r % 8)) is the 128-byte pattern TMA reads with; it also spreads a warp's 8 rows over all
+/// banks.
 template <class Cfg, class Fusion, class Acc>
 __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, typename Fusion::Callbacks& epi, Acc& acc,
                                                char* buffers, int& next_buffer, int row0, int n0, int batch, int wg,
@@ -215,8 +220,7 @@ __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, 
           bool in_r = r < p.m;
           ElementD v0 = in_r && c < p.n ? epi.visit(r, c, batch, acc[i][4 * c8 + 2 * h]) : ElementD(0.f);
           ElementD v1 = in_r && c + 1 < p.n ? epi.visit(r, c + 1, batch, acc[i][4 * c8 + 2 * h + 1]) : ElementD(0.f);
-          int byte = cl * int(sizeof(ElementD));
-          char* dst = buf + rl * 128 + (((byte >> 4) ^ (rl & 7)) << 4) + (byte & 15);
+          char* dst = buf + Sw128::apply(rl * 128 + cl * int(sizeof(ElementD)));
           *reinterpret_cast<Pair<ElementD>*>(dst) = {v0, v1};
         }
       arch::fence_proxy_async_shared();  // the writes above, before the TMA store reads them
