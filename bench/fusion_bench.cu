@@ -92,7 +92,8 @@ constexpr float kScaleD = 3.f;
 
 /// TN with D row-major (the kernel's native layout): A row-major M x K, B column-major K x N, one
 /// 128-byte swizzle row of K per stage, cooperative, cluster 1x1x1, the stage count left to the builder.
-template <class EAB, int BM, int BN, class ED, class Fusion = kernel::Sm90LinearCombination<ED, bf16>>
+template <class EAB, int BM, int BN, class ED, class Fusion = kernel::Sm90LinearCombination<ED, bf16>,
+          class Schedule = collective::KernelTmaWarpSpecializedCooperative>
 struct Sm90TN {
   static constexpr int kAlignAB = 16 / int(sizeof(EAB));
   using Tile = GemmShape<BM, BN, 128 / int(sizeof(EAB))>;
@@ -103,7 +104,7 @@ struct Sm90TN {
   using Mainloop = typename collective::CollectiveBuilder<
       arch::Sm90, OpClassTensorOp, EAB, RowMajor, kAlignAB, EAB, ColumnMajor, kAlignAB, float, Tile, Cluster,
       collective::StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>,
-      collective::KernelTmaWarpSpecializedCooperative>::CollectiveOp;
+      Schedule>::CollectiveOp;
   using Gemm = device::GemmUniversalAdapter<kernel::GemmUniversal<ProblemShapeMNKL, Mainloop, Epilogue>>;
 };
 
@@ -111,6 +112,11 @@ using Fp8Epilogue = fu::LinCombBiasGeluAmaxFp8<bf16, bf16, e4m3>;
 using PlainBf16 = Sm90TN<bf16, 128, 256, bf16>::Gemm;
 using PlainF32 = Sm90TN<bf16, 128, 256, float>::Gemm;  // verification only: the accumulators themselves
 using FusedE4m3 = Sm90TN<bf16, 128, 256, e4m3, Fp8Epilogue>::Gemm;
+// The same pair on the ping-pong schedule, where one consumer's epilogue runs under the other's
+// mainloop instead of stopping both.
+using Pingpong = kernel::KernelTmaWarpSpecializedPingpong;
+using PlainPingpong = Sm90TN<bf16, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>, Pingpong>::Gemm;
+using FusedPingpong = Sm90TN<bf16, 128, 128, e4m3, Fp8Epilogue, Pingpong>::Gemm;
 using Fp8Wide = Sm90TN<e4m3, 128, 256, bf16>::Gemm;
 using Fp8Square = Sm90TN<e4m3, 128, 128, bf16>::Gemm;
 
@@ -497,20 +503,21 @@ struct Context {
 // ---- Part 1: the fused epilogue -------------------------------------------------------------------------
 
 /// One rotation slot of part 1: operands, outputs and the two tessel handles bound to them.
+template <class PlainT, class FusedT>
 struct FusionSet {
   DeviceBuffer<bf16> a, b, d, bias;
   DeviceBuffer<e4m3> q;
   DeviceBuffer<float> amax;
-  PlainBf16 plain;
-  FusedE4m3 fused;
+  PlainT plain;
+  FusedT fused;
   FusionSet(int m, int n, int k, int index, float const* scale_d)
       : a(std::size_t(m) * k), b(std::size_t(n) * k), d(std::size_t(m) * n), bias(std::size_t(n)), q(std::size_t(m) * n), amax(1) {
     verify::fill_random_device(a.data(), a.size(), 100 + 3 * index, Distribution::uniform(-1, 1));
     verify::fill_random_device(b.data(), b.size(), 101 + 3 * index, Distribution::uniform(-1, 1));
     verify::fill_random_device(bias.data(), bias.size(), 102 + 3 * index, Distribution::uniform(-4, 4));
-    throw_if(init_tn(plain, a.data(), b.data(), d.data(), m, n, k), PlainBf16::name());
+    throw_if(init_tn(plain, a.data(), b.data(), d.data(), m, n, k), PlainT::name());
     throw_if(init_tn(fused, a.data(), b.data(), q.data(), m, n, k, fused_arguments(bias.data(), scale_d, amax.data())),
-             FusedE4m3::name());
+             FusedT::name());
   }
 };
 
@@ -535,7 +542,8 @@ struct FusionVerdict {
 };
 
 /// Every check of part 1, on buffer set 0.
-FusionVerdict verify_fusion(FusionSet& s, int m, int n, int k, float const* scale_d, Context const& cx, int samples) {
+template <class Set>
+FusionVerdict verify_fusion(Set& s, int m, int n, int k, float const* scale_d, Context const& cx, int samples) {
   FusionVerdict v;
   std::size_t const mn = std::size_t(m) * n;
   DeviceBuffer<bf16> dc(mn);
@@ -775,6 +783,7 @@ Fp8Verdict verify_fp8(Fp8Set& s, LtFp8& lt, LtFp8& lt_fast, int m, int n, int k,
   return v;
 }
 
+template <class PlainT, class FusedT>
 void bench_fusion(int m, int n, int k, Options const& o, Context const& cx, std::vector<Row>& rows) {
   std::string const shape = dims(m, n, k);
   double const mk = double(m) * k, nk = double(n) * k, mn = double(m) * n;
@@ -783,7 +792,7 @@ void bench_fusion(int m, int n, int k, Options const& o, Context const& cx, std:
   double const verify_bytes = mn * (2 + 4 + 4 + 2) + 2 * (mk + nk);
   int const sets = buffer_sets(set_bytes, verify_bytes, cx.l2, shape + " fusion");
   DeviceBuffer<float> scale_d(std::vector<float>{kScaleD});
-  std::vector<FusionSet> set;
+  std::vector<FusionSet<PlainT, FusedT>> set;
   set.reserve(std::size_t(sets));
   for (int i = 0; i < sets; ++i) set.emplace_back(m, n, k, i, scale_d.data());
 
@@ -793,8 +802,8 @@ void bench_fusion(int m, int n, int k, Options const& o, Context const& cx, std:
     return rows.size() - 1;
   };
   std::size_t const r_cublas = row("cuBLAS bf16 GEMM (cublasGemmEx), bf16 D", v.cublas, v.ok_cublas);
-  std::size_t const r_plain = row("tessel plain `" + PlainBf16::name() + "`", v.plain, v.ok_plain);
-  std::size_t const r_fused = row("tessel fused `" + FusedE4m3::name() + "` + amax memset", v.fused, v.ok_fused);
+  std::size_t const r_plain = row("tessel plain `" + PlainT::name() + "`", v.plain, v.ok_plain);
+  std::size_t const r_fused = row("tessel fused `" + FusedT::name() + "` + amax memset", v.fused, v.ok_fused);
   std::size_t const r_chain_c = row("unfused: cuBLAS GEMM + bias/GELU/amax/e4m3 kernel", v.chain_cublas, v.ok_chains);
   std::size_t const r_chain_t = row("unfused: tessel plain GEMM + bias/GELU/amax/e4m3 kernel", v.chain_tessel, v.ok_chains);
   if (!v.all()) return;
@@ -805,7 +814,7 @@ void bench_fusion(int m, int n, int k, Options const& o, Context const& cx, std:
   std::vector<float> t_plain, t_fused, t_cublas, t_cublas_epi, t_chain_c, t_tessel, t_tessel_epi, t_chain_t;
   RoundRobin next{sets};
   auto run = [&](int step) {
-    FusionSet& x = set[std::size_t(next())];
+    auto& x = set[std::size_t(next())];
     StepEvents& e = ev[std::size_t(step)];
     e.start();
     if (step == kPlain) {
@@ -1029,7 +1038,10 @@ int main(int argc, char** argv) {
     lt_version = cublasLtGetVersion();
     auto shapes_or = [&](std::vector<std::array<int, 3>> defaults) { return o.shapes.empty() ? defaults : o.shapes; };
     if (o.fusion)
-      for (auto const& s : shapes_or({{8192, 8192, 8192}, {8192, 28672, 8192}})) bench_fusion(s[0], s[1], s[2], o, cx, fusion_rows);
+      for (auto const& s : shapes_or({{8192, 8192, 8192}, {8192, 28672, 8192}})) {
+        bench_fusion<PlainBf16, FusedE4m3>(s[0], s[1], s[2], o, cx, fusion_rows);
+        bench_fusion<PlainPingpong, FusedPingpong>(s[0], s[1], s[2], o, cx, fusion_rows);
+      }
     if (o.fp8)
       for (auto const& s : shapes_or({{4096, 4096, 4096}, {8192, 8192, 8192}, {8192, 28672, 8192}}))
         bench_fp8(s[0], s[1], s[2], o, cx, fp8_rows);
