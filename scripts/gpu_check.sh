@@ -8,7 +8,8 @@
 #   scripts/gpu_check.sh BUILD_DIR OUT_DIR [--no-bench] [--sanitize] [--allow-skips]
 #
 #   --no-bench     skip the benchmark (it takes a few minutes of device time)
-#   --sanitize     also run a few small ragged GEMM cases under compute-sanitizer memcheck
+#   --sanitize     also run small GEMM sweeps under compute-sanitizer (memcheck; Hopper: also
+#                  racecheck and synccheck)
 #   --allow-skips  do not count a skipped GPU test as a failure (by default it is one: on a GPU
 #                  machine every GPU test should run)
 #
@@ -130,6 +131,14 @@ if [[ $sanitize -eq 1 ]]; then
       "$build/tests/gpu/gemm_sm80_gpu" --gtest_filter="$filter"
     run "memcheck_gemm_sm75_gpu" "$build" "$gtest_skip" compute-sanitizer --tool memcheck --error-exitcode 1 \
       "$build/tests/gpu/gemm_sm75_gpu" --gtest_filter='*ArBcCr__13x17x24*:*AcBrCr__129x127x40*'
+    # The Hopper kernels: every tool on the layout, schedule, cluster, epilogue and batch sweep,
+    # and on split-K / stream-K (the fixup's atomics and fences).
+    for tool in memcheck racecheck synccheck; do
+      run "${tool}_gemm_sm90" "$build" "$gtest_skip" compute-sanitizer --tool $tool --error-exitcode 1 \
+        "$build/tests/gpu/gemm_sm90" --gtest_filter='*AllLayouts*:*Pingpong*:*Cluster*:*Direct*:*Batched'
+      run "${tool}_gemm_sm90_stream_k" "$build" "$gtest_skip" compute-sanitizer --tool $tool --error-exitcode 1 \
+        "$build/tests/gpu/gemm_sm90_stream_k" --gtest_filter='*Every*:*Narrow*'
+    done
   else
     note "memcheck" "not run: compute-sanitizer not on PATH"
   fi

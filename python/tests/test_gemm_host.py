@@ -330,7 +330,10 @@ def test_gemm_call_reads_dlpack_operands_in_cpp():
     """With `out`, a call on DLPack arrays is read and checked in C++ and reaches the device (here:
     the question which kernel runs on it, which needs the driver)."""
     D = FakeArray((M, N), "float32", ptr=0x7F0000400000)
-    reaches_device(lambda: tessel.gemm(a_(), b_(), out=D))
+    # Where a GPU exists the call would launch on the fake pointers: only check that it gets that far
+    # without one.
+    if _core.device_count() == 0:
+        reaches_device(lambda: tessel.gemm(a_(), b_(), out=D))
     check(lambda: tessel.gemm(a_(), b_(), out=FakeArray((M, N + 8), "float32")), "kErrorInvalidProblem",
           f"Error Invalid Problem: D is {M} x {N + 8} but A @ B is {M} x {N}")
     check(lambda: tessel.gemm(a_(), b_(dtype="bfloat16"), out=D), "kErrorInvalidDataType", "Error Invalid Data Type: A is float16 but B is bfloat16")

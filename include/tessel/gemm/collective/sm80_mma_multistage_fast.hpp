@@ -151,7 +151,10 @@ struct MainloopSm80CpAsyncFast : MainloopTypes<Config, Config::Stages> {
     std::uint32_t const mask_b = CopyB::mn_predicates(crdB, residue_n);
     constexpr std::uint32_t kAllA = CopyA::kVectors == 32 ? ~0u : ((1u << CopyA::kVectors) - 1);
     constexpr std::uint32_t kAllB = CopyB::kVectors == 32 ? ~0u : ((1u << CopyB::kVectors) - 1);
-    bool const interior = mask_a == kAllA && mask_b == kAllB;
+    // NOTES: the loops below hold __syncthreads, so the choice between them must be the whole
+    // CTA's: a per-thread choice split edge CTAs between the loops and hung them on the GPU
+    // (ragged 520x392x264).
+    bool const interior = __syncthreads_and(mask_a == kAllA && mask_b == kAllB);
 
     // ---- Shared side: the swizzled thread offsets ----
     auto const cpA = detail::copy_layout<CopyA, SmemLayoutA>(thread);
