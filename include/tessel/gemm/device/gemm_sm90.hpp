@@ -28,6 +28,7 @@ class GemmSm90 {
   using Adapter = GemmUniversalAdapter<kernel::GemmUniversal<ProblemShapeMNKL, Mainloop, EpilogueOp>>;
 
  public:
+  using Cfg = Mainloop;  // the kernel's configuration: tile, stages, threads, shared memory
   using ElementA = bfloat16_t;
   using ElementB = bfloat16_t;
   using ElementD = ElementD_;
