@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "gpu_test_util.hpp"
+#include "sm90_test_support.hpp"
 #include "tessel/epilogue/fusion.hpp"
 #include "tessel/gemm/device/gemm_universal_sm90.hpp"
 #include "tessel/verify/device_buffer.cuh"
@@ -21,25 +21,10 @@ namespace fu = tessel::epilogue::fusion;
 
 namespace {
 
-bool have_sm90() {
-  int dev = 0, major = 0, minor = 0;
-  return cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess && major == 9 && minor == 0;
-}
-#define SKIP_WITHOUT_SM90()  \
-  TESSEL_SKIP_WITHOUT_GPU(); \
-  if (!have_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU (sm_90a kernel)"
-
 /// TN (A row-major, B column-major), D row-major, the given fusion.
 template <class EAB, class ED, int BN, class Fusion>
-using Fused = device::GemmUniversalAdapter<kernel::GemmUniversal<
-    ProblemShapeMNKL,
-    typename collective::CollectiveBuilder<arch::Sm90, OpClassTensorOp, EAB, RowMajor, 16 / sizeof(EAB), EAB, ColumnMajor,
-                                           16 / sizeof(EAB), float, GemmShape<128, BN, 128 / sizeof(EAB)>, GemmShape<1, 1, 1>,
-                                           collective::StageCountAuto, collective::KernelScheduleAuto>::CollectiveOp,
-    typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, GemmShape<128, BN, 128 / sizeof(EAB)>, GemmShape<1, 1, 1>,
-                                         collective::EpilogueTileAuto, float, float, ED, RowMajor, 8, ED, RowMajor, 8,
-                                         collective::EpilogueScheduleAuto, Fusion>::CollectiveOp>>;
+using Fused = test::Sm90Gemm<EAB, RowMajor, ColumnMajor, ED, 128, BN, 1, collective::KernelScheduleAuto,
+                             collective::EpilogueScheduleAuto, Fusion>;
 
 /// Random operands as float, rounded to T; the float copies are what T holds.
 template <class T>
@@ -130,7 +115,7 @@ void check_prebuilt(typename F::Arguments thread, int m, int n, int k, std::uint
 }  // namespace
 
 TEST(GemmSm90Fusion, PrebuiltFusions) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   check_prebuilt<fu::LinCombBias<bfloat16_t>>({.alpha = 1.5f, .beta = 0.5f}, 200, 328, 192, 1);
   check_prebuilt<fu::LinCombActivation<fu::ReLU, bfloat16_t>>({.alpha = 1.f, .beta = -1.f}, 256, 200, 256, 2);
   check_prebuilt<fu::LinCombBiasActivation<fu::GeluTanh, bfloat16_t>>({.alpha = 1.f, .beta = 0.f}, 136, 264, 320, 3);
@@ -141,7 +126,7 @@ TEST(GemmSm90Fusion, PrebuiltFusions) {
 // D must be the host's saturating conversion of exactly those values, bit for bit, and the amax
 // their exact absolute maximum.
 TEST(GemmSm90Fusion, Fp8CastBitExactAndAmaxExact) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   using Gelu = fu::Activation<fu::GeluErf, fu::Add<fu::Accumulator, fu::RowBroadcast<bfloat16_t>>>;
   using Tree = fu::Convert<float_e4m3_t, fu::Multiply<fu::Scalar, fu::Amax<fu::AuxStore<float, Gelu>>>>;
   using G = Fused<bfloat16_t, float_e4m3_t, 128, Tree>;
@@ -193,7 +178,7 @@ TEST(GemmSm90Fusion, Fp8CastBitExactAndAmaxExact) {
 
 // e4m3 x e4m3 -> bf16 with f32 accumulation, against a double reference of the same FP8 values.
 TEST(GemmSm90Fusion, Fp8E4m3Mainloop) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   using G = Fused<float_e4m3_t, bfloat16_t, 128, kernel::Sm90LinearCombination<bfloat16_t>>;
   int m = 200, n = 264, k = 512;
   std::vector<float> af, bf;

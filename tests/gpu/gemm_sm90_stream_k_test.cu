@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "gpu_test_util.hpp"
+#include "sm90_test_support.hpp"
 #include "tessel/gemm/device/gemm_universal_sm90.hpp"
 #include "tessel/verify/compare.hpp"
 #include "tessel/verify/device_buffer.cuh"
@@ -21,25 +21,9 @@ using kernel::DecompositionMode;
 
 namespace {
 
-bool have_sm90() {
-  int dev = 0, major = 0, minor = 0;
-  return cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess && major == 9 && minor == 0;
-}
-#define SKIP_WITHOUT_SM90()  \
-  TESSEL_SKIP_WITHOUT_GPU(); \
-  if (!have_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU (sm_90a kernel)"
-
 template <int BN, class Scheduler = StreamKScheduler>
-using StreamK = device::GemmUniversalAdapter<kernel::GemmUniversal<
-    ProblemShapeMNKL,
-    typename collective::CollectiveBuilder<arch::Sm90, OpClassTensorOp, bfloat16_t, RowMajor, 8, bfloat16_t, ColumnMajor, 8, float,
-                                           GemmShape<128, BN, 64>, GemmShape<1, 1, 1>, collective::StageCountAuto,
-                                           kernel::KernelTmaWarpSpecializedCooperative>::CollectiveOp,
-    typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, GemmShape<128, BN, 64>, GemmShape<1, 1, 1>,
-                                         collective::EpilogueTileAuto, float, float, float, RowMajor, 4, float, RowMajor, 4,
-                                         collective::EpilogueScheduleAuto>::CollectiveOp,
-    Scheduler>>;
+using StreamK = test::Sm90Gemm<bfloat16_t, RowMajor, ColumnMajor, float, 128, BN, 1, kernel::KernelTmaWarpSpecializedCooperative,
+                               collective::EpilogueScheduleAuto, kernel::Sm90LinearCombination<float, float>, Scheduler>;
 
 struct Problem {
   int m, n, k;
@@ -112,7 +96,7 @@ void check(Problem const& p, std::vector<float> const& d, char const* what) {
 }  // namespace
 
 TEST(GemmSm90StreamK, EveryDecompositionIsCorrectAndDeterministic) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   using G = StreamK<128>;
   Problem p(264, 200, 2056, 1);  // 3 x 2 tiles of 33 k-tiles (the last one ragged)
   std::string why;
@@ -128,7 +112,7 @@ TEST(GemmSm90StreamK, EveryDecompositionIsCorrectAndDeterministic) {
 }
 
 TEST(GemmSm90StreamK, NarrowTile) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   Problem p(256, 200, 4096, 2);
   check(p, run<StreamK<64>>(p, DecompositionMode::SplitK, 4, 0, 2), "split-K x4, 128x64 tiles");
   check(p, run<StreamK<64>>(p, DecompositionMode::StreamK, 0, 0, 2), "stream-K, 128x64 tiles");
@@ -138,7 +122,7 @@ TEST(GemmSm90StreamK, NarrowTile) {
 // others finished or still running, and nobody waits for them. A protocol with a spin-wait on
 // another unit would hang here.
 TEST(GemmSm90StreamK, MoreCtasThanResidentFinishes) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   int dev = 0, sms = 0;
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
@@ -148,7 +132,7 @@ TEST(GemmSm90StreamK, MoreCtasThanResidentFinishes) {
 }
 
 TEST(GemmSm90StreamK, RefusesWithoutWorkspaceAndWithoutTheScheduler) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   Problem p(256, 256, 4096, 4);
   using G = StreamK<128>;
   typename G::Arguments args;

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "gpu_test_util.hpp"
+#include "sm90_test_support.hpp"
 #include "tessel/gemm/device/gemm_sm90.hpp"
 #include "tessel/gemm/device/gemm_universal_sm90.hpp"
 #include "tessel/verify/compare.hpp"
@@ -20,24 +20,9 @@ using namespace tessel::gemm;
 
 namespace {
 
-bool have_sm90() {
-  int dev = 0, major = 0, minor = 0;
-  return cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess && major == 9 && minor == 0;
-}
-#define SKIP_WITHOUT_SM90()        \
-  TESSEL_SKIP_WITHOUT_GPU();       \
-  if (!have_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU (sm_90a kernel)"
-
 template <class E, class LA, class LB, class ED, int BM, int BN, int CM, class Sched = collective::KernelScheduleAuto,
           class EpiSched = collective::EpilogueScheduleAuto>
-using Sm90 = device::GemmUniversalAdapter<kernel::GemmUniversal<
-    ProblemShapeMNKL,
-    typename collective::CollectiveBuilder<arch::Sm90, OpClassTensorOp, E, LA, 8, E, LB, 8, float, GemmShape<BM, BN, 64>,
-                                           GemmShape<CM, 1, 1>, collective::StageCountAuto, Sched>::CollectiveOp,
-    typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, GemmShape<BM, BN, 64>, GemmShape<CM, 1, 1>,
-                                         collective::EpilogueTileAuto, float, float, ED, RowMajor, 8, ED, RowMajor, 8,
-                                         EpiSched>::CollectiveOp>>;
+using Sm90 = test::Sm90Gemm<E, LA, LB, ED, BM, BN, CM, Sched, EpiSched>;
 using Direct = collective::EpilogueNoSmemWarpSpecialized;
 
 std::int64_t round8(std::int64_t x) { return (x + 7) / 8 * 8; }
@@ -111,7 +96,7 @@ void run_case(Case const& c) {
 }  // namespace
 
 TEST(GemmSm90, CooperativeAllLayoutsF16) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   run_case<Sm90<half_t, RowMajor, ColumnMajor, half_t, 128, 128, 1>>({200, 264, 200, 1, 1.f, 0.f, 0, 11});     // TN
   run_case<Sm90<half_t, ColumnMajor, RowMajor, half_t, 128, 128, 1>>({200, 264, 200, 1, 1.f, 0.f, 0, 12});     // NT
   run_case<Sm90<half_t, ColumnMajor, ColumnMajor, half_t, 128, 128, 1>>({136, 320, 264, 1, 1.5f, -0.5f, 0, 13});  // NN
@@ -123,7 +108,7 @@ TEST(GemmSm90, CooperativeAllLayoutsF16) {
 // TMA-store kernels fall back to register stores there, and the padding check proves no byte
 // past N is written).
 TEST(GemmSm90, DirectStoreEpilogue) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   using C = collective::KernelScheduleAuto;
   run_case<Sm90<half_t, RowMajor, ColumnMajor, half_t, 128, 256, 1, C, Direct>>({200, 264, 200, 1, 1.f, 0.5f, 0, 15});
   run_case<Sm90<bfloat16_t, ColumnMajor, RowMajor, float, 128, 128, 2, C, Direct>>({264, 200, 136, 2, 1.f, 0.f, 3, 16});
@@ -132,13 +117,13 @@ TEST(GemmSm90, DirectStoreEpilogue) {
 }
 
 TEST(GemmSm90, CooperativeBf16WideTile) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   run_case<Sm90<bfloat16_t, RowMajor, ColumnMajor, bfloat16_t, 128, 256, 1>>({384, 768, 1024, 1, 1.f, 0.f, 0, 21});
   run_case<Sm90<bfloat16_t, ColumnMajor, RowMajor, float, 128, 256, 1>>({300, 200, 136, 1, 1.5f, -0.5f, 0, 22});
 }
 
 TEST(GemmSm90, PingpongPersistent) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   using PP = kernel::KernelTmaWarpSpecializedPingpong;
   // 3 CTAs for 12-16 tiles: each consumer warpgroup runs several tiles, in turns.
   run_case<Sm90<bfloat16_t, RowMajor, ColumnMajor, bfloat16_t, 128, 128, 1, PP>>({512, 500, 320, 1, 1.f, 0.f, 3, 31});
@@ -147,7 +132,7 @@ TEST(GemmSm90, PingpongPersistent) {
 }
 
 TEST(GemmSm90, Cluster2x1Multicast) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   // Odd row-tile counts leave the last cluster's second CTA without rows: it still loads its
   // half of B for its peer.
   run_case<Sm90<half_t, RowMajor, ColumnMajor, half_t, 128, 128, 2>>({384, 256, 512, 1, 1.f, 0.f, 0, 41});
@@ -158,13 +143,13 @@ TEST(GemmSm90, Cluster2x1Multicast) {
 }
 
 TEST(GemmSm90, Batched) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   run_case<Sm90<bfloat16_t, RowMajor, ColumnMajor, float, 128, 128, 1>>({136, 200, 128, 3, 1.f, 0.5f, 5, 51});
   run_case<Sm90<half_t, ColumnMajor, ColumnMajor, half_t, 128, 128, 2>>({256, 128, 192, 4, 1.f, 0.f, 0, 52});
 }
 
 TEST(GemmSm90, LegacyHandleTN) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   using G = device::GemmSm90<bfloat16_t, 128, 128, 64, 5>;
   int m = 130, n = 136, k = 200;
   std::vector<bfloat16_t> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n), d(std::size_t(m) * n);
@@ -236,7 +221,7 @@ TEST(GemmSm90, CanImplementNamesTheBrokenRule) {
 }
 
 TEST(GemmSm90, ColumnMajorDThroughSwappedOperands) {
-  SKIP_WITHOUT_SM90();
+  TESSEL_SKIP_WITHOUT_SM90();
   using G = device::GemmUniversalAdapter<kernel::GemmUniversal<
       ProblemShapeMNKL,
       collective::CollectiveBuilder<arch::Sm90, OpClassTensorOp, half_t, RowMajor, 8, half_t, ColumnMajor, 8, float,
