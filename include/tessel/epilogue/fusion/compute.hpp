@@ -53,7 +53,11 @@ struct Elementwise {
   static StatusInfo can_implement(Arguments const& a, int m, int n, int l, std::integer_sequence<int, Is...>) {
     StatusInfo out;
     // The first failure wins: && stops the fold there.
-    (void)((out = Children::can_implement(detail::child<Is>(a), m, n, l), out.ok()) && ...);
+    auto check = [&](StatusInfo s) {
+      std::swap(out, s);
+      return out.ok();
+    };
+    (void)(check(Children::can_implement(detail::child<Is>(a), m, n, l)) && ...);
     return out;
   }
 
