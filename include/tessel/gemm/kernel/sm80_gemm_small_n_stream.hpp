@@ -59,32 +59,6 @@ struct SmallNStreamTile {
   static constexpr int kMinCtas = N8 >= 2 && Cfg::kMinCtas * kWarps > 16 ? 16 / kWarps : Cfg::kMinCtas;
 };
 
-namespace detail {
-// 16 bytes through L1 (a plain weak load, cached) when `valid`, else zeros: B fragments, read by
-// every warp of a CTA on the same k and by every CTA (L2-resident).
-// NOTES: not ld.global.nc: with .nc, ptxas hoisted the whole round's B loads to its start (the
-// B ring became Depth deep, 4 x N8 registers a block) and the ring spilled at 128 registers.
-__device__ __forceinline__ uint4 ld_global_l1_128(const void* gmem, bool valid) {
-  uint4 v{0, 0, 0, 0};
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile(
-      "{\n"
-      "  .reg .pred p;\n"
-      "  setp.ne.b32 p, %5, 0;\n"
-      "  mov.b32 %0, 0;\n"
-      "  mov.b32 %1, 0;\n"
-      "  mov.b32 %2, 0;\n"
-      "  mov.b32 %3, 0;\n"
-      "  @p ld.global.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-      "}\n"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(gmem), "r"(int(valid)));
-#else
-  (void)gmem, (void)valid;
-#endif
-  return v;
-}
-}  // namespace detail
 
 template <int N8, class Cfg, class ElementD>
 __global__ void __launch_bounds__(SmallNStreamTile<N8, Cfg>::kThreads, SmallNStreamTile<N8, Cfg>::kMinCtas)
@@ -128,7 +102,7 @@ __global__ void __launch_bounds__(SmallNStreamTile<N8, Cfg>::kThreads, SmallNStr
     };
     auto load_b = [&](int slot, int ahead) {
 #pragma unroll
-      for (int q = 0; q < N8; ++q) b[slot][q] = detail::ld_global_l1_128(pb + q * ldb8 + 32 * ahead, ahead < leftb && q < qlim);
+      for (int q = 0; q < N8; ++q) b[slot][q] = arch::ld_global_l1_128(pb + q * ldb8 + 32 * ahead, ahead < leftb && q < qlim);
     };
 #pragma unroll
     for (int i = 0; i < D; ++i) load_a(i, i);
