@@ -130,6 +130,27 @@ __device__ __forceinline__ float to_f32(ElementD v) {
   else return __bfloat162float(v);
 }
 
+/// D = alpha * acc + beta * D for one warp's 16 rows starting at row0: in the C fragment, value
+/// (h, i) of n8 block q is D(row0 + 8h, 8q + 2t + i) (t = lane % 4). Edges are skipped.
+template <int N8, class ElementD>
+__device__ __forceinline__ void store_c_fragment(const SmallNParams<ElementD>& p, const float (&acc)[4 * N8], int row0, int t) {
+#pragma unroll
+  for (int q = 0; q < N8; ++q)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = row0 + 8 * h;
+      if (row >= p.m) continue;
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int col = 8 * q + 2 * t + i;
+        if (col >= p.n) continue;
+        ElementD* out = p.D + row * p.ldd + col;
+        float v = p.alpha * acc[4 * q + 2 * h + i];
+        if (p.beta != 0.f) v += p.beta * to_f32(*out);
+        *out = from_f32<ElementD>(v);
+      }
+    }
+}
 }  // namespace detail
 
 template <int N8, class ElementD>
@@ -195,25 +216,7 @@ __global__ void __launch_bounds__(SmallNTile<N8>::kThreads, 2) sm80_gemm_small_n
     // K split across CTAs: all but the last-arriving slice leave their partial and stop.
     const WorkUnit done = p.split.split_k_unit(detail::fresh_cta_index(), 0);  // == u
     if (!done.whole_tile() && !fixup_partial_tile<Tile::kThreads>(p.fixup, p.split, done, acc)) return;
-    const int row0_d = done.tile * Tile::kRows + warp * 16 + g, row1_d = row0_d + 8;
-
-    // C fragment: value (h, i) of n8 block q is D(row0 + 8h, 8q + 2t + i).
-#pragma unroll
-    for (int q = 0; q < N8; ++q)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = h ? row1_d : row0_d;
-        if (row >= p.m) continue;
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
-          const int col = 8 * q + 2 * t + i;
-          if (col >= p.n) continue;
-          ElementD* out = p.D + row * p.ldd + col;
-          float v = p.alpha * acc[4 * q + 2 * h + i];
-          if (p.beta != 0.f) v += p.beta * detail::to_f32(*out);
-          *out = detail::from_f32<ElementD>(v);
-        }
-      }
+    detail::store_c_fragment<N8>(p, acc, done.tile * Tile::kRows + warp * 16 + g, t);
   }
 }
 

@@ -160,24 +160,7 @@ __global__ void __launch_bounds__(SmallNStreamTile<N8, Cfg>::kThreads, SmallNStr
     const WorkUnit done = p.split.split_k_unit(detail::fresh_cta_index(), 0);  // == u
     if (!done.whole_tile() && !fixup_partial_tile<Tile::kThreads>(p.fixup, p.split, done, acc)) return;
     if (slice != 0) return;
-    const int row0_d = done.tile * Tile::kRows + mw * 16 + g, row1_d = row0_d + 8;
-
-#pragma unroll
-    for (int q = 0; q < N8; ++q)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = h ? row1_d : row0_d;
-        if (row >= p.m) continue;
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
-          const int col = 8 * q + 2 * t + i;
-          if (col >= p.n) continue;
-          ElementD* out = p.D + row * p.ldd + col;
-          float v = p.alpha * acc[4 * q + 2 * h + i];
-          if (p.beta != 0.f) v += p.beta * detail::to_f32(*out);
-          *out = detail::from_f32<ElementD>(v);
-        }
-      }
+    detail::store_c_fragment<N8>(p, acc, done.tile * Tile::kRows + mw * 16 + g, t);
   }
 }
 
