@@ -47,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "bench_verify.cuh"
 #include "cublas_gemm.hpp"
 #include "tessel/arch/runtime.hpp"
@@ -57,6 +58,8 @@
 namespace {
 
 using namespace tessel;
+using bench::fmt;
+using bench::median;
 using tessel::verify::check_cuda;
 using tessel::verify::DeviceBuffer;
 using T = bfloat16_t;
@@ -88,17 +91,7 @@ __global__ void spin_kernel(unsigned long long ns) {
   } while (now - start < ns);
 }
 
-double median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (double(v[n / 2 - 1]) + v[n / 2]);
-}
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // Device-to-device copy bandwidth, (read + write bytes) / time, median of 10 copies of 1 GiB:
 // the bandwidth a streaming kernel can hope for on this GPU.
@@ -366,16 +359,9 @@ int main(int argc, char** argv) {
     o.shapes = {{m, n, k}};
   }
 
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "decode_bench: no CUDA device; the benchmark needs a GPU of compute capability 8.0 or newer\n");
-    return 2;
-  }
   arch::DeviceArch dev;
-  if (const StatusInfo s = arch::query_device_arch(-1, dev); !s.ok()) {
-    std::fprintf(stderr, "decode_bench: %s\n", s.what().c_str());
-    return 2;
-  }
+  if (int const rc = bench::require_cuda_device("decode_bench", "the benchmark needs a GPU of compute capability 8.0 or newer", dev))
+    return rc;
   int driver = 0, runtime = 0, cublas_version = 0, sms = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);

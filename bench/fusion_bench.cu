@@ -67,6 +67,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "bench_verify.cuh"
 #include "cublas_gemm.hpp"
 #include "tessel/arch/runtime.hpp"
@@ -78,6 +79,8 @@
 namespace {
 
 using namespace tessel;
+using bench::fmt;
+using bench::median;
 using namespace tessel::gemm;
 namespace fu = tessel::epilogue::fusion;
 using tessel::verify::check_cuda;
@@ -386,11 +389,6 @@ SampleUlps sample_ulps(std::vector<T> const& got, std::vector<T> const& want) {
 
 // ---- Timing helpers --------------------------------------------------------------------------------------
 
-double median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  std::size_t const n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (double(v[n / 2 - 1]) + v[n / 2]);
-}
 
 /// The events of one timed step on the default stream: start, stop, and a split between its two
 /// parts where it has two (a GEMM and the epilogue kernel after it).
@@ -474,11 +472,6 @@ int buffer_sets(double set_bytes, double reserve_bytes, int l2, std::string cons
   return sets;
 }
 
-std::string fmt(char const* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 std::string dims(int m, int n, int k) { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
 double tflops(int m, int n, int k, double ms) { return 2.0 * m * n * k / (ms * 1e-3) / 1e12; }
 
@@ -1006,15 +999,9 @@ int main(int argc, char** argv) {
     if (!ok) return usage(argv[0], "bad value for " + a + ": " + v);
   }
 
-  if (verify::cuda_device_count() == 0) {
-    std::fprintf(stderr, "fusion_bench: no CUDA device; this benchmark needs a compute capability 9.0 GPU (H100, H200)\n");
-    return 2;
-  }
   arch::DeviceArch dev;
-  if (StatusInfo const s = arch::query_device_arch(-1, dev); !s.ok()) {
-    std::fprintf(stderr, "fusion_bench: %s\n", s.what().c_str());
-    return 2;
-  }
+  if (int const rc = bench::require_cuda_device("fusion_bench", "this benchmark needs a compute capability 9.0 GPU (H100, H200)", dev))
+    return rc;
   if (dev.compute_capability != 90) {
     std::fprintf(stderr, "fusion_bench: %s is compute capability %d.%d; the sm_90a kernels here need 9.0 (H100, H200)\n",
                  dev.name.c_str(), dev.compute_capability / 10, dev.compute_capability % 10);

@@ -36,6 +36,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "bench_verify.cuh"
 #include "cublas_gemm.hpp"
 #include "hopper_tn.hpp"
@@ -47,6 +48,8 @@
 namespace {
 
 using namespace tessel;
+using bench::fmt;
+using bench::median;
 using namespace tessel::gemm;
 using tessel::verify::check_cuda;
 using tessel::verify::DeviceBuffer;
@@ -99,17 +102,7 @@ struct Row {
   bool ok = false;
 };
 
-double median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (double(v[n / 2 - 1]) + v[n / 2]);
-}
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // One (shape, dtype): operands, cuBLAS, and every tessel kernel in turn.
 template <class T>
@@ -281,16 +274,9 @@ int main(int argc, char** argv) {
     o.shapes = {{m, n, k}};
   }
 
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "gemm_bench: no CUDA device; the benchmark needs a GPU of compute capability 8.0 or newer\n");
-    return 2;
-  }
   arch::DeviceArch dev;
-  if (const StatusInfo s = arch::query_device_arch(-1, dev); !s.ok()) {
-    std::fprintf(stderr, "gemm_bench: %s\n", s.what().c_str());
-    return 2;
-  }
+  if (int const rc = bench::require_cuda_device("gemm_bench", "the benchmark needs a GPU of compute capability 8.0 or newer", dev))
+    return rc;
   int driver = 0, runtime = 0, cublas_version = 0, sms = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
