@@ -12,6 +12,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/handle_operation.hpp"
 #include "kernels/registry.hpp"
 #include "tessel/gemm/device/gemm.hpp"
 
@@ -36,11 +37,12 @@ using Sm80Gemm = gemm::device::Gemm<EA, LA, EB, LB, EC, LC, float, gemm::OpClass
                                     gemm::GemmShape<WM, WN, WK>, gemm::GemmShape<IM, IN, IK>,
                                     epilogue::LinearCombination<EC, float, float>, Stages>;
 
+/// The handle's side of HandleOperation (handle_operation.hpp).
 template <class Gemm>
-class Sm80GemmOperation final : public GemmOperation {
- public:
-  Sm80GemmOperation() {
-    KernelDescription& d = desc_;
+struct Sm80Adaptor {
+  static KernelDescription describe() {
+    KernelDescription desc;
+    KernelDescription& d = desc;
     d.name = Gemm::name();
     constexpr bool sm75 = std::is_same_v<typename Gemm::ArchTag, arch::Sm75>;
     d.arch = sm75 ? "sm75" : "sm80";
@@ -58,52 +60,16 @@ class Sm80GemmOperation final : public GemmOperation {
     d.threads = Gemm::kThreads;
     d.smem_bytes = Gemm::kSharedStorageSize;
     d.alignment = Gemm::kAlignment;
+    return desc;
   }
 
-  const KernelDescription& description() const override { return desc_; }
-
-  StatusInfo can_implement(const GemmArguments& args) const override {
-    if (auto s = check_unsupported(args); !s.ok()) return s;
-    return Gemm::can_implement(typed(args));
+  static StatusInfo check(const GemmArguments& args) {
+    return check_single_matrix_launch(args, "the Sm75/Sm80 handle", Raster::kAlongN,
+                                      "--raster=along_n: the Sm75/Sm80 kernels raster along M (in groups of --swizzle row "
+                                      "tiles); use --raster=along_m or heuristic");
   }
 
-  std::size_t workspace_size(const GemmArguments& args) const override {
-    return Gemm::get_workspace_size(typed(args));
-  }
-
-  StatusInfo initialize(const GemmArguments& args, void* workspace, cudaStream_t stream,
-                        std::unique_ptr<GemmLaunch>& launch) const override {
-    launch.reset();
-    if (StatusInfo s = check_unsupported(args); !s.ok()) return s;
-    auto prepared = std::make_unique<Launch>();
-    if (StatusInfo s = prepared->gemm.initialize(typed(args), workspace, stream); !s.ok()) return s;
-    launch = std::move(prepared);
-    return {};
-  }
-
- private:
-  struct Launch final : GemmLaunch {
-    Gemm gemm;
-    StatusInfo run(cudaStream_t stream) override { return gemm.run(stream); }
-  };
-
-  static StatusInfo check_unsupported(const GemmArguments& args) {
-    if (args.shape.batch != 1) {
-      return {Status::kErrorNotSupported, "batch " + std::to_string(args.shape.batch) +
-                                              ": the Sm75/Sm80 handle computes one matrix per launch; pass --batch=1"};
-    }
-    if (args.raster == Raster::kAlongN) {
-      return {Status::kErrorNotSupported,
-              "--raster=along_n: the Sm75/Sm80 kernels raster along M (in groups of --swizzle row tiles); use "
-              "--raster=along_m or heuristic"};
-    }
-    if (args.shape.m > INT_MAX || args.shape.n > INT_MAX || args.shape.k > INT_MAX || args.swizzle > INT_MAX) {
-      return {Status::kErrorInvalidProblem, "an extent above 2^31 - 1: the handle takes int problem sizes"};
-    }
-    return {};
-  }
-
-  static typename Gemm::Arguments typed(const GemmArguments& a) {
+  static typename Gemm::Arguments convert(const GemmArguments& a) {
     using EA = typename Gemm::ElementA;
     using EB = typename Gemm::ElementB;
     using EC = typename Gemm::ElementC;
@@ -119,9 +85,10 @@ class Sm80GemmOperation final : public GemmOperation {
     t.swizzle = int(a.swizzle);
     return t;
   }
-
-  KernelDescription desc_;
 };
+
+template <class Gemm>
+using Sm80GemmOperation = HandleOperation<Gemm, Sm80Adaptor<Gemm>>;
 
 template <class Gemm>
 std::unique_ptr<GemmOperation> make_sm80_operation() {

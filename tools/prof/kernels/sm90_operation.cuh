@@ -14,18 +14,20 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/handle_operation.hpp"
 #include "kernels/registry.hpp"
 #include "tessel/gemm/device/gemm_sm90.hpp"
 
 namespace tessel::prof::kernels {
 
+/// The handle's side of HandleOperation (handle_operation.hpp).
 template <class Gemm>
-class Sm90TnOperation final : public GemmOperation {
- public:
-  Sm90TnOperation() {
+struct Sm90TnAdaptor {
+  static KernelDescription describe() {
+    KernelDescription desc;
     using Cfg = typename Gemm::Cfg;
     constexpr Element d_type = std::is_same_v<typename Gemm::ElementD, float> ? Element::kF32 : Element::kBF16;
-    KernelDescription& d = desc_;
+    KernelDescription& d = desc;
     d.name = Gemm::name();
     d.arch = "sm90a";
     d.min_compute_capability = 90;
@@ -43,46 +45,16 @@ class Sm90TnOperation final : public GemmOperation {
     d.alignment = Gemm::kAlignment;
     d.persistent = true;
     d.supports_raster_along_n = true;
+    return desc;
   }
-
-  const KernelDescription& description() const override { return desc_; }
-
-  StatusInfo can_implement(const GemmArguments& args) const override {
-    if (auto s = check(args); !s.ok()) return s;
-    return Gemm::can_implement(swapped(args));
-  }
-
-  std::size_t workspace_size(const GemmArguments&) const override { return 0; }
-
-  StatusInfo initialize(const GemmArguments& args, void*, cudaStream_t, std::unique_ptr<GemmLaunch>& launch) const override {
-    launch.reset();
-    if (StatusInfo s = check(args); !s.ok()) return s;
-    auto prepared = std::make_unique<Launch>();
-    if (StatusInfo s = prepared->gemm.initialize(swapped(args)); !s.ok()) return s;
-    launch = std::move(prepared);
-    return {};
-  }
-
- private:
-  struct Launch final : GemmLaunch {
-    Gemm gemm;
-    StatusInfo run(cudaStream_t stream) override { return gemm.run(stream); }
-  };
 
   // What the handle would say about its swapped operands, said about the problem's own.
   static StatusInfo check(const GemmArguments& a) {
-    if (a.shape.batch != 1) {
-      return {Status::kErrorNotSupported, "batch " + std::to_string(a.shape.batch) +
-                                              ": this Hopper kernel computes one matrix per launch; pass --batch=1"};
-    }
-    if (a.raster == Raster::kAlongM) {
-      return {Status::kErrorNotSupported,
-              "--raster=along_m: this kernel's tiles walk along N (in groups of --swizzle column tiles); use "
-              "--raster=along_n or heuristic"};
-    }
-    if (a.shape.m > INT_MAX || a.shape.n > INT_MAX || a.shape.k > INT_MAX || a.swizzle > INT_MAX) {
-      return {Status::kErrorInvalidProblem, "an extent above 2^31 - 1: the handle takes int problem sizes"};
-    }
+    if (auto s = check_single_matrix_launch(a, "this Hopper kernel", Raster::kAlongM,
+                                            "--raster=along_m: this kernel's tiles walk along N (in groups of --swizzle "
+                                            "column tiles); use --raster=along_n or heuristic");
+        !s.ok())
+      return s;
     constexpr int kBits = 16;  // bf16
     if (auto s = check_extent_alignment("leading dimension of A", a.lda, Gemm::kAlignment, kBits); !s.ok()) return s;
     if (auto s = check_extent_alignment("leading dimension of B", a.ldb, Gemm::kAlignment, kBits); !s.ok()) return s;
@@ -91,7 +63,7 @@ class Sm90TnOperation final : public GemmOperation {
     return {};
   }
 
-  static typename Gemm::Arguments swapped(const GemmArguments& a) {
+  static typename Gemm::Arguments convert(const GemmArguments& a) {
     using EA = typename Gemm::ElementA;
     using ED = typename Gemm::ElementD;
     typename Gemm::Arguments t{};
@@ -105,9 +77,10 @@ class Sm90TnOperation final : public GemmOperation {
     t.swizzle = int(a.swizzle);
     return t;
   }
-
-  KernelDescription desc_;
 };
+
+template <class Gemm>
+using Sm90TnOperation = HandleOperation<Gemm, Sm90TnAdaptor<Gemm>>;
 
 template <class Gemm>
 std::unique_ptr<GemmOperation> make_sm90_tn_operation() {
