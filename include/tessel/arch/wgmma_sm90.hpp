@@ -98,7 +98,4 @@ struct Wgmma {
 #endif
 };
 
-template <int N>
-using WgmmaBf16F32 = Wgmma<bfloat16_t, N>;
-
 }  // namespace tessel::arch

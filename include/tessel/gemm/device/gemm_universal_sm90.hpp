@@ -45,10 +45,9 @@ using StrideKMajor = Stride<std::int64_t, Int<1>, std::int64_t>;   // (rows, K, 
 using StrideMNMajor = Stride<Int<1>, std::int64_t, std::int64_t>;  // (rows, K, L): rows contiguous
 
 /// The packed stride of a (rows, cols, batches) operand whose static unit mode says which one is
-/// contiguous: (cols, 1, rows*cols) or (1, rows, rows*cols).
+/// contiguous: (cols, 1, rows*cols) or (1, rows, rows*cols). The batch count does not enter it.
 template <class StrideT>
-StrideT make_packed_stride(StrideT, int rows, int cols, int batches = 1) {
-  (void)batches;
+StrideT make_packed_stride(StrideT, int rows, int cols) {
   std::int64_t plane = std::int64_t(rows) * cols;
   if constexpr (std::is_same_v<StrideT, StrideKMajor>) return StrideT{std::int64_t(cols), Int<1>{}, plane};
   else return StrideT{Int<1>{}, std::int64_t(rows), plane};
