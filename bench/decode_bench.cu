@@ -54,6 +54,7 @@
 #include "tessel/gemm/device/gemm_small_n.hpp"
 #include "tessel/verify/device_buffer.cuh"
 #include "tessel/verify/device_fill.cuh"
+#include "tessel/verify/device_spin.cuh"
 
 namespace {
 
@@ -82,14 +83,6 @@ struct Row {
   bool ok = false;
 };
 
-// Holds the GPU busy for `ns` nanoseconds, so that the launches queued behind it start back to back.
-__global__ void spin_kernel(unsigned long long ns) {
-  unsigned long long start, now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-}
 
 
 
@@ -203,7 +196,7 @@ void bench_split(int m, int n, int k, int split, int variant, const Options& o, 
   int launch = 0;
   for (int i0 = 0; i0 < total; i0 += kBatch) {
     const int count = std::min(kBatch, total - i0);
-    spin_kernel<<<1, 1>>>(2'000'000ull);  // 2 ms: longer than queueing a batch takes on the host
+    check_cuda(verify::spin(2'000'000ull), "spin kernel");  // 2 ms: longer than queueing a batch takes on the host
     for (int b = 0; b < count; ++b) {
       cudaEvent_t* e = &ev[std::size_t(4 * b)];
       check_cuda(cudaEventRecord(e[0]), "cudaEventRecord");

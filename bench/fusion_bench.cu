@@ -75,6 +75,7 @@
 #include "tessel/gemm/device/gemm_universal_sm90.hpp"
 #include "tessel/verify/device_buffer.cuh"
 #include "tessel/verify/device_fill.cuh"
+#include "tessel/verify/device_spin.cuh"
 
 namespace {
 
@@ -419,15 +420,6 @@ class StepEvents {
   cudaEvent_t ev_[3]{};
 };
 
-// Holds the GPU for `ns` nanoseconds, so that the launches queued behind it run back to back and
-// no step's events enclose a wait for the host.
-__global__ void spin_kernel(unsigned long long ns) {
-  unsigned long long start = 0, now = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-}
 
 /// Warm-up iterations, then `runs` timed ones, each queued behind a 1 ms spin kernel (longer than
 /// the host takes to queue an iteration). Iteration i runs step (i + j) mod steps in place j, so
@@ -437,8 +429,7 @@ __global__ void spin_kernel(unsigned long long ns) {
 template <class Run, class Record>
 void interleave(int steps, int warmup, int runs, Run&& run, Record&& record) {
   for (int it = 0; it < warmup + runs; ++it) {
-    spin_kernel<<<1, 1>>>(1'000'000ull);
-    check_cuda(cudaGetLastError(), "spin_kernel launch");
+    check_cuda(verify::spin(1'000'000ull), "spin_kernel launch");
     for (int j = 0; j < steps; ++j) run((it + j) % steps);
     check_cuda(cudaDeviceSynchronize(), "timed iteration");
     if (it >= warmup) record();

@@ -8,6 +8,7 @@
 #include "tessel/verify/device_compare.cuh"
 #include "tessel/verify/device_fill.cuh"
 #include "tessel/verify/device_reference.cuh"
+#include "tessel/verify/device_spin.cuh"
 #include "tessel/verify/tolerance.hpp"
 
 namespace tessel::prof {
@@ -63,13 +64,6 @@ __global__ void relative_error_kernel(const T* d, const T* r, std::size_t n, dou
   }
 }
 
-__global__ void spin_kernel(unsigned long long ns) {
-  unsigned long long start, now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-}
 
 }  // namespace
 
@@ -122,8 +116,7 @@ double cublas_tolerance(std::int64_t k, Element d, double safety) {
 }
 
 void spin(double microseconds, cudaStream_t stream) {
-  spin_kernel<<<1, 1, 0, stream>>>(static_cast<unsigned long long>(microseconds * 1000.0));
-  check_cuda(cudaGetLastError(), "launching the spin kernel");
+  check_cuda(tessel::verify::spin(static_cast<unsigned long long>(microseconds * 1000.0), stream), "launching the spin kernel");
 }
 
 // ---- device reference --------------------------------------------------------------------------
