@@ -23,6 +23,14 @@
 // in L2. The launches of a batch are queued behind a short spin kernel so that the GPU runs them
 // back to back: at ~10 us per GEMM, host launch latency must not land between the events.
 //
+// Floor rows: after a shape's GEMM rows, two that are not GEMMs, timed the same way in the same
+// run (their launches interleaved, behind the spin kernel, median of R, A taken from the rotated
+// sets). floor:empty is an empty kernel launched as tessel's chosen kernel is (grid, block, shared
+// memory): the fixed launch + ramp cost. floor:read_A reads A once, cold in L2, with 16-byte loads
+// on every resident thread: what streaming the weights costs here. A goal such as 10 us for
+// 4096x16x4096 is only meaningful next to what a cold 32 MB read costs on this GPU in this harness,
+// which the copy-bandwidth estimate alone does not say (it leaves out launch and ramp).
+//
 // --splits lists K split counts to run tessel with (0: its own choice, the default), one table
 // row each, on the same buffers: a tuning sweep in one run. --variants lists kernel variants
 // (GemmSmallN::variant_name; -1 the handle's choice, the default; "all" is -1 and every variant),
@@ -31,7 +39,8 @@
 //
 // Output: a markdown table on stdout (and in FILE with --out): time, achieved TB/s of compulsory
 // traffic (A + B read once, D written once), TFLOP/s, the time at the measured device copy
-// bandwidth (the floor), both cuBLAS times, the ratio, tessel's plan, and the verification.
+// bandwidth (the floor), both cuBLAS times, the ratio, tessel's plan, and the verification; on
+// a floor row, its time, TB/s of A (floor:read_A) and its launch in the plan column.
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -43,6 +52,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -81,10 +91,28 @@ struct Row {
   double bytes = 0, flops = 0;
   double tessel_us = 0, cublas_row_us = 0, cublas_col_us = 0;
   bool ok = false;
+  bool floor = false;  // a floor:* row: not a GEMM, no cuBLAS columns
 };
 
+std::string shape_name(int m, int n, int k) { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
 
+// floor:empty. Does nothing: launched as tessel's kernel is, its time is what any launch costs in
+// this harness before it does work (launch, CTA ramp, drain).
+__global__ void empty_kernel() {}
 
+// floor:read_A. Reads `n` 16-byte vectors once, grid-stride, folding them into one word per
+// thread. The word is stored only if it equals `key`, which the caller makes impossible (see
+// bench_floors) where the compiler cannot prove it: every load stays, and nothing is written.
+__global__ void read_kernel(const uint4* __restrict__ src, std::size_t n, unsigned key, unsigned* sink) {
+  unsigned acc = 0;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+#pragma unroll 4  // several loads in flight per thread
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const uint4 v = src[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == key) *sink = acc;
+}
 
 // Device-to-device copy bandwidth, (read + write bytes) / time, median of 10 copies of 1 GiB:
 // the bandwidth a streaming kernel can hope for on this GPU.
@@ -110,6 +138,46 @@ double copy_bandwidth_tbs() {
   return 2.0 * double(bytes) / (median(ms) * 1e-3) / 1e12;
 }
 
+// The times of `launches`, each the median of o.runs after o.warmup, in us, measured as every row
+// here is: interleaved launch by launch, CUDA events around each launch, the launches of a batch
+// queued behind a short spin kernel so that the GPU runs them back to back (at ~10 us a launch,
+// host launch latency must not land between the events).
+std::vector<double> time_launches(const std::vector<std::function<void()>>& launches, const Options& o) {
+  constexpr int kBatch = 10;  // iterations queued behind one spin kernel
+  const std::size_t per = launches.size() + 1;  // events per iteration
+  const int total = o.warmup + o.runs;
+  std::vector<cudaEvent_t> ev(per * kBatch);
+  for (auto& e : ev) check_cuda(cudaEventCreate(&e), "cudaEventCreate");
+  std::vector<std::vector<float>> ms(launches.size());
+  for (int i0 = 0; i0 < total; i0 += kBatch) {
+    const int count = std::min(kBatch, total - i0);
+    check_cuda(verify::spin(2'000'000ull), "spin kernel");  // 2 ms: longer than queueing a batch takes on the host
+    for (int b = 0; b < count; ++b) {
+      cudaEvent_t* e = &ev[per * std::size_t(b)];
+      check_cuda(cudaEventRecord(e[0]), "cudaEventRecord");
+      for (std::size_t j = 0; j < launches.size(); ++j) {
+        launches[j]();
+        check_cuda(cudaEventRecord(e[j + 1]), "cudaEventRecord");
+      }
+    }
+    check_cuda(cudaEventSynchronize(ev[per * std::size_t(count) - 1]), "cudaEventSynchronize");
+    for (int b = 0; b < count; ++b) {
+      if (i0 + b < o.warmup) continue;
+      const cudaEvent_t* e = &ev[per * std::size_t(b)];
+      for (std::size_t j = 0; j < launches.size(); ++j) {
+        float t = 0;
+        check_cuda(cudaEventElapsedTime(&t, e[j], e[j + 1]), "cudaEventElapsedTime");
+        ms[j].push_back(t);
+      }
+    }
+  }
+  for (auto& e : ev) cudaEventDestroy(e);
+  check_cuda(cudaGetLastError(), "timed launches");
+  std::vector<double> us;
+  for (const auto& t : ms) us.push_back(median(t) * 1e3);
+  return us;
+}
+
 // The operands of one shape: `sets` buffer sets and the magnitudes for set 0's budget.
 struct ShapeBuffers {
   int sets = 0;
@@ -128,7 +196,7 @@ void bench_split(int m, int n, int k, int split, int variant, const Options& o, 
   auto& Dr = buf.Dr;
   auto& Dc = buf.Dc;
   Row row;
-  row.shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  row.shape = shape_name(m, n, k);
   row.variant = variant < 0 ? "default" : Gemm::variant_name(variant);
   row.bytes = double(std::size_t(m) * k + std::size_t(n) * k + d_elems) * sizeof(T);
   row.flops = 2.0 * m * n * k;
@@ -188,46 +256,73 @@ void bench_split(int m, int n, int k, int split, int variant, const Options& o, 
                      " vs f64 (worst " + fmt("%.2f", sample.worst_tessel) + "), same bits twice";
 
   // ---- Then fast ----
-  constexpr int kBatch = 10;  // iterations queued behind one spin kernel
-  const int total = o.warmup + o.runs;
-  std::vector<cudaEvent_t> ev(4 * kBatch);
-  for (auto& e : ev) check_cuda(cudaEventCreate(&e), "cudaEventCreate");
-  std::vector<float> t_ms, r_ms, c_ms;
-  int launch = 0;
-  for (int i0 = 0; i0 < total; i0 += kBatch) {
-    const int count = std::min(kBatch, total - i0);
-    check_cuda(verify::spin(2'000'000ull), "spin kernel");  // 2 ms: longer than queueing a batch takes on the host
-    for (int b = 0; b < count; ++b) {
-      cudaEvent_t* e = &ev[std::size_t(4 * b)];
-      check_cuda(cudaEventRecord(e[0]), "cudaEventRecord");
-      if (const StatusInfo st = gemms[std::size_t(launch++ % sets)].run(); !st.ok()) throw std::runtime_error(st.what());
-      check_cuda(cudaEventRecord(e[1]), "cudaEventRecord");
-      cublas_row(launch++ % sets);
-      check_cuda(cudaEventRecord(e[2]), "cudaEventRecord");
-      cublas_col(launch++ % sets);
-      check_cuda(cudaEventRecord(e[3]), "cudaEventRecord");
-    }
-    check_cuda(cudaEventSynchronize(ev[std::size_t(4 * (count - 1) + 3)]), "cudaEventSynchronize");
-    for (int b = 0; b < count; ++b) {
-      if (i0 + b < o.warmup) continue;
-      const cudaEvent_t* e = &ev[std::size_t(4 * b)];
-      float t = 0, r = 0, c = 0;
-      check_cuda(cudaEventElapsedTime(&t, e[0], e[1]), "cudaEventElapsedTime");
-      check_cuda(cudaEventElapsedTime(&r, e[1], e[2]), "cudaEventElapsedTime");
-      check_cuda(cudaEventElapsedTime(&c, e[2], e[3]), "cudaEventElapsedTime");
-      t_ms.push_back(t);
-      r_ms.push_back(r);
-      c_ms.push_back(c);
-    }
-  }
-  for (auto& e : ev) cudaEventDestroy(e);
-  check_cuda(cudaGetLastError(), "timed launches");
-  row.tessel_us = median(t_ms) * 1e3;
-  row.cublas_row_us = median(r_ms) * 1e3;
-  row.cublas_col_us = median(c_ms) * 1e3;
+  int launch = 0;  // every launch takes the next buffer set
+  const std::vector<double> us = time_launches(
+      {[&] {
+         if (const StatusInfo st = gemms[std::size_t(launch++ % sets)].run(); !st.ok()) throw std::runtime_error(st.what());
+       },
+       [&] { cublas_row(launch++ % sets); }, [&] { cublas_col(launch++ % sets); }},
+      o);
+  row.tessel_us = us[0];
+  row.cublas_row_us = us[1];
+  row.cublas_col_us = us[2];
   std::printf("# %s %s: tessel %.1f us, cuBLAS %.1f us (D row-major) / %.1f us (D column-major), medians of %d\n",
               row.shape.c_str(), row.variant.c_str(), row.tessel_us, row.cublas_row_us, row.cublas_col_us, o.runs);
   rows.push_back(row);
+}
+
+// The floor rows of one shape, on the buffers of its GEMM rows: floor:empty with the grid, block
+// and shared memory of tessel's own plan, and floor:read_A, every resident thread reading A (its
+// own rotation through the sets, so cold in L2) with 16-byte loads. None for a shape tessel refuses.
+void bench_floors(int m, int n, int k, const Options& o, ShapeBuffers& buf, std::vector<Row>& rows) {
+  const Gemm::Arguments args{{m, n, k}, {buf.A[0].data(), k}, {buf.B[0].data(), k}, {buf.Dt[0].data(), n}, {1.f, 0.f}, 0, -1};
+  Gemm::Plan plan;
+  if (!Gemm::can_implement(args).ok() || !Gemm::make_plan(args, plan).ok()) return;
+  if (plan.smem > 48 * 1024) {
+    check_cuda(cudaFuncSetAttribute(empty_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, plan.smem),
+               "cudaFuncSetAttribute(empty_kernel)");
+  }
+  constexpr int kReadThreads = 256;
+  int per_sm = 0;  // all resident at once: one wave, as many loads in flight as the GPU holds
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_kernel, kReadThreads, 0),
+             "querying the read kernel's occupancy");
+  per_sm = std::max(per_sm, 1);
+  const int read_grid = per_sm * plan.sms;
+  // K is a multiple of 8 (can_implement), so A is whole 16-byte vectors. A holds values in [-1, 1]:
+  // the exponent's top bit (bit 14) of every bf16 is clear, so no XOR of them has bit 30 set and
+  // the key ~0u never matches.
+  const std::size_t vectors = std::size_t(m) * k * sizeof(T) / sizeof(uint4);
+  DeviceBuffer<unsigned> sink(1);
+  int set = 0;
+  const std::vector<double> us = time_launches(
+      {[&] {
+         empty_kernel<<<plan.split.grid, plan.threads, std::size_t(plan.smem)>>>();
+         check_cuda(cudaGetLastError(), "launching the empty kernel");
+       },
+       [&] {
+         const auto* a = reinterpret_cast<const uint4*>(buf.A[std::size_t(set++ % buf.sets)].data());
+         read_kernel<<<read_grid, kReadThreads>>>(a, vectors, ~0u, sink.data());
+         check_cuda(cudaGetLastError(), "launching the read kernel");
+       }},
+      o);
+  Row empty, read;
+  empty.shape = read.shape = shape_name(m, n, k);
+  empty.floor = read.floor = empty.ok = read.ok = true;
+  empty.variant = "floor:empty";
+  empty.tessel_us = us[0];
+  empty.plan = std::to_string(plan.split.grid) + " CTAs of " + std::to_string(plan.threads) + ", " + std::to_string(plan.smem) +
+               " bytes of shared memory (tessel's " + Gemm::variant_name(plan.variant) + " launch)";
+  empty.verification = "not a GEMM: an empty kernel, launch + ramp + drain";
+  read.variant = "floor:read_A";
+  read.tessel_us = us[1];
+  read.bytes = double(vectors) * sizeof(uint4);
+  read.plan = std::to_string(read_grid) + " CTAs of " + std::to_string(kReadThreads) + " (" + std::to_string(per_sm) +
+              " per SM), 16-byte loads, grid-stride";
+  read.verification = "not a GEMM: reads A once (" + fmt("%.1f", read.bytes / 1e6) + " MB, cold in L2), writes nothing";
+  std::printf("# %s floors: empty kernel %.1f us, read A %.1f us, medians of %d\n", read.shape.c_str(), empty.tessel_us,
+              read.tessel_us, o.runs);
+  rows.push_back(empty);
+  rows.push_back(read);
 }
 
 void bench_shape(int m, int n, int k, const Options& o, cublasHandle_t handle, std::vector<Row>& rows) {
@@ -259,6 +354,7 @@ void bench_shape(int m, int n, int k, const Options& o, cublasHandle_t handle, s
   }
   for (int split : o.splits)
     for (int variant : o.variants) bench_split(m, n, k, split, variant, o, handle, buf, rows);
+  bench_floors(m, n, k, o, buf, rows);
 }
 
 // The issue's goals, where the shape is one of its shapes.
@@ -276,12 +372,15 @@ std::string table(const std::vector<Row>& rows, double copy_tbs) {
       "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n";
   for (const Row& r : rows) {
     const bool timed = r.ok && r.tessel_us > 0;
+    const bool gemm = timed && !r.floor;  // a floor row has a time and bytes, but no FLOPs and no cuBLAS
     const double best = std::min(r.cublas_row_us, r.cublas_col_us);
     auto cell = [&](bool on, const char* f, double v) { return on ? fmt(f, v) : std::string("-"); };
-    s += "| " + r.shape + " | " + r.variant + " | " + cell(timed, "%.1f", r.tessel_us) + " | " + cell(timed, "%.2f", r.bytes / (r.tessel_us * 1e-6) / 1e12) +
-         " | " + cell(timed, "%.1f", r.flops / (r.tessel_us * 1e-6) / 1e12) + " | " + cell(copy_tbs > 0, "%.1f", r.bytes / (copy_tbs * 1e12) * 1e6) +
-         " | " + cell(timed, "%.1f", r.cublas_row_us) + " | " + cell(timed, "%.1f", r.cublas_col_us) + " | " +
-         cell(timed, "%.2fx", best / r.tessel_us) + " | " + (timed ? goal(r) : "-") + " | " + r.plan + " | " + r.verification + " |\n";
+    s += "| " + r.shape + " | " + r.variant + " | " + cell(timed, "%.1f", r.tessel_us) + " | " +
+         cell(timed && r.bytes > 0, "%.2f", r.bytes / (r.tessel_us * 1e-6) / 1e12) + " | " +
+         cell(gemm, "%.1f", r.flops / (r.tessel_us * 1e-6) / 1e12) + " | " +
+         cell(copy_tbs > 0 && r.bytes > 0, "%.1f", r.bytes / (copy_tbs * 1e12) * 1e6) + " | " +
+         cell(gemm, "%.1f", r.cublas_row_us) + " | " + cell(gemm, "%.1f", r.cublas_col_us) + " | " +
+         cell(gemm, "%.2fx", best / r.tessel_us) + " | " + (gemm ? goal(r) : "-") + " | " + r.plan + " | " + r.verification + " |\n";
   }
   return s;
 }
@@ -379,7 +478,8 @@ int main(int argc, char** argv) {
   std::snprintf(env, sizeof env,
                 "%s (compute capability %d.%d, %d SMs), driver API %d, CUDA runtime %d, cuBLAS %d; bf16 in, FP32 "
                 "accumulate, bf16 D; A weights M x K row-major, B activations N x K; median of %d launches after %d "
-                "warm-up; floor = (A + B + D bytes) at the measured copy bandwidth of %.2f TB/s\n\n",
+                "warm-up; floor us = the row's bytes (A + B + D; floor:read_A: A) at the measured copy bandwidth of %.2f TB/s; "
+                "floor:* rows are not GEMMs but measured floors (header of bench/decode_bench.cu)\n\n",
                 dev.name.c_str(), dev.compute_capability / 10, dev.compute_capability % 10, sms, driver, runtime,
                 cublas_version, o.runs, o.warmup, copy_tbs);
   const std::string out = std::string(env) + table(rows, copy_tbs);
