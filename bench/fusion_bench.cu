@@ -10,7 +10,9 @@
 //                  amax of the pre-scale values; the memset that zeroes amax before each launch is
 //                  part of the timed step, as it is part of the real cost
 //   unfused        a GEMM writing bf16 D (cuBLAS, or tessel plain), then one elementwise kernel of
-//                  this file that reads D and does bias + GELU (erf) + amax + e4m3, amax memset included
+//                  this file that reads D and does bias + GELU + amax + e4m3, amax memset included;
+//                  GELU in both forms: erf (PyTorch's default) and tanh (approximate="tanh",
+//                  hardware tanh on the device), each fused row checked against its own chain
 // Part "fp8": e4m3 x e4m3 -> bf16, f32 accumulate, TN (both operands K-major, as wgmma requires for
 // 8-bit types), D row-major; by default 4096^3, 8192^3 and 8192x28672x8192. tessel 128x256x128 and
 // 128x128x128 (cooperative, cluster 1) against cuBLASLt's FP8 matmul, the first algorithm of its
@@ -116,6 +118,10 @@ using Fp8Epilogue = fu::LinCombBiasGeluAmaxFp8<bf16, bf16, e4m3>;
 using PlainBf16 = Sm90TN<bf16, 128, 256, bf16>::Gemm;
 using PlainF32 = Sm90TN<bf16, 128, 256, float>::Gemm;  // verification only: the accumulators themselves
 using FusedE4m3 = Sm90TN<bf16, 128, 256, e4m3, Fp8Epilogue>::Gemm;
+// GELU in its tanh form, with the hardware tanh (activation.hpp): the activation at a few
+// instructions per element instead of erf's ~25.
+using Fp8EpilogueTanh = fu::LinCombBiasGeluAmaxFp8<bf16, bf16, e4m3, fu::GeluTanh>;
+using FusedE4m3Tanh = Sm90TN<bf16, 128, 256, e4m3, Fp8EpilogueTanh>::Gemm;
 // The same pair on the ping-pong schedule, where one consumer's epilogue runs under the other's
 // mainloop instead of stopping both.
 using Pingpong = kernel::KernelTmaWarpSpecializedPingpong;
@@ -140,8 +146,9 @@ StatusInfo init_tn(Gemm& gemm, typename Gemm::ElementA const* a, typename Gemm::
   return gemm.initialize(args);
 }
 
-Fp8Epilogue::Arguments fused_arguments(bf16 const* bias, float const* scale_d, float* amax) {
-  Fp8Epilogue::Arguments f;
+template <class Fusion>
+typename Fusion::Arguments fused_arguments(bf16 const* bias, float const* scale_d, float* amax) {
+  typename Fusion::Arguments f;
   f.ptr_bias = bias;
   f.ptr_scale_d = scale_d;
   f.ptr_amax = amax;
@@ -186,9 +193,9 @@ __device__ float block_max(float v) {
 
 // out = e4m3(scale * gelu(D + bias[col])), *amax = max(*amax, |gelu(D + bias[col])|), D row-major
 // with N % 8 == 0, so that the eight elements of a chunk share a row. The same float operations as
-// the fusion's tree (the same GeluErf), so that from f32 accumulators the two agree. Each thread
+// the fusion's tree (the same Gelu functor), so that from f32 accumulators the two agree. Each thread
 // takes two chunks per pass, both loads issued before the math, to keep more bytes in flight.
-template <class TIn>
+template <class TIn, class Gelu>
 __global__ void __launch_bounds__(256) bias_gelu_amax_e4m3_kernel(TIn const* __restrict__ d, bf16 const* __restrict__ bias,
                                                                   float const* __restrict__ scale_d, float* amax,
                                                                   e4m3* __restrict__ out, std::int64_t chunks, int n) {
@@ -213,7 +220,7 @@ __global__ void __launch_bounds__(256) bias_gelu_amax_e4m3_kernel(TIn const* __r
       auto* q = reinterpret_cast<unsigned char*>(&packed);
 #pragma unroll
       for (int v = 0; v < 8; ++v) {
-        float const y = fu::GeluErf{}(x[u][v] + b[u][v]);
+        float const y = Gelu{}(x[u][v] + b[u][v]);
         local = fmaxf(local, fabsf(y));
         q[v] = numeric_cast<e4m3>(scale * y).__x;
       }
@@ -225,17 +232,17 @@ __global__ void __launch_bounds__(256) bias_gelu_amax_e4m3_kernel(TIn const* __r
   if (threadIdx.x == 0 && block > 0.f) atomicMax(reinterpret_cast<unsigned int*>(amax), __float_as_uint(block));
 }
 
-template <class TIn>
+template <class Gelu, class TIn>
 void bias_gelu_amax_e4m3(TIn const* d, bf16 const* bias, float const* scale_d, float* amax, e4m3* out, int m, int n, int sms) {
   // As many blocks as are resident at once: the grid-stride loop then runs in a single wave.
   static int const per_sm = [] {
     int b = 0;
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, bias_gelu_amax_e4m3_kernel<TIn>, 256, 0), "occupancy");
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, bias_gelu_amax_e4m3_kernel<TIn, Gelu>, 256, 0), "occupancy");
     return std::max(1, b);
   }();
   std::int64_t const chunks = std::int64_t(m) * n / 8;
   std::int64_t const blocks = std::min<std::int64_t>((chunks + 255) / 256, std::int64_t(sms) * per_sm);
-  bias_gelu_amax_e4m3_kernel<TIn><<<unsigned(blocks), 256>>>(d, bias, scale_d, amax, out, chunks, n);
+  bias_gelu_amax_e4m3_kernel<TIn, Gelu><<<unsigned(blocks), 256>>>(d, bias, scale_d, amax, out, chunks, n);
   check_cuda(cudaGetLastError(), "bias_gelu_amax_e4m3_kernel launch");
 }
 
@@ -369,7 +376,15 @@ std::vector<T> gather(T const* d, Sample const& s, int n) {
   return out;
 }
 
-double gelu_exact(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+template <class Gelu>
+double gelu_exact(double x) {
+  if constexpr (std::is_same_v<Gelu, fu::GeluTanh>) {
+    return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / 3.14159265358979323846) * (x + 0.044715 * x * x * x)));
+  } else {
+    static_assert(std::is_same_v<Gelu, fu::GeluErf>, "gelu_exact: GeluErf or GeluTanh");
+    return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+  }
+}
 
 struct SampleUlps {
   std::size_t exact = 0, within_one = 0, count = 0;
@@ -500,7 +515,8 @@ struct FusionSet {
     verify::fill_random_device(b.data(), b.size(), 101 + 3 * index, Distribution::uniform(-1, 1));
     verify::fill_random_device(bias.data(), bias.size(), 102 + 3 * index, Distribution::uniform(-4, 4));
     throw_if(init_tn(plain, a.data(), b.data(), d.data(), m, n, k), PlainT::name());
-    throw_if(init_tn(fused, a.data(), b.data(), q.data(), m, n, k, fused_arguments(bias.data(), scale_d, amax.data())),
+    throw_if(init_tn(fused, a.data(), b.data(), q.data(), m, n, k,
+                     fused_arguments<typename FusedT::Fusion>(bias.data(), scale_d, amax.data())),
              FusedT::name());
   }
 };
@@ -526,7 +542,7 @@ struct FusionVerdict {
 };
 
 /// Every check of part 1, on buffer set 0.
-template <class Set>
+template <class Gelu, class Set>
 FusionVerdict verify_fusion(Set& s, int m, int n, int k, float const* scale_d, Context const& cx, int samples) {
   FusionVerdict v;
   std::size_t const mn = std::size_t(m) * n;
@@ -566,7 +582,7 @@ FusionVerdict verify_fusion(Set& s, int m, int n, int k, float const* scale_d, C
     throw_if(init_tn(g32, s.a.data(), s.b.data(), d32.data(), m, n, k), PlainF32::name());
     throw_if(g32.run(), "f32 GEMM");
     zero_amax(amax_ref.data());
-    bias_gelu_amax_e4m3(d32.data(), s.bias.data(), scale_d, amax_ref.data(), q_ref.data(), m, n, cx.sms);
+    bias_gelu_amax_e4m3<Gelu>(d32.data(), s.bias.data(), scale_d, amax_ref.data(), q_ref.data(), m, n, cx.sms);
   }
   verify::poison_device(s.q.data(), mn);
   zero_amax(s.amax.data());
@@ -583,7 +599,7 @@ FusionVerdict verify_fusion(Set& s, int m, int n, int k, float const* scale_d, C
   for (std::size_t i = 0; i < smp.rows.size(); ++i)
     for (std::size_t j = 0; j < smp.cols.size(); ++j) {
       double const z = smp.exact[i * smp.cols.size() + j].sum + bias[std::size_t(smp.cols[j])];
-      want.push_back(numeric_cast<e4m3>(float(kScaleD * gelu_exact(z))));
+      want.push_back(numeric_cast<e4m3>(float(kScaleD * gelu_exact<Gelu>(z))));
     }
   SampleUlps const su = sample_ulps(gather(s.q.data(), smp, n), want);
   v.ok_fused = whole.beyond_one == 0 && amax_rel <= 1e-3 && amax_fused > 0 && su.ok();
@@ -595,7 +611,7 @@ FusionVerdict verify_fusion(Set& s, int m, int n, int k, float const* scale_d, C
   // The chains: their amax from a bf16-rounded D, so close to the fused one but not equal.
   auto chain = [&](bf16 const* d, std::string& text) {
     zero_amax(amax_chain.data());
-    bias_gelu_amax_e4m3(d, s.bias.data(), scale_d, amax_chain.data(), q_chain.data(), m, n, cx.sms);
+    bias_gelu_amax_e4m3<Gelu>(d, s.bias.data(), scale_d, amax_chain.data(), q_chain.data(), m, n, cx.sms);
     check_cuda(cudaDeviceSynchronize(), "unfused epilogue");
     UlpReport const u = ulp_compare(q_chain.data(), q_ref.data(), std::int64_t(mn));
     double const rel = relative(read_float(amax_chain.data()), amax_fused);
@@ -780,7 +796,8 @@ void bench_fusion(int m, int n, int k, Options const& o, Context const& cx, std:
   set.reserve(std::size_t(sets));
   for (int i = 0; i < sets; ++i) set.emplace_back(m, n, k, i, scale_d.data());
 
-  FusionVerdict const v = verify_fusion(set[0], m, n, k, scale_d.data(), cx, o.samples);
+  using Gelu = typename FusedT::Fusion::GeluForm;
+  FusionVerdict const v = verify_fusion<Gelu>(set[0], m, n, k, scale_d.data(), cx, o.samples);
   auto row = [&](std::string what, std::string const& verification, bool ok) {
     rows.push_back({shape, std::move(what), "-", "-", verification, 0, 0, false, ok});
     return rows.size() - 1;
@@ -788,8 +805,9 @@ void bench_fusion(int m, int n, int k, Options const& o, Context const& cx, std:
   std::size_t const r_cublas = row("cuBLAS bf16 GEMM (cublasGemmEx), bf16 D", v.cublas, v.ok_cublas);
   std::size_t const r_plain = row("tessel plain `" + PlainT::name() + "`", v.plain, v.ok_plain);
   std::size_t const r_fused = row("tessel fused `" + FusedT::name() + "` + amax memset", v.fused, v.ok_fused);
-  std::size_t const r_chain_c = row("unfused: cuBLAS GEMM + bias/GELU/amax/e4m3 kernel", v.chain_cublas, v.ok_chains);
-  std::size_t const r_chain_t = row("unfused: tessel plain GEMM + bias/GELU/amax/e4m3 kernel", v.chain_tessel, v.ok_chains);
+  std::string const epi = std::string("bias/") + fu::detail::functor_name<Gelu>() + "/amax/e4m3 kernel";
+  std::size_t const r_chain_c = row("unfused: cuBLAS GEMM + " + epi, v.chain_cublas, v.ok_chains);
+  std::size_t const r_chain_t = row("unfused: tessel plain GEMM + " + epi, v.chain_tessel, v.ok_chains);
   if (!v.all()) return;
 
   // The steps: plain, fused, the cuBLAS chain and the tessel chain (each GEMM | epilogue).
@@ -811,7 +829,7 @@ void bench_fusion(int m, int n, int k, Options const& o, Context const& cx, std:
       else throw_if(x.plain.run(), "plain GEMM");
       e.split();
       zero_amax(x.amax.data());
-      bias_gelu_amax_e4m3(x.d.data(), x.bias.data(), scale_d.data(), x.amax.data(), x.q.data(), m, n, cx.sms);
+      bias_gelu_amax_e4m3<Gelu>(x.d.data(), x.bias.data(), scale_d.data(), x.amax.data(), x.q.data(), m, n, cx.sms);
     }
     e.stop();
   };
@@ -1018,6 +1036,7 @@ int main(int argc, char** argv) {
     if (o.fusion)
       for (auto const& s : shapes_or({{8192, 8192, 8192}, {8192, 28672, 8192}})) {
         bench_fusion<PlainBf16, FusedE4m3>(s[0], s[1], s[2], o, cx, fusion_rows);
+        bench_fusion<PlainBf16, FusedE4m3Tanh>(s[0], s[1], s[2], o, cx, fusion_rows);
         bench_fusion<PlainPingpong, FusedPingpong>(s[0], s[1], s[2], o, cx, fusion_rows);
       }
     if (o.fp8)

@@ -1,6 +1,7 @@
 // tessel's Sm80 GEMM (mma.sync + cp.async) against cuBLAS, side by side in one process.
 //
 //   gemm_bench [--m M --n N --k K] [--dtype f16|bf16|all] [--runs R] [--warmup W] [--out FILE] [--sm80-only]
+//              [--swizzle S]   (every kernel's raster group: S tiles along the fast side; default 8)
 //
 // --sm80-only runs the Sm80 (mma.sync) kernels alone, without the Hopper ones.
 //
@@ -64,13 +65,15 @@ using V4B2Sepi = KernelPolicySm80<Sm80Mainloop::kFast, 2, true>; // + 2 CTAs of 
 // The kernels benchmarked (bench/NOTES.md, Sm80 versions): v3 (the classic mainloop, the issue's
 // configuration) as the reference, then the v4 mainloop on the same tile, with the staged
 // epilogue, with 8 warps of 64x32 and 2 CTAs per SM (BK 64; at BK 32 the sm_80 build spills),
-// and on the 128x256 tile.
+// and on the 128x256 tile (3 and 4 stages) and its transpose 256x128.
 template <class T>
 using Sm80Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3>,
                                TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3, V4>,
                                TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3, V4Sepi>,
                                TesselTN<T, GemmShape<128, 128, 64>, GemmShape<64, 32, 64>, 3, V4B2Sepi>,
-                               TesselTN<T, GemmShape<128, 256, 32>, GemmShape<64, 64, 32>, 3, V4Sepi>>;
+                               TesselTN<T, GemmShape<128, 256, 32>, GemmShape<64, 64, 32>, 3, V4Sepi>,
+                               TesselTN<T, GemmShape<128, 256, 32>, GemmShape<64, 64, 32>, 4, V4Sepi>,
+                               TesselTN<T, GemmShape<256, 128, 32>, GemmShape<64, 64, 32>, 3, V4Sepi>>;
 // The Hopper TMA + wgmma kernels (refused with a Status where the build carries no sm_90a code or
 // the GPU is not compute capability 9.0): the wide cooperative tile with and without a 2x1
 // cluster, the seed's 128x128 tile with a 2x1 cluster, ping-pong, and the 128x128 cooperative
@@ -93,6 +96,7 @@ struct Options {
   int samples = 4096;
   std::string out;
   bool sm80_only = false;  // --sm80-only: skip the Hopper kernels
+  int swizzle = -1;        // --swizzle S: every kernel's raster group size (-1: each handle's default)
 };
 
 struct Row {
@@ -146,6 +150,7 @@ void bench_shape(int m, int n, int k, const char* dtype, const Options& o, cubla
     std::vector<Gemm> gemms(static_cast<std::size_t>(sets));
     for (int s = 0; s < sets; ++s) {
       typename Gemm::Arguments args{{m, n, k}, {A[s].data(), k}, {B[s].data(), k}, {nullptr, m}, {Dt[s].data(), m}, {1.f, 0.f}, 1};
+      if (o.swizzle >= 0) args.swizzle = o.swizzle;
       if (const StatusInfo st = gemms[std::size_t(s)].initialize(args); !st.ok()) {
         row.verification = "refused: " + st.what();
         rows.push_back(row);
@@ -226,7 +231,7 @@ std::string table(const std::vector<Row>& rows) {
 int usage(const char* argv0, const char* why) {
   std::fprintf(stderr,
                "%s%s\nusage: %s [--m M --n N --k K] [--dtype f16|bf16|all] [--runs R>=20] [--warmup W] [--samples S] "
-               "[--out FILE] [--sm80-only]\n",
+               "[--out FILE] [--sm80-only] [--swizzle S]\n",
                why, *why ? "\n" : "", argv0);
   return 2;
 }
@@ -259,6 +264,7 @@ int main(int argc, char** argv) {
     else if (a == "--warmup") ok = positive(o.warmup);
     else if (a == "--samples") ok = positive(o.samples) && o.samples >= 2;
     else if (a == "--out") o.out = v;
+    else if (a == "--swizzle") ok = positive(o.swizzle);
     else if (a == "--dtype") {
       const std::string d = v;
       if (d == "all") o.dtypes = {"f16", "bf16"};

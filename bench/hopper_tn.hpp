@@ -35,6 +35,7 @@ class HopperTN {
       float alpha = 1.f, beta = 0.f;
     } epilogue;
     int split_k_slices = 1;
+    int swizzle = 8;  // the tile scheduler's group size (max_swizzle_size)
   };
 
   StatusInfo initialize(Arguments const& a) {
@@ -49,6 +50,7 @@ class HopperTN {
     u.epilogue.dC = {Int<1>{}, std::int64_t(a.ref_C.ld), std::int64_t(0)};
     u.epilogue.ptr_D = a.ref_D.data;
     u.epilogue.dD = {Int<1>{}, std::int64_t(a.ref_D.ld), std::int64_t(0)};
+    u.scheduler.max_swizzle_size = a.swizzle;
     // Split-K / stream-K kernels: the fixup's workspace, kept for the handle's lifetime.
     std::size_t bytes = Inner::get_workspace_size(u);
     if (bytes > workspace_bytes_) {

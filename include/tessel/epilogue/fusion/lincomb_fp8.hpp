@@ -31,6 +31,7 @@ struct LinCombBiasGeluAmaxFp8 {
   static_assert(std::is_same_v<ElementD, float_e4m3_t> || std::is_same_v<ElementD, float_e5m2_t>,
                 "LinCombBiasGeluAmaxFp8 writes FP8: ElementD is float_e4m3_t or float_e5m2_t");
   using ElementOutput = ElementD;
+  using GeluForm = Gelu;  // GeluErf or GeluTanh
   using PreActivation = Add<detail::LinComb<ElementC>, RowBroadcast<ElementBias>>;
   using Tree = Convert<ElementD, Multiply<Scalar, Amax<Activation<Gelu, PreActivation>>>>;
   struct Arguments {
