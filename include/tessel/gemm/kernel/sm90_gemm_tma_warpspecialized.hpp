@@ -189,7 +189,13 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
 /// Epilogue through shared memory: the warpgroup's 64 x BN rows go out in subtiles of 64 rows x
 /// 128 bytes (W = 128 / sizeof(D) columns), each written into one of two swizzled buffers and
 /// sent by one TMA store; a buffer is refilled once the store issued from it two subtiles ago
-/// has read it. Elements outside the problem are written as zero and clipped by TMA.
+/// has read it. Only for a warpgroup's rows wholly inside the problem: edge tiles go through
+/// store_tile_direct.
+/// NOTES: without per-element bounds checks (and their branches) the compiler issues a
+/// subtile's global loads (bias, C) together instead of waiting out each one's latency in turn;
+/// with two warps per scheduler in the cooperative epilogue that latency, more than the
+/// instruction count, set the fused epilogue's cost. A second, checked copy of this loop for
+/// edge tiles made ptxas spill the plain kernels, hence the direct path for those.
 /// NOTES: Sw128 = Swizzle<3,4,3> on byte offsets (16-byte chunk j of row r lands at chunk
 /// j ^ (r % 8)) is the 128-byte pattern TMA reads with; it also spreads a warp's 8 rows over all
 /// banks.
@@ -210,16 +216,18 @@ __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, 
       next_buffer ^= 1;
       if (leader) arch::tma_store_wait_read<1>();
       sync();
+      // Constant trip counts at every level: the accumulator indices must fold to constants,
+      // or the accumulators move to local memory.
 #pragma unroll
-      for (int c8 = sub * W / 8; c8 < (sub + 1) * W / 8; ++c8)
+      for (int j = 0; j < W / 8; ++j)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          int rl = 16 * w + l / 4 + 8 * h;                        // row within the 64
-          int cl = 8 * (c8 - sub * W / 8) + 2 * (l % 4);           // column within the subtile
+          int const c8 = sub * (W / 8) + j;
+          int rl = 16 * w + l / 4 + 8 * h;  // row within the 64
+          int cl = 8 * j + 2 * (l % 4);     // column within the subtile
           int r = row0 + 64 * i + rl, c = n0 + 8 * c8 + 2 * (l % 4);
-          bool in_r = r < p.m;
-          ElementD v0 = in_r && c < p.n ? epi.visit(r, c, batch, acc[i][4 * c8 + 2 * h]) : ElementD(0.f);
-          ElementD v1 = in_r && c + 1 < p.n ? epi.visit(r, c + 1, batch, acc[i][4 * c8 + 2 * h + 1]) : ElementD(0.f);
+          ElementD v0 = epi.visit(r, c, batch, acc[i][4 * c8 + 2 * h]);
+          ElementD v1 = epi.visit(r, c + 1, batch, acc[i][4 * c8 + 2 * h + 1]);
           char* dst = buf + Sw128::apply(rl * 128 + cl * int(sizeof(ElementD)));
           *reinterpret_cast<Pair<ElementD>*>(dst) = {v0, v1};
         }
@@ -244,7 +252,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using BoxesB = typename Cfg::BoxesB;
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, Stages = Cfg::Stages, ClusterM = Cfg::ClusterM;
   extern __shared__ char smem_raw[];
-  char* smem = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+  // NOTES: aligned by an offset from smem_raw, not by rounding the address as an integer: the
+  // pointer then stays known to be in shared memory and the epilogue's stores compile to STS,
+  // not to generic stores (which also stop the compiler from hoisting global loads above them).
+  char* smem = smem_raw + ((1024u - (arch::cvta_to_shared(smem_raw) & 1023u)) & 1023u);
   char* smem_a = smem;                               // [Stages][BM x 128 bytes]
   char* smem_b = smem + Stages * Cfg::kStageBytesA;  // [Stages][BN x 128 bytes]
   char* smem_d = smem_b + Stages * Cfg::kStageBytesB;  // [2 warpgroups][2 buffers][64 x 128 bytes]
@@ -388,7 +399,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
 
       bool via_tma = false;
-      if constexpr (Cfg::kTmaStoreD) via_tma = p.tma_store_d;
+      if constexpr (Cfg::kTmaStoreD) via_tma = p.tma_store_d && m0 + wg_row0 + 64 * Cfg::kMmaM <= p.m && n0 + BN <= p.n;
       if (via_tma) {
         store_tile_tma<Cfg>(p, epi, acc, smem_d + wg * 2 * 8192, epilogue_buffer, m0 + wg_row0, n0, tile.l, wg, leader);
       } else {
