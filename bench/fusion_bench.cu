@@ -14,11 +14,13 @@
 //                  GELU in both forms: erf (PyTorch's default) and tanh (approximate="tanh",
 //                  hardware tanh on the device), each fused row checked against its own chain
 // Part "fp8": e4m3 x e4m3 -> bf16, f32 accumulate, TN (both operands K-major, as wgmma requires for
-// 8-bit types), D row-major; by default 4096^3, 8192^3 and 8192x28672x8192. tessel 128x256x128 and
-// 128x128x128 (cooperative, cluster 1) against cuBLASLt's FP8 matmul, the first algorithm of its
+// 8-bit types), D row-major; by default 4096^3, 8192^3 and 8192x28672x8192. tessel 128x256x128
+// (cooperative), 128x128x128 (ping-pong) and 128x128x128 with promoted accumulation (cooperative),
+// cluster 1, against cuBLASLt's FP8 matmul, the first algorithm of its
 // heuristic with a 32 MB workspace, in its default accumulation and in its fast-accumulation mode
-// (CUBLASLT_MATMUL_DESC_FAST_ACCUM). tessel's mainloop accumulates in the tensor core without
-// promotion to f32 registers, which is what the fast mode does, so that row is the like-for-like one.
+// (CUBLASLT_MATMUL_DESC_FAST_ACCUM). tessel's default mainloop accumulates in the tensor core without
+// promotion to f32 registers, which is what the fast mode does, so that column is the like-for-like
+// one for the first two; the promoted kernel compares with cuBLASLt's default mode.
 //
 // Method: correct first, then fast; a failed check is reported, that shape's kernels are not timed,
 // and the program exits 1. Timing: CUDA events around every step; all steps of a part interleaved
@@ -67,6 +69,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "bench_common.hpp"
@@ -128,7 +132,21 @@ using Pingpong = kernel::KernelTmaWarpSpecializedPingpong;
 using PlainPingpong = Sm90TN<bf16, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>, Pingpong>::Gemm;
 using FusedPingpong = Sm90TN<bf16, 128, 128, e4m3, Fp8Epilogue, Pingpong>::Gemm;
 using Fp8Wide = Sm90TN<e4m3, 128, 256, bf16>::Gemm;
-using Fp8Square = Sm90TN<e4m3, 128, 128, bf16>::Gemm;
+// Ping-pong on 128x128 tiles: each consumer warpgroup a whole tile, so one's epilogue runs under
+// the other's mainloop; the FP8 mainloop is twice as fast per byte, so the epilogue weighs more.
+// (64x256 ping-pong measured 0.89-0.93 of cuBLASLt: bench/NOTES.md.)
+using Fp8Pingpong = Sm90TN<e4m3, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>, Pingpong>::Gemm;
+// Promoted accumulation (each K tile's partial sum added into f32 registers): the accurate mode.
+using Fp8Promoted = Sm90TN<e4m3, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>,
+                           collective::KernelTmaWarpSpecializedCooperativeFP8Promoted>::Gemm;
+using Fp8Kernels = std::tuple<Fp8Wide, Fp8Pingpong, Fp8Promoted>;
+constexpr int kFp8Kernels = int(std::tuple_size_v<Fp8Kernels>);
+
+/// f(kernel, index) for each of the FP8 part's tessel kernels, in order.
+template <class F>
+void for_each_fp8(Fp8Kernels& kernels, F&& f) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) { (f(std::get<I>(kernels), int(I)), ...); }(std::make_index_sequence<kFp8Kernels>{});
+}
 
 template <class Gemm>
 StatusInfo init_tn(Gemm& gemm, typename Gemm::ElementA const* a, typename Gemm::ElementB const* b, typename Gemm::ElementD* d,
@@ -686,12 +704,10 @@ class LtFp8 {
 struct Fp8Set {
   DeviceBuffer<e4m3> a, b;
   DeviceBuffer<bf16> d;
-  Fp8Wide wide;
-  Fp8Square square;
+  Fp8Kernels gemms;
   Fp8Set(int m, int n, int k, int index) : a(std::size_t(m) * k), b(std::size_t(n) * k), d(std::size_t(m) * n) {
     fill(index, Distribution::uniform(-1, 1));
-    throw_if(init_tn(wide, a.data(), b.data(), d.data(), m, n, k), Fp8Wide::name());
-    throw_if(init_tn(square, a.data(), b.data(), d.data(), m, n, k), Fp8Square::name());
+    for_each_fp8(gemms, [&](auto& g, int) { throw_if(init_tn(g, a.data(), b.data(), d.data(), m, n, k), g.name()); });
   }
   void fill(int index, Distribution dist) {
     verify::fill_random_device(a.data(), a.size(), 200 + 2 * index, dist);
@@ -700,7 +716,8 @@ struct Fp8Set {
 };
 
 struct Fp8Verdict {
-  std::string lt, lt_fast, wide, square;
+  std::string lt, lt_fast;
+  std::array<std::string, kFp8Kernels> tessel;
   bool ok = true;
 };
 
@@ -736,7 +753,9 @@ Fp8Verdict verify_fp8(Fp8Set& s, LtFp8& lt, LtFp8& lt_fast, int m, int n, int k,
     return "integer data: " + std::to_string(u.exact) + "/" + std::to_string(u.count) + " f64 samples exact" +
            (u.ok() ? "" : ", " + std::to_string(u.count - u.within_one) + " beyond 1 ulp");
   };
-  bool ok_lt = true, ok_fast = true, ok_wide = true, ok_square = true;
+  bool ok_lt = true, ok_fast = true;
+  std::array<bool, kFp8Kernels> ok_tessel;
+  ok_tessel.fill(true);
   v.lt = exact_text(gather(d_lt.data(), smp, n), ok_lt);
   v.lt_fast = exact_text(gather(d_fast.data(), smp, n), ok_fast);
   auto tessel_exact = [&](auto& gemm, bool& ok) {
@@ -746,8 +765,7 @@ Fp8Verdict verify_fp8(Fp8Set& s, LtFp8& lt, LtFp8& lt_fast, int m, int n, int k,
     return exact_text(gather(s.d.data(), smp, n), ok) + ", " + std::to_string(u.differ) + " of " + std::to_string(mn) +
            " differ from cuBLASLt" + (u.beyond_one ? " (" + std::to_string(u.beyond_one) + " by > 1 ulp)" : "");
   };
-  v.wide = tessel_exact(s.wide, ok_wide);
-  v.square = tessel_exact(s.square, ok_square);
+  for_each_fp8(s.gemms, [&](auto& g, int i) { v.tessel[i] = tessel_exact(g, ok_tessel[i]); });
 
   // The timing data: errors of every kernel against the double reference, on the sample.
   s.fill(0, Distribution::uniform(-1, 1));
@@ -772,14 +790,15 @@ Fp8Verdict verify_fp8(Fp8Set& s, LtFp8& lt, LtFp8& lt_fast, int m, int n, int k,
     UlpReport const u = ulp_compare(s.d.data(), d_fast.data(), std::int64_t(mn));
     return accuracy(gather(s.d.data(), smp, n), ok) + ", " + std::to_string(u.differ) + " differ from fast-accum cuBLASLt";
   };
-  v.wide += tessel_random(s.wide, ok_wide);
-  v.square += tessel_random(s.square, ok_square);
+  for_each_fp8(s.gemms, [&](auto& g, int i) { v.tessel[i] += tessel_random(g, ok_tessel[i]); });
   auto verdict = [](bool ok, std::string& text) { text = (ok ? "ok: " : "FAIL: ") + text; };
   verdict(ok_lt, v.lt);
   verdict(ok_fast, v.lt_fast);
-  verdict(ok_wide, v.wide);
-  verdict(ok_square, v.square);
-  v.ok = ok_lt && ok_fast && ok_wide && ok_square;
+  v.ok = ok_lt && ok_fast;
+  for (int i = 0; i < kFp8Kernels; ++i) {
+    verdict(ok_tessel[i], v.tessel[i]);
+    v.ok = v.ok && ok_tessel[i];
+  }
   return v;
 }
 
@@ -888,11 +907,11 @@ void bench_fp8(int m, int n, int k, Options const& o, Context const& cx, std::ve
   };
   std::size_t const r_lt = row("cuBLASLt FP8 (heuristic's first algorithm)", v.lt);
   std::size_t const r_fast = row("cuBLASLt FP8, fast accumulation", v.lt_fast);
-  std::size_t const r_wide = row("tessel `" + Fp8Wide::name() + "`", v.wide);
-  std::size_t const r_square = row("tessel `" + Fp8Square::name() + "`", v.square);
+  std::size_t r[2 + kFp8Kernels] = {r_lt, r_fast};
+  for_each_fp8(set[0].gemms, [&](auto& g, int i) { r[2 + i] = row("tessel `" + g.name() + "`", v.tessel[i]); });
   if (!v.ok) return;
 
-  enum { kLt, kFast, kWide, kSquare, kSteps };
+  enum { kLt, kFast, kSteps = 2 + kFp8Kernels };
   std::vector<StepEvents> ev(kSteps);
   std::vector<std::vector<float>> t(kSteps);
   RoundRobin next{sets};
@@ -902,8 +921,7 @@ void bench_fp8(int m, int n, int k, Options const& o, Context const& cx, std::ve
     e.start();
     if (step == kLt) lt.run(x.a.data(), x.b.data(), x.d.data());
     else if (step == kFast) lt_fast.run(x.a.data(), x.b.data(), x.d.data());
-    else if (step == kWide) throw_if(x.wide.run(), "FP8 GEMM");
-    else throw_if(x.square.run(), "FP8 GEMM");
+    else for_each_fp8(x.gemms, [&](auto& g, int i) { if (step == 2 + i) throw_if(g.run(), "FP8 GEMM"); });
     e.stop();
   };
   auto record = [&] {
@@ -912,19 +930,20 @@ void bench_fp8(int m, int n, int k, Options const& o, Context const& cx, std::ve
   interleave(kSteps, o.warmup, o.runs, run, record);
   double ms[kSteps];
   for (int i = 0; i < kSteps; ++i) ms[i] = median(t[std::size_t(i)]);
-  std::size_t const r[kSteps] = {r_lt, r_fast, r_wide, r_square};
   for (int i = 0; i < kSteps; ++i) {
     rows[r[i]].ms = ms[i];
     rows[r[i]].tflops = tflops(m, n, k, ms[i]);
     rows[r[i]].timed = true;
   }
   double const goal = (m == 8192 && n == 8192 && k == 8192) ? 1.05 : 1.0;
-  for (int i : {kWide, kSquare}) {
+  for (int i = 2; i < kSteps; ++i) {
     rows[r[i]].ratio = fmt("%.3f", ms[kLt] / ms[i]) + fmt(" (goal >= %.2f)", goal);
     rows[r[i]].ratio2 = fmt("%.3f", ms[kFast] / ms[i]);
   }
-  std::printf("# %s fp8: cuBLASLt %.1f, fast %.1f, tessel %.1f / %.1f TFLOP/s (medians of %d)\n", shape.c_str(),
-              rows[r_lt].tflops, rows[r_fast].tflops, rows[r_wide].tflops, rows[r_square].tflops, o.runs);
+  std::string tessel;
+  for (int i = 2; i < kSteps; ++i) tessel += fmt(i > 2 ? " / %.1f" : "%.1f", rows[r[i]].tflops);
+  std::printf("# %s fp8: cuBLASLt %.1f, fast %.1f, tessel %s TFLOP/s (medians of %d)\n", shape.c_str(), rows[r_lt].tflops,
+              rows[r_fast].tflops, tessel.c_str(), o.runs);
   std::fflush(stdout);
 }
 

@@ -76,12 +76,15 @@ using Sm80Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64
                                TesselTN<T, GemmShape<256, 128, 32>, GemmShape<64, 64, 32>, 3, V4Sepi>>;
 // The Hopper TMA + wgmma kernels (refused with a Status where the build carries no sm_90a code or
 // the GPU is not compute capability 9.0): the wide cooperative tile with and without a 2x1
-// cluster, the seed's 128x128 tile with a 2x1 cluster, ping-pong, and the 128x128 cooperative
+// cluster, the seed's 128x128 tile with a 2x1 cluster, ping-pong (128x128, and 64x256 with and
+// without a 2x1 cluster), and the 128x128 cooperative
 // kernel with and without the stream-K scheduler (its decomposition chosen per shape).
 template <class T>
 using HopperKernels = std::tuple<bench::HopperTN<T, 128, 256, 1>, bench::HopperTN<T, 128, 256, 2>,
                                  bench::HopperTN<T, 128, 128, 2>,
                                  bench::HopperTN<T, 128, 128, 1, gemm::kernel::KernelTmaWarpSpecializedPingpong>,
+                                 bench::HopperTN<T, 64, 256, 1, gemm::kernel::KernelTmaWarpSpecializedPingpong>,
+                                 bench::HopperTN<T, 64, 256, 2, gemm::kernel::KernelTmaWarpSpecializedPingpong>,
                                  bench::HopperTN<T, 128, 128, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative>,
                                  bench::HopperTN<T, 128, 128, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative,
                                                  gemm::StreamKScheduler>>;

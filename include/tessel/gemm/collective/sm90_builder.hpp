@@ -41,6 +41,7 @@ struct EpilogueNoSmemWarpSpecialized {}; // D straight from the registers, no sh
 struct EpilogueTileAuto {};
 using kernel::KernelTmaWarpSpecializedCooperative;
 using kernel::KernelTmaWarpSpecializedPingpong;
+using kernel::KernelTmaWarpSpecializedCooperativeFP8Promoted;
 
 inline constexpr int kSm90SmemBytes = 227 * 1024;
 

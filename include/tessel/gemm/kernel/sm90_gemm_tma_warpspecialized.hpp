@@ -35,11 +35,23 @@ namespace tessel::gemm::kernel {
 
 struct KernelTmaWarpSpecializedCooperative {
   static constexpr bool kPingpong = false;
+  static constexpr bool kPromote = false;
   static constexpr char const* kName = "coop";
 };
 struct KernelTmaWarpSpecializedPingpong {
   static constexpr bool kPingpong = true;
+  static constexpr bool kPromote = false;
   static constexpr char const* kName = "pingpong";
+};
+/// FP8 with promoted accumulation: the cooperative schedule, where each K tile's wgmma (128 of K
+/// for 8-bit types) starts from zero and its result is then added into f32 registers. FP8 wgmma
+/// accumulates in the tensor core with fewer mantissa bits than f32 (the fast mode, what the
+/// other schedules do); promotion bounds that error to one K tile's worth. It costs a second set
+/// of accumulators (BN <= 128) and a wait for each K tile's wgmma before the next is issued.
+struct KernelTmaWarpSpecializedCooperativeFP8Promoted {
+  static constexpr bool kPingpong = false;
+  static constexpr bool kPromote = true;
+  static constexpr char const* kName = "coop_promoted";
 };
 
 /// Where the boxes of one operand's stage come from and go to. Rows is the tile's extent in M
@@ -79,6 +91,7 @@ struct Sm90KernelConfig {
   static constexpr int kElemBytes = sizeof(ElementA);
   static constexpr int BK = 128 / kElemBytes;  // one 128-byte swizzle row of K per stage
   static constexpr bool kPingpong = Schedule::kPingpong;
+  static constexpr bool kPromote = Schedule::kPromote;
   static constexpr int kWgRows = kPingpong ? BM : BM / 2;  // rows one consumer warpgroup computes
   static constexpr int kMmaM = kWgRows / 64;
   static_assert(kWgRows % 64 == 0 && kMmaM >= 1,
@@ -89,6 +102,10 @@ struct Sm90KernelConfig {
                 "sm90 kernel: a consumer warpgroup would hold more than 128 accumulators per thread: use a smaller tile (or the "
                 "cooperative schedule, which splits BM between the two consumers)");
   static_assert(ClusterM == 1 || ClusterM == 2, "sm90 kernel: clusters of 1 or 2 CTAs along M");
+  static_assert(!kPromote || sizeof(ElementA) == 1,
+                "sm90 kernel: promoted accumulation is for FP8 (e4m3, e5m2); 16-bit types accumulate in f32 already");
+  static_assert(!kPromote || (kMmaM * BN / 2 <= 64 && !StreamK_),
+                "sm90 kernel: promoted accumulation keeps a second set of accumulators: BN <= 128 with BM = 128, no split-K");
   static_assert(!kStreamK || (!kPingpong && ClusterM == 1 && kMmaM == 1),
                 "sm90 kernel: split-K and stream-K run with the cooperative schedule, BM = 128 and no cluster");
   // NOTES: the fixup's in-order sum needs ~48 registers beside the accumulators; with 128 of
@@ -364,9 +381,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         arch::wgmma_fence_registers(acc[i]);
       }
       if constexpr (Cfg::kPingpong) it = j * k_tiles;
-      for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
-        int s = it % Stages;
-        arch::mbarrier_wait(&full[s], (it / Stages) & 1);
+      // The wgmma of one K tile (stage s): accumulate into acc, or start from zero when `fresh`.
+      auto mma_k_tile = [&](int s, bool fresh) {
         char const* sa = smem_a + s * Cfg::kStageBytesA;
         char const* sb = smem_b + s * Cfg::kStageBytesB;
         arch::wgmma_fence();
@@ -376,19 +392,52 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
           for (int i = 0; i < Cfg::kMmaM; ++i) {
             auto desc_a = arch::wgmma_desc_sw128<Cfg::MajorA>(sa + BoxesA::mma_offset(wg_row0 + 64 * i, k), BoxesA::kChunkBytes);
-            Mma::mma(acc[i], desc_a, desc_b, (kt > u.k_begin || k > 0) ? 1 : 0);
+            Mma::mma(acc[i], desc_a, desc_b, (!fresh || k > 0) ? 1 : 0);
           }
         }
         arch::wgmma_commit_group();
-        // Keep this K tile's wgmma in flight; once the previous one has finished, its stage is
-        // free for the producer.
-        arch::wgmma_wait_group<1>();
-        if (kt > u.k_begin && leader) release((it - 1) % Stages);
-      }
-      arch::wgmma_wait_group<0>();
+      };
+      if constexpr (Cfg::kPromote) {
+        // NOTES: each K tile's partial sum is read as soon as its wgmma is done (wait 0), so no
+        // wgmma stays in flight across K tiles; the other consumer warpgroup's wgmma keeps the
+        // tensor cores busy meanwhile.
+        float total[Cfg::kMmaM][Mma::kAccumulators];
 #pragma unroll
-      for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
-      if (leader) release((it - 1) % Stages);
+        for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+          for (int v = 0; v < Mma::kAccumulators; ++v) total[i][v] = 0.f;
+        for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
+          int s = it % Stages;
+          arch::mbarrier_wait(&full[s], (it / Stages) & 1);
+          mma_k_tile(s, /*fresh=*/true);
+          arch::wgmma_wait_group<0>();
+#pragma unroll
+          for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
+          if (leader) release(s);
+#pragma unroll
+          for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+            for (int v = 0; v < Mma::kAccumulators; ++v) total[i][v] += acc[i][v];
+        }
+#pragma unroll
+        for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+          for (int v = 0; v < Mma::kAccumulators; ++v) acc[i][v] = total[i][v];
+      } else {
+        for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
+          int s = it % Stages;
+          arch::mbarrier_wait(&full[s], (it / Stages) & 1);
+          mma_k_tile(s, /*fresh=*/kt == u.k_begin);
+          // Keep this K tile's wgmma in flight; once the previous one has finished, its stage is
+          // free for the producer.
+          arch::wgmma_wait_group<1>();
+          if (kt > u.k_begin && leader) release((it - 1) % Stages);
+        }
+        arch::wgmma_wait_group<0>();
+#pragma unroll
+        for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
+        if (leader) release((it - 1) % Stages);
+      }
       if constexpr (Cfg::kPingpong) {
         if (j + 1 < units) asm volatile("bar.arrive %0, 256;\n" ::"r"(1 + (1 - wg)) : "memory");
       }
