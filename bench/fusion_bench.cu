@@ -15,8 +15,8 @@
 //                  hardware tanh on the device), each fused row checked against its own chain
 // Part "fp8": e4m3 x e4m3 -> bf16, f32 accumulate, TN (both operands K-major, as wgmma requires for
 // 8-bit types), D row-major; by default 4096^3, 8192^3 and 8192x28672x8192. tessel 128x256x128
-// (cooperative), 128x128x128 (ping-pong) and 128x128x128 with promoted accumulation (cooperative),
-// cluster 1, against cuBLASLt's FP8 matmul, the first algorithm of its
+// (cooperative, clusters of 1 and 2x1) and 128x128x128 with promoted accumulation (cooperative),
+// against cuBLASLt's FP8 matmul, the first algorithm of its
 // heuristic with a 32 MB workspace, in its default accumulation and in its fast-accumulation mode
 // (CUBLASLT_MATMUL_DESC_FAST_ACCUM). tessel's default mainloop accumulates in the tensor core without
 // promotion to f32 registers, which is what the fast mode does, so that column is the like-for-like
@@ -101,13 +101,14 @@ constexpr float kScaleD = 3.f;
 // ---- The tessel kernels ---------------------------------------------------------------------------
 
 /// TN with D row-major (the kernel's native layout): A row-major M x K, B column-major K x N, one
-/// 128-byte swizzle row of K per stage, cooperative, cluster 1x1x1, the stage count left to the builder.
+/// 128-byte swizzle row of K per stage, cooperative, cluster 1x1x1 unless given, the stage count left to the
+/// builder.
 template <class EAB, int BM, int BN, class ED, class Fusion = kernel::Sm90LinearCombination<ED, bf16>,
-          class Schedule = collective::KernelTmaWarpSpecializedCooperative>
+          class Schedule = collective::KernelTmaWarpSpecializedCooperative, int ClusterM = 1>
 struct Sm90TN {
   static constexpr int kAlignAB = 16 / int(sizeof(EAB));
   using Tile = GemmShape<BM, BN, 128 / int(sizeof(EAB))>;
-  using Cluster = GemmShape<1, 1, 1>;
+  using Cluster = GemmShape<ClusterM, 1, 1>;
   using Epilogue = typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, Tile, Cluster, collective::EpilogueTileAuto,
                                                         float, float, bf16, RowMajor, 8, ED, RowMajor, 16 / int(sizeof(ED)),
                                                         collective::EpilogueScheduleAuto, Fusion>::CollectiveOp;
@@ -132,14 +133,15 @@ using Pingpong = kernel::KernelTmaWarpSpecializedPingpong;
 using PlainPingpong = Sm90TN<bf16, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>, Pingpong>::Gemm;
 using FusedPingpong = Sm90TN<bf16, 128, 128, e4m3, Fp8Epilogue, Pingpong>::Gemm;
 using Fp8Wide = Sm90TN<e4m3, 128, 256, bf16>::Gemm;
-// Ping-pong on 128x128 tiles: each consumer warpgroup a whole tile, so one's epilogue runs under
-// the other's mainloop; the FP8 mainloop is twice as fast per byte, so the epilogue weighs more.
-// (64x256 ping-pong measured 0.89-0.93 of cuBLASLt: bench/NOTES.md.)
-using Fp8Pingpong = Sm90TN<e4m3, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>, Pingpong>::Gemm;
+// The wide tile in a 2x1 cluster: B multicast to both CTAs, half of B's L2 reads, so that the
+// producer's 3-stage lookahead (0.74 us of math per stage) is less exposed to L2 latency.
+// (Ping-pong measured 0.89-0.93 of cuBLASLt on 64x256 tiles, 0.97-1.00 on 128x128: NOTES.md.)
+using Fp8Cluster = Sm90TN<e4m3, 128, 256, bf16, kernel::Sm90LinearCombination<bf16, bf16>,
+                          collective::KernelTmaWarpSpecializedCooperative, 2>::Gemm;
 // Promoted accumulation (each K tile's partial sum added into f32 registers): the accurate mode.
 using Fp8Promoted = Sm90TN<e4m3, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>,
                            collective::KernelTmaWarpSpecializedCooperativeFP8Promoted>::Gemm;
-using Fp8Kernels = std::tuple<Fp8Wide, Fp8Pingpong, Fp8Promoted>;
+using Fp8Kernels = std::tuple<Fp8Wide, Fp8Cluster, Fp8Promoted>;
 constexpr int kFp8Kernels = int(std::tuple_size_v<Fp8Kernels>);
 
 /// f(kernel, index) for each of the FP8 part's tessel kernels, in order.
