@@ -30,6 +30,28 @@ def block(n, suffix, ptx, k, trans):
     )
 
 
+def block_rs(n, suffix, ptx, k, trans):
+    """A from registers: four 32-bit registers per thread (the fragment layout is in
+    wgmma_sm90.hpp); only B takes a transpose immediate."""
+    r = n // 2
+    regs = ", ".join(f"%{i}" for i in range(r))
+    a = ", ".join(f"%{r + i}" for i in range(4))
+    b, s = r + 4, r + 5
+    tail = f"p, 1, 1, %{r + 6}" if trans else "p, 1, 1"
+    ins = ", ".join(f'"r"(a[{i}])' for i in range(4)) + f', "l"(desc_b), "r"(scale_d)' + (', "n"(TransB)' if trans else "")
+    tmpl = "template <int TransB>\n" if trans else ""
+    return (
+        f"{tmpl}__device__ __forceinline__ void wgmma_m64n{n}k{k}_f32_{suffix}_rs(float (&d)[{r}], std::uint32_t const (&a)[4], "
+        f"std::uint64_t desc_b, int scale_d) {{\n"
+        f"  asm volatile(\n"
+        f'      "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{s}, 0;\\n"\n'
+        f'      "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptx}.{ptx} {{{regs}}}, {{{a}}}, %{b}, {tail};\\n}}\\n"\n'
+        f"      : TESSEL_WGMMA_ACC{r}\n"
+        f"      : {ins});\n"
+        f"}}\n"
+    )
+
+
 def main():
     out = [
         "#pragma once",
@@ -50,6 +72,7 @@ def main():
     for n in NS:
         for suffix, ptx, k, trans in KINDS:
             out.append(block(n, suffix, ptx, k, trans))
+            out.append(block_rs(n, suffix, ptx, k, trans))
     for n in NS:
         out.append(f"#undef TESSEL_WGMMA_ACC{n // 2}")
     out += ["", "}  // namespace tessel::arch::detail", "#endif"]

@@ -1,7 +1,7 @@
 #pragma once
 // wgmma: warpgroup-wide asynchronous tensor-core MMA (sm_90a), m64nNkK with f32 accumulation, A and
-// B read from shared memory through matrix descriptors (PTX ISA: "Asynchronous Warpgroup Level
-// Matrix Multiply-Accumulate Instructions").
+// B read from shared memory through matrix descriptors, or A from registers (PTX ISA:
+// "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions").
 //
 // The 128 threads of a warpgroup (4 consecutive warps starting at a multiple of 4) each hold
 // N/2 f32 accumulators of the 64xN tile: in warp w, lane l, register 4j+i holds row
@@ -9,6 +9,16 @@
 //
 // Operands are K-major (K contiguous) or, for 16-bit types only, MN-major (M or N contiguous);
 // the instruction transposes MN-major operands itself (its imm-trans-a / imm-trans-b).
+//
+// A may instead come from registers (mma_rs): four 32-bit registers per thread holding the 64 x kK
+// tile (kK = 16 for 16-bit types, 32 for 8-bit ones) as four mma.sync-style 8-row blocks per
+// warp. In warp w, lane l, with E = 4 / sizeof(element) elements per register:
+//   register 0: row 16w + l/4,     K columns E*(l%4) ... E*(l%4) + E-1
+//   register 1: row 16w + l/4 + 8, the same columns
+//   register 2: row 16w + l/4,     those columns + kK/2
+//   register 3: row 16w + l/4 + 8, those columns + kK/2
+// (lower K in the lower bits). This is the layout an ldmatrix.x4 of the tile leaves, and what
+// lets a kernel transform A between shared memory and the tensor core.
 //
 // Shared-memory layout both descriptors below describe, 128-byte swizzle, in bytes:
 //   K-major  (R rows x 128 bytes of K):  row r at r*128, 8-row groups 1024 apart;
@@ -93,6 +103,34 @@ struct Wgmma {
     TESSEL_ARCH_TOO_OLD(Dummy, "wgmma.mma_async", "sm_90a");
 #else
     (void)d, (void)desc_a, (void)desc_b, (void)scale_d;
+#endif
+  }
+
+  /// The same MMA with A from registers (`a`: this thread's fragment, layout above).
+  template <class Dummy = void>
+  __device__ __forceinline__ static void mma_rs(float (&d)[N / 2], std::uint32_t const (&a)[4], std::uint64_t desc_b,
+                                                int scale_d) {
+    static_assert(MajorA == Major::K, "wgmma: A from registers is a K-major fragment (use MajorA = Major::K)");
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TESSEL_WGMMA_RS_CALL(NN)                                                                     \
+  if constexpr (N == NN) {                                                                          \
+    if constexpr (std::is_same_v<Ab, half_t>)                                                        \
+      detail::wgmma_m64n##NN##k16_f32_f16_rs<kTransB>(d, a, desc_b, scale_d);                        \
+    else if constexpr (std::is_same_v<Ab, bfloat16_t>)                                              \
+      detail::wgmma_m64n##NN##k16_f32_bf16_rs<kTransB>(d, a, desc_b, scale_d);                       \
+    else if constexpr (std::is_same_v<Ab, __nv_fp8_e4m3>)                                           \
+      detail::wgmma_m64n##NN##k32_f32_e4m3_rs(d, a, desc_b, scale_d);                                \
+    else                                                                                            \
+      detail::wgmma_m64n##NN##k32_f32_e5m2_rs(d, a, desc_b, scale_d);                                \
+  }
+    TESSEL_WGMMA_RS_CALL(64)
+    TESSEL_WGMMA_RS_CALL(128)
+    TESSEL_WGMMA_RS_CALL(256)
+#undef TESSEL_WGMMA_RS_CALL
+#elif defined(__CUDA_ARCH__)
+    TESSEL_ARCH_TOO_OLD(Dummy, "wgmma.mma_async", "sm_90a");
+#else
+    (void)d, (void)a, (void)desc_b, (void)scale_d;
 #endif
   }
 #endif
