@@ -41,3 +41,26 @@ TEST(Sm90Swizzle, PermutesEachAtomAndSpreadsAWarpsRowsOverAllBanks) {
     EXPECT_EQ(banks.size(), 32u) << "column block " << col16;
   }
 }
+
+// The 64- and 32-byte swizzles (arch::SmemSwizzle<64> and <32>, for TMA's SWIZZLE_64B / _32B and
+// wgmma's matching descriptors): in rows of 64 bytes, chunk j of row r goes to j ^ ((r / 2) % 4);
+// in rows of 32 bytes, to j ^ ((r / 4) % 2); each 8-row atom (512 or 256 bytes) is permuted onto
+// itself. tests/gpu/smem_swizzle_test.cu checks the same placement against TMA itself.
+TEST(Sm90Swizzle, NarrowSwizzlesMatchTheirRowPatterns) {
+  using Sw64 = tessel::Swizzle<2, 4, 3>;
+  using Sw32 = tessel::Swizzle<1, 4, 3>;
+  for (long long row = 0; row < 64; ++row) {
+    for (long long byte = 0; byte < 64; ++byte)
+      ASSERT_EQ(Sw64::apply(row * 64 + byte), row * 64 + (((byte / 16) ^ ((row / 2) % 4)) * 16) + byte % 16)
+          << "64-byte rows: row " << row << ", byte " << byte;
+    for (long long byte = 0; byte < 32; ++byte)
+      ASSERT_EQ(Sw32::apply(row * 32 + byte), row * 32 + (((byte / 16) ^ ((row / 4) % 2)) * 16) + byte % 16)
+          << "32-byte rows: row " << row << ", byte " << byte;
+  }
+  for (long long period : {512LL, 256LL}) {
+    std::set<long long> seen;
+    for (long long x = 0; x < period; ++x) seen.insert(period == 512 ? Sw64::apply(x) : Sw32::apply(x));
+    EXPECT_EQ(seen.size(), std::size_t(period));
+    EXPECT_EQ(*seen.rbegin(), period - 1);
+  }
+}

@@ -32,6 +32,8 @@ using TmaEncodeTiledFn = int (*)(void* map, int data_type, std::uint32_t rank, v
 /// UINT8, UINT16 or FLOAT32.
 constexpr int tma_data_type_code(int bytes) { return bytes == 1 ? 0 : bytes == 2 ? 1 : 7; }
 inline constexpr int kTmaSwizzle128B = 3;  // CU_TENSOR_MAP_SWIZZLE_128B
+/// CUtensorMapSwizzle for rows of `bytes` bytes: 32B = 1, 64B = 2, 128B = 3 (0: none).
+constexpr int tma_swizzle_code(int bytes) { return bytes == 128 ? 3 : bytes == 64 ? 2 : bytes == 32 ? 1 : 0; }
 
 /// Encode `v` (elements of `elem_bytes` bytes) into `map` (a CUtensorMap) with `encode`.
 /// @return kErrorInvalidProblem, naming `what` and TMA's rules, where the driver refuses the map.

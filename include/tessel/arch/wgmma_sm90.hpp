@@ -27,6 +27,11 @@
 //            K row k inside it at k*128, 8-row groups 1024 apart; a K step of 16 is +2048 bytes.
 // In the algebra both are Swizzle<3,4,3> o (8 rows, 8 16-byte columns) : (128, 16) per 1024-byte
 // atom: the pattern TMA writes with CU_TENSOR_MAP_SWIZZLE_128B.
+//
+// K-major operands may also use the 64- and 32-byte swizzles (rows of 64 or 32 bytes of K; TMA's
+// CU_TENSOR_MAP_SWIZZLE_64B / _32B): SmemSwizzle<64> = Swizzle<2,4,3> and SmemSwizzle<32> =
+// Swizzle<1,4,3> on byte offsets, 8-row groups 8 * 64 and 8 * 32 bytes apart (wgmma_desc).
+// Narrower rows mean a smaller K per stage, for tiles whose K is short or whose stages must be many.
 
 #include <cuda_fp8.h>
 
@@ -35,24 +40,42 @@
 
 #include "tessel/arch/util.hpp"
 #include "tessel/arch/wgmma_sm90_ops.hpp"
+#include "tessel/layout/swizzle.hpp"
 #include "tessel/numeric.hpp"
 
 namespace tessel::arch {
 
 enum class Major { K, MN };
 
+/// The swizzle TMA writes and wgmma reads with rows of `Bytes` bytes (128, 64 or 32), as a layout
+/// function of the algebra on byte offsets: 16-byte chunk bits [4, 4 + B) XORed with the bits
+/// [7, 7 + B) above them, B = log2(Bytes / 16).
+/// Example, 64 bytes: byte 16 of row 2 (offset 144) moves to offset 144 ^ 16 = 128.
+template <int Bytes>
+using SmemSwizzle = Swizzle<Bytes == 128 ? 3 : Bytes == 64 ? 2 : 1, 4, 3>;
+
 #if defined(__CUDACC__)
-/// Shared-memory matrix descriptor, 128-byte swizzle. For K-major operands the leading byte
-/// offset is unused (the swizzle row covers the instruction's K); for MN-major operands it is
-/// the distance between 64-element MN chunks. The stride byte offset is 1024: eight 128-byte rows.
-template <Major M>
-__device__ __forceinline__ std::uint64_t wgmma_desc_sw128(void const* smem, std::uint32_t mn_chunk_bytes = 0) {
+/// Shared-memory matrix descriptor for rows of SwizzleBytes (128, 64 or 32) bytes. For K-major
+/// operands the leading byte offset is unused (the swizzle row covers the instruction's K); for
+/// MN-major operands (128-byte swizzle only) it is the distance between 64-element MN chunks. The
+/// stride byte offset is eight rows: 8 * SwizzleBytes.
+template <Major M, int SwizzleBytes = 128>
+__device__ __forceinline__ std::uint64_t wgmma_desc(void const* smem, std::uint32_t mn_chunk_bytes = 0) {
+  static_assert(SwizzleBytes == 128 || SwizzleBytes == 64 || SwizzleBytes == 32, "wgmma: swizzles of 128, 64 or 32 bytes");
+  static_assert(M == Major::K || SwizzleBytes == 128, "wgmma: tessel lays MN-major operands out with the 128-byte swizzle");
+  constexpr std::uint64_t kLayout = SwizzleBytes == 128 ? 1 : SwizzleBytes == 64 ? 2 : 3;  // the descriptor's encoding
   std::uint64_t addr = cvta_to_shared(smem);
   std::uint64_t lbo = M == Major::K ? 1 : (mn_chunk_bytes >> 4);
-  return ((addr & 0x3FFFF) >> 4)            // start address, 16-byte units, bits 0-13
-         | (lbo << 16)                      // leading byte offset, bits 16-29
-         | (std::uint64_t(1024 >> 4) << 32)  // stride byte offset, bits 32-45
-         | (std::uint64_t(1) << 62);         // layout type: 128-byte swizzle
+  return ((addr & 0x3FFFF) >> 4)                           // start address, 16-byte units, bits 0-13
+         | (lbo << 16)                                     // leading byte offset, bits 16-29
+         | (std::uint64_t(8 * SwizzleBytes >> 4) << 32)    // stride byte offset, bits 32-45
+         | (kLayout << 62);                                // layout type: the swizzle
+}
+
+/// The 128-byte form, the one the GEMM kernel uses.
+template <Major M>
+__device__ __forceinline__ std::uint64_t wgmma_desc_sw128(void const* smem, std::uint32_t mn_chunk_bytes = 0) {
+  return wgmma_desc<M, 128>(smem, mn_chunk_bytes);
 }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
