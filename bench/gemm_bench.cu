@@ -58,7 +58,8 @@ using tessel::verify::DeviceBuffer;
 template <class T, class Tb, class Warp, int Stages, class Policy = KernelPolicySm80Default>
 using TesselTN = device::Gemm<T, RowMajor, T, ColumnMajor, T, ColumnMajor, float, OpClassTensorOp, arch::Sm80, Tb, Warp,
                               GemmShape<16, 8, 16>, epilogue::LinearCombination<T, float, float>, Stages, Policy>;
-using V4 = KernelPolicySm80<Sm80Mainloop::kFast>;                // XOR-split addresses, unpredicated interior copies
+using V3 = KernelPolicySm80<Sm80Mainloop::kClassic>;             // the classic mainloop (the reference row)
+using V4 = KernelPolicySm80<Sm80Mainloop::kFast>;                // XOR-split addresses, unpredicated interior copies (default)
 using V4Sepi = KernelPolicySm80<Sm80Mainloop::kFast, 1, true>;   // + D through shared memory, 16-byte stores
 using V4B2Sepi = KernelPolicySm80<Sm80Mainloop::kFast, 2, true>; // + 2 CTAs of 8 warps per SM (128 registers)
 
@@ -67,7 +68,7 @@ using V4B2Sepi = KernelPolicySm80<Sm80Mainloop::kFast, 2, true>; // + 2 CTAs of 
 // epilogue, with 8 warps of 64x32 and 2 CTAs per SM (BK 64; at BK 32 the sm_80 build spills),
 // and on the 128x256 tile (3 and 4 stages) and its transpose 256x128.
 template <class T>
-using Sm80Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3>,
+using Sm80Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3, V3>,
                                TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3, V4>,
                                TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, 3, V4Sepi>,
                                TesselTN<T, GemmShape<128, 128, 64>, GemmShape<64, 32, 64>, 3, V4B2Sepi>,

@@ -24,7 +24,8 @@ template <class TIn, class LA, class LB, class TOut, class LC, class Tb = GemmSh
 using Sm80Gemm = device::Gemm<TIn, LA, TIn, LB, TOut, LC, float, OpClassTensorOp, arch::Sm80, Tb, Warp, Inst,
                               epilogue::LinearCombination<TOut, float, float>, Stages, Policy>;
 // The v4 mainloop (XOR-split shared addresses), alone and with the staged epilogue and 2 CTAs per SM.
-using V4 = KernelPolicySm80<Sm80Mainloop::kFast>;
+using V4 = KernelPolicySm80<Sm80Mainloop::kFast>;  // the default: the cases without a prefix run it too
+using V3 = KernelPolicySm80<Sm80Mainloop::kClassic>;
 using V4Sepi = KernelPolicySm80<Sm80Mainloop::kFast, 1, true>;
 using V4B2Sepi = KernelPolicySm80<Sm80Mainloop::kFast, 2, true>;
 using I16 = GemmShape<16, 8, 16>;
@@ -77,6 +78,11 @@ const GemmConfig kConfigs[] = {
      &test::run_case<Sm80Gemm<bfloat16_t, C, R, float, R, GemmShape<128, 128, 64>, GemmShape<64, 32, 64>, 3, I16, V4Sepi>>},
     {"v4_sepi_f16_f16_ArBcCc_128x256x32",
      &test::run_case<Sm80Gemm<half_t, R, C, half_t, C, GemmShape<128, 256, 32>, W64, 3, I16, V4Sepi>>},
+    // The classic (v3) mainloop, no longer the default: every layout combination once.
+    {"v3_f16_f32_ArBcCr", &test::run_case<Sm80Gemm<half_t, R, C, float, R, T128, W64, 3, I16, V3>>},
+    {"v3_bf16_bf16_AcBrCc", &test::run_case<Sm80Gemm<bfloat16_t, C, R, bfloat16_t, C, T128, W64, 3, I16, V3>>},
+    {"v3_f16_f16_ArBrCr_s4", &test::run_case<Sm80Gemm<half_t, R, R, half_t, R, T128, W64, 4, I16, V3>>},
+    {"v3_f16_f32_AcBcCc", &test::run_case<Sm80Gemm<half_t, C, C, float, C, T128, W64, 3, I16, V3>>},
 };
 
 class GemmSm80 : public ::testing::TestWithParam<std::tuple<GemmConfig, GemmCase>> {};

@@ -225,11 +225,11 @@ class Gemm {
            (std::is_same_v<LayoutC, ColumnMajor> ? "" : "_drow") +  // D column-major, as BLAS writes it, unless marked
            policy_suffix();
   }
-  /// "" for the default policy; "_v4" for the fast mainloop, "_b2" for 2 CTAs per SM in the
+  /// "" for the default policy; "_v3" for the classic mainloop, "_b2" for 2 CTAs per SM in the
   /// launch bounds, "_sepi" for the staged epilogue.
   static std::string policy_suffix() {
     std::string s;
-    if (KernelPolicy::kMainloop == Sm80Mainloop::kFast && kStages > 2) s += "_v4";
+    if (KernelPolicy::kMainloop == Sm80Mainloop::kClassic && kStages > 2) s += "_v3";
     if (KernelPolicy::kMinBlocksPerSm > 1) s += "_b" + std::to_string(KernelPolicy::kMinBlocksPerSm);
     if (KernelPolicy::kSmemEpilogue) s += "_sepi";
     return s;
