@@ -30,18 +30,10 @@ template <class EAB, class ED, int BN, class Fusion>
 using Fused = test::Sm90Gemm<EAB, RowMajor, ColumnMajor, ED, 128, BN, 1, collective::KernelScheduleAuto,
                              collective::EpilogueScheduleAuto, Fusion>;
 
-/// Random operands as float, rounded to T; the float copies are what T holds.
+/// Random operands in [-1, 1], rounded to T; the float copies are what T holds.
 template <class T>
 std::vector<T> random_operand(std::size_t n, std::uint64_t seed, std::vector<float>& as_float) {
-  std::vector<float> f(n);
-  verify::fill_random(f.data(), n, seed, verify::Distribution::uniform(-1, 1));
-  std::vector<T> out(n);
-  as_float.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    out[i] = numeric_cast<T>(f[i]);
-    as_float[i] = float(out[i]);
-  }
-  return out;
+  return test::random_values<T>(n, seed, verify::Distribution::uniform(-1, 1), as_float);
 }
 
 /// acc(r, c) = sum_k A(r, k) B(k, c) in double, A row-major M x K, B column-major K x N.

@@ -18,7 +18,6 @@
 #include "tessel/arch/wgmma_sm90.hpp"
 #include "tessel/verify/device_buffer.cuh"
 #include "tessel/verify/poison.hpp"
-#include "tessel/verify/random.hpp"
 
 using namespace tessel;
 
@@ -75,12 +74,9 @@ __global__ void __launch_bounds__(128) swizzle_kernel(const __grid_constant__ CU
 template <int S>
 void check_swizzle() {
   constexpr int W = S / 2;  // bf16 elements of K per row
-  std::vector<float> af(kRows * W), bf(kRows * W);
-  verify::fill_random(af.data(), af.size(), 11 + S, verify::Distribution::integers(-3, 3));
-  verify::fill_random(bf.data(), bf.size(), 12 + S, verify::Distribution::integers(-3, 3));
-  std::vector<bfloat16_t> a(af.size()), b(bf.size());
-  for (std::size_t i = 0; i < a.size(); ++i) a[i] = numeric_cast<bfloat16_t>(af[i]);
-  for (std::size_t i = 0; i < b.size(); ++i) b[i] = numeric_cast<bfloat16_t>(bf[i]);
+  std::vector<float> af, bf;
+  auto const a = test::random_values<bfloat16_t>(kRows * W, 11 + S, verify::Distribution::integers(-3, 3), af);
+  auto const b = test::random_values<bfloat16_t>(kRows * W, 12 + S, verify::Distribution::integers(-3, 3), bf);
   verify::DeviceBuffer<bfloat16_t> da(a), db(b);
   std::vector<unsigned char> raw(kRows * S, 0xA5);
   std::vector<float> d(kRows * kRows);

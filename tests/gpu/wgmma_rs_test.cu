@@ -18,7 +18,6 @@
 #include "tessel/layout/swizzle.hpp"
 #include "tessel/verify/device_buffer.cuh"
 #include "tessel/verify/poison.hpp"
-#include "tessel/verify/random.hpp"
 
 using namespace tessel;
 
@@ -73,12 +72,9 @@ __global__ void __launch_bounds__(128) wgmma_rs_kernel(T const* a, T const* b, f
 template <class T, int N>
 void check_rs() {
   constexpr int KB = 128 / int(sizeof(T)), M = 64;
-  std::vector<float> af(M * KB), bf(N * KB);
-  verify::fill_random(af.data(), af.size(), 7 + N, verify::Distribution::integers(-2, 2));
-  verify::fill_random(bf.data(), bf.size(), 8 + N, verify::Distribution::integers(-2, 2));
-  std::vector<T> a(af.size()), b(bf.size());
-  for (std::size_t i = 0; i < a.size(); ++i) a[i] = numeric_cast<T>(af[i]);
-  for (std::size_t i = 0; i < b.size(); ++i) b[i] = numeric_cast<T>(bf[i]);
+  std::vector<float> af, bf;
+  auto const a = test::random_values<T>(M * KB, 7 + N, verify::Distribution::integers(-2, 2), af);
+  auto const b = test::random_values<T>(N * KB, 8 + N, verify::Distribution::integers(-2, 2), bf);
   std::vector<float> d(M * N);
   verify::poison(d.data(), d.size());
   verify::DeviceBuffer<T> da(a), db(b);

@@ -104,24 +104,30 @@ struct Wgmma {
   static constexpr int kTransA = MajorA == Major::MN, kTransB = MajorB == Major::MN;
 
 #if defined(__CUDACC__)
+// The wrapper of one (N, type, form) from wgmma_sm90_ops.hpp: CALL16 / CALL8 name it for the
+// 16-bit (k16) and 8-bit (k32) types.
+#define TESSEL_WGMMA_DISPATCH(NN, CALL16, CALL8)                   \
+  if constexpr (N == NN) {                                         \
+    if constexpr (std::is_same_v<Ab, half_t>)                      \
+      CALL16(NN, f16)                                              \
+    else if constexpr (std::is_same_v<Ab, bfloat16_t>)             \
+      CALL16(NN, bf16)                                             \
+    else if constexpr (std::is_same_v<Ab, __nv_fp8_e4m3>)          \
+      CALL8(NN, e4m3)                                              \
+    else                                                           \
+      CALL8(NN, e5m2)                                              \
+  }
+#define TESSEL_WGMMA_ALL_N(CALL16, CALL8) \
+  TESSEL_WGMMA_DISPATCH(64, CALL16, CALL8) TESSEL_WGMMA_DISPATCH(128, CALL16, CALL8) TESSEL_WGMMA_DISPATCH(256, CALL16, CALL8)
+
   template <class Dummy = void>
   __device__ __forceinline__ static void mma(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, int scale_d) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define TESSEL_WGMMA_CALL(NN)                                                                        \
-  if constexpr (N == NN) {                                                                          \
-    if constexpr (std::is_same_v<Ab, half_t>)                                                        \
-      detail::wgmma_m64n##NN##k16_f32_f16<kTransA, kTransB>(d, desc_a, desc_b, scale_d);            \
-    else if constexpr (std::is_same_v<Ab, bfloat16_t>)                                              \
-      detail::wgmma_m64n##NN##k16_f32_bf16<kTransA, kTransB>(d, desc_a, desc_b, scale_d);           \
-    else if constexpr (std::is_same_v<Ab, __nv_fp8_e4m3>)                                           \
-      detail::wgmma_m64n##NN##k32_f32_e4m3(d, desc_a, desc_b, scale_d);                              \
-    else                                                                                            \
-      detail::wgmma_m64n##NN##k32_f32_e5m2(d, desc_a, desc_b, scale_d);                              \
-  }
-    TESSEL_WGMMA_CALL(64)
-    TESSEL_WGMMA_CALL(128)
-    TESSEL_WGMMA_CALL(256)
-#undef TESSEL_WGMMA_CALL
+#define TESSEL_SS16(NN, T) detail::wgmma_m64n##NN##k16_f32_##T<kTransA, kTransB>(d, desc_a, desc_b, scale_d);
+#define TESSEL_SS8(NN, T) detail::wgmma_m64n##NN##k32_f32_##T(d, desc_a, desc_b, scale_d);
+    TESSEL_WGMMA_ALL_N(TESSEL_SS16, TESSEL_SS8)
+#undef TESSEL_SS16
+#undef TESSEL_SS8
 #elif defined(__CUDA_ARCH__)
     TESSEL_ARCH_TOO_OLD(Dummy, "wgmma.mma_async", "sm_90a");
 #else
@@ -135,27 +141,19 @@ struct Wgmma {
                                                 int scale_d) {
     static_assert(MajorA == Major::K, "wgmma: A from registers is a K-major fragment (use MajorA = Major::K)");
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define TESSEL_WGMMA_RS_CALL(NN)                                                                     \
-  if constexpr (N == NN) {                                                                          \
-    if constexpr (std::is_same_v<Ab, half_t>)                                                        \
-      detail::wgmma_m64n##NN##k16_f32_f16_rs<kTransB>(d, a, desc_b, scale_d);                        \
-    else if constexpr (std::is_same_v<Ab, bfloat16_t>)                                              \
-      detail::wgmma_m64n##NN##k16_f32_bf16_rs<kTransB>(d, a, desc_b, scale_d);                       \
-    else if constexpr (std::is_same_v<Ab, __nv_fp8_e4m3>)                                           \
-      detail::wgmma_m64n##NN##k32_f32_e4m3_rs(d, a, desc_b, scale_d);                                \
-    else                                                                                            \
-      detail::wgmma_m64n##NN##k32_f32_e5m2_rs(d, a, desc_b, scale_d);                                \
-  }
-    TESSEL_WGMMA_RS_CALL(64)
-    TESSEL_WGMMA_RS_CALL(128)
-    TESSEL_WGMMA_RS_CALL(256)
-#undef TESSEL_WGMMA_RS_CALL
+#define TESSEL_RS16(NN, T) detail::wgmma_m64n##NN##k16_f32_##T##_rs<kTransB>(d, a, desc_b, scale_d);
+#define TESSEL_RS8(NN, T) detail::wgmma_m64n##NN##k32_f32_##T##_rs(d, a, desc_b, scale_d);
+    TESSEL_WGMMA_ALL_N(TESSEL_RS16, TESSEL_RS8)
+#undef TESSEL_RS16
+#undef TESSEL_RS8
 #elif defined(__CUDA_ARCH__)
     TESSEL_ARCH_TOO_OLD(Dummy, "wgmma.mma_async", "sm_90a");
 #else
     (void)d, (void)a, (void)desc_b, (void)scale_d;
 #endif
   }
+#undef TESSEL_WGMMA_ALL_N
+#undef TESSEL_WGMMA_DISPATCH
 #endif
 };
 
