@@ -1,11 +1,13 @@
 #pragma once
 // Small pieces every benchmark program here uses: the median of a run's times, printf-style
-// formatting of one number, and the check that a CUDA device answers before anything is timed.
+// formatting of one number, option values as integers, and the check that a CUDA device answers
+// before anything is timed.
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,30 @@ inline std::string fmt(char const* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
+}
+
+/// An option's value as one integer in [lo, hi]. False, with `out` untouched, for anything else:
+/// trailing characters ("12x"), an empty value, or a number out of range.
+inline bool parse_int(char const* v, long lo, long hi, int& out) {
+  char* end = nullptr;
+  long const x = std::strtol(v, &end, 10);
+  if (end == v || *end != '\0' || x < lo || x > hi) return false;
+  out = int(x);
+  return true;
+}
+
+/// A comma-separated list of integers, each in [lo, hi], at least one ("0,2,4"). False for an
+/// empty list or any malformed or out-of-range entry.
+inline bool parse_int_list(char const* v, long lo, long hi, std::vector<int>& out) {
+  out.clear();
+  for (char const* p = v; *p;) {
+    char* end = nullptr;
+    long const x = std::strtol(p, &end, 10);
+    if (end == p || x < lo || x > hi || (*end != ',' && *end != '\0')) return false;
+    out.push_back(int(x));
+    p = *end == ',' ? end + 1 : end;
+  }
+  return !out.empty();
 }
 
 /// 0 when a CUDA device answers (described in `dev`); otherwise a sentence on stderr, "<tool>: no

@@ -402,42 +402,19 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (i + 1 >= argc) return usage(argv[0], ("missing value after " + a).c_str());
     const char* v = argv[++i];
-    auto positive = [&](int& out) {
-      char* end = nullptr;
-      const long x = std::strtol(v, &end, 10);
-      if (*end != '\0' || x <= 0 || x > (1 << 20)) return false;
-      out = int(x);
-      return true;
-    };
+    auto positive = [&](int& out) { return bench::parse_int(v, 1, 1 << 20, out); };
     bool ok = true;
     if (a == "--m") ok = positive(m);
     else if (a == "--n") ok = positive(n);
     else if (a == "--k") ok = positive(k);
-    else if (a == "--splits") {
-      o.splits.clear();
-      for (const char* p = v; ok && *p;) {
-        char* end = nullptr;
-        const long x = std::strtol(p, &end, 10);
-        ok = end != p && x >= 0 && x <= 4096 && (*end == ',' || *end == '\0');
-        if (ok) o.splits.push_back(int(x));
-        p = *end == ',' ? end + 1 : end;
-      }
-      ok = ok && !o.splits.empty();
-    }
+    else if (a == "--splits") ok = bench::parse_int_list(v, 0, 4096, o.splits);
     else if (a == "--variants") {
-      o.variants.clear();
       if (std::string(v) == "all") {
+        o.variants.clear();
         for (int x = -1; x < Gemm::kVariants; ++x) o.variants.push_back(x);
       } else {
-        for (const char* p = v; ok && *p;) {
-          char* end = nullptr;
-          const long x = std::strtol(p, &end, 10);
-          ok = end != p && x >= -1 && x < Gemm::kVariants && (*end == ',' || *end == '\0');
-          if (ok) o.variants.push_back(int(x));
-          p = *end == ',' ? end + 1 : end;
-        }
+        ok = bench::parse_int_list(v, -1, Gemm::kVariants - 1, o.variants);
       }
-      ok = ok && !o.variants.empty();
     }
     else if (a == "--runs") ok = positive(o.runs) && o.runs >= 50;
     else if (a == "--warmup") ok = positive(o.warmup);

@@ -1007,13 +1007,7 @@ int main(int argc, char** argv) {
     std::string const a = argv[i];
     if (i + 1 >= argc) return usage(argv[0], "missing value after " + a);
     std::string const v = argv[++i];
-    auto positive = [&](int& out, int lo) {
-      char* end = nullptr;
-      long const x = std::strtol(v.c_str(), &end, 10);
-      if (*end != '\0' || x < lo || x > (1 << 20)) return false;
-      out = int(x);
-      return true;
-    };
+    auto positive = [&](int& out, int lo) { return bench::parse_int(v.c_str(), lo, 1 << 20, out); };
     bool ok = true;
     if (a == "--runs") ok = positive(o.runs, 20);
     else if (a == "--warmup") ok = positive(o.warmup, 1);

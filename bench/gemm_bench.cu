@@ -253,13 +253,7 @@ int main(int argc, char** argv) {
     }
     if (i + 1 >= argc) return usage(argv[0], ("missing value after " + a).c_str());
     const char* v = argv[++i];
-    auto positive = [&](int& out) {
-      char* end = nullptr;
-      const long x = std::strtol(v, &end, 10);
-      if (*end != '\0' || x <= 0 || x > (1 << 20)) return false;
-      out = int(x);
-      return true;
-    };
+    auto positive = [&](int& out) { return bench::parse_int(v, 1, 1 << 20, out); };
     bool ok = true;
     if (a == "--m") ok = positive(m);
     else if (a == "--n") ok = positive(n);
