@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../example_args.hpp"
 #include "tessel/gemm/device/gemm_universal_sm90.hpp"
 #include "tessel/verify/compare.hpp"
 #include "tessel/verify/device_buffer.cuh"
@@ -50,18 +51,7 @@ using CollectiveMainloop = typename collective::CollectiveBuilder<
 using GemmKernel = kernel::GemmUniversal<ProblemShapeMNKL, CollectiveMainloop, CollectiveEpilogue>;
 using Gemm = device::GemmUniversalAdapter<GemmKernel>;
 
-namespace {
-bool parse_extent(char const* flag, char const* value, int& out) {
-  char* end = nullptr;
-  long v = value ? std::strtol(value, &end, 10) : 0;
-  if (!value || *end != '\0' || v <= 0 || v > (1 << 16)) {
-    std::fprintf(stderr, "error: %s takes a positive integer up to 65536, got '%s'\n", flag, value ? value : "");
-    return false;
-  }
-  out = int(v);
-  return true;
-}
-}  // namespace
+using tessel::examples::parse_extent;
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines appear even if the run is cut short

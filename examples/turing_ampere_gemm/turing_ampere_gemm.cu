@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../example_args.hpp"
 #include "tessel/arch/runtime.hpp"
 #include "tessel/gemm/device/gemm.hpp"
 #include "tessel/verify/compare.hpp"
@@ -60,16 +61,7 @@ int cuda_failed(cudaError_t e, const char* what) {
   return 3;
 }
 
-bool parse_extent(const char* flag, const char* value, int& out) {
-  char* end = nullptr;
-  long v = value ? std::strtol(value, &end, 10) : 0;
-  if (!value || *end != '\0' || v <= 0 || v > (1 << 16)) {
-    std::fprintf(stderr, "error: %s takes a positive integer up to 65536, got '%s'\n", flag, value ? value : "");
-    return false;
-  }
-  out = int(v);
-  return true;
-}
+using tessel::examples::parse_extent;
 
 }  // namespace
 
