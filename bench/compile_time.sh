@@ -7,8 +7,9 @@
 #   bench/compile_time.sh BUILD_DIR [RUNS]     (BUILD_DIR configured with Hopper enabled)
 set -euo pipefail
 [[ $# -ge 1 ]] || { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
-build=$(cd "$1" && pwd)
+build=$(cd "$1" 2> /dev/null && pwd) || { echo "compile_time: no build directory $1 (configure one with cmake first)" >&2; exit 1; }
 runs=${2:-3}
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "compile_time: RUNS must be a positive integer, got '$runs'" >&2; exit 2; }
 src=$(cd "$(dirname "$0")/.." && pwd)
 dir=$build/examples
 flags=$dir/CMakeFiles/hopper_gemm.dir/flags.make
