@@ -79,7 +79,7 @@ using Sm80Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64
 // the GPU is not compute capability 9.0): the wide cooperative tile with and without a 2x1
 // cluster, the seed's 128x128 tile with a 2x1 cluster, ping-pong (128x128, and 64x256 with and
 // without a 2x1 cluster), and the 128x128 cooperative
-// kernel with and without the stream-K scheduler (its decomposition chosen per shape).
+// kernel with and without the stream-K scheduler, and 128x256 with it (the decomposition chosen per shape).
 template <class T>
 using HopperKernels = std::tuple<bench::HopperTN<T, 128, 256, 1>, bench::HopperTN<T, 128, 256, 2>,
                                  bench::HopperTN<T, 128, 128, 2>,
@@ -88,6 +88,8 @@ using HopperKernels = std::tuple<bench::HopperTN<T, 128, 256, 1>, bench::HopperT
                                  bench::HopperTN<T, 64, 256, 2, gemm::kernel::KernelTmaWarpSpecializedPingpong>,
                                  bench::HopperTN<T, 128, 128, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative>,
                                  bench::HopperTN<T, 128, 128, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative,
+                                                 gemm::StreamKScheduler>,
+                                 bench::HopperTN<T, 128, 256, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative,
                                                  gemm::StreamKScheduler>>;
 template <class T>
 using Kernels = decltype(std::tuple_cat(Sm80Kernels<T>{}, HopperKernels<T>{}));
@@ -213,6 +215,7 @@ void bench_shape(int m, int n, int k, const char* dtype, const Options& o, cubla
     row.cublas_tflops = flops / (median(c_ms) * 1e-3) / 1e12;
     std::printf("# %s %s %s: tessel %.1f TFLOP/s, cuBLAS %.1f TFLOP/s (medians of %d)\n", shape.c_str(), dtype,
                 row.kernel.c_str(), row.tessel_tflops, row.cublas_tflops, o.runs);
+    if constexpr (requires { gemms[0].describe(); }) std::printf("#   work: %s\n", gemms[0].describe().c_str());
     rows.push_back(row);
   };
   if (o.sm80_only) std::apply([&](auto&&... g) { (run_kernel(g), ...); }, Sm80Kernels<T>{});

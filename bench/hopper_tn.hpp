@@ -4,6 +4,7 @@
 // (as cuBLAS writes it; the adapter computes a column-major D as D^T = B^T A^T).
 
 #include <string>
+#include <utility>
 
 #include "tessel/gemm/device/gemm.hpp"
 #include "tessel/gemm/device/gemm_universal_sm90.hpp"
@@ -34,8 +35,9 @@ class HopperTN {
     struct {
       float alpha = 1.f, beta = 0.f;
     } epilogue;
-    int split_k_slices = 1;
+    int split_k_slices = 1;  // the K slices of DecompositionMode::SplitK (StreamKScheduler kernels)
     int swizzle = 8;  // the tile scheduler's group size (max_swizzle_size)
+    gemm::kernel::DecompositionMode decomposition = gemm::kernel::DecompositionMode::Heuristic;
   };
 
   StatusInfo initialize(Arguments const& a) {
@@ -51,6 +53,11 @@ class HopperTN {
     u.epilogue.ptr_D = a.ref_D.data;
     u.epilogue.dD = {Int<1>{}, std::int64_t(a.ref_D.ld), std::int64_t(0)};
     u.scheduler.max_swizzle_size = a.swizzle;
+    if constexpr (Inner::Cfg::kStreamK) {
+      u.scheduler.decomposition_mode = a.decomposition;
+      u.scheduler.splits = a.split_k_slices;
+    }
+    plan_ = Inner::decomposition_report(u);
     // Split-K / stream-K kernels: the fixup's workspace, kept for the handle's lifetime.
     std::size_t bytes = Inner::get_workspace_size(u);
     if (bytes > workspace_bytes_) {
@@ -65,7 +72,8 @@ class HopperTN {
   HopperTN() = default;
   HopperTN(HopperTN const&) = delete;
   HopperTN& operator=(HopperTN const&) = delete;
-  HopperTN(HopperTN&& o) noexcept : inner_(o.inner_), workspace_(o.workspace_), workspace_bytes_(o.workspace_bytes_) {
+  HopperTN(HopperTN&& o) noexcept
+      : inner_(o.inner_), workspace_(o.workspace_), workspace_bytes_(o.workspace_bytes_), plan_(std::move(o.plan_)) {
     o.workspace_ = nullptr;
     o.workspace_bytes_ = 0;
   }
@@ -74,11 +82,14 @@ class HopperTN {
   }
   StatusInfo run(cudaStream_t stream = nullptr) { return inner_.run(stream); }
   static std::string name() { return Inner::name(); }
+  /// How the last initialize() divided the work (its decomposition, and why).
+  std::string const& describe() const { return plan_; }
 
  private:
   Inner inner_;
   void* workspace_ = nullptr;
   std::size_t workspace_bytes_ = 0;
+  std::string plan_;
 };
 
 }  // namespace tessel::bench

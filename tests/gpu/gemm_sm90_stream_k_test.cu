@@ -118,6 +118,15 @@ TEST(GemmSm90StreamK, NarrowTile) {
   check(p, run<StreamK<64>>(p, DecompositionMode::StreamK, 0, 0, 2), "stream-K, 128x64 tiles");
 }
 
+// 128 accumulators per thread: the fixup reads every partial back in slices (sum_slices_in_order).
+TEST(GemmSm90StreamK, WideTile) {
+  TESSEL_SKIP_WITHOUT_SM90();
+  Problem p(392, 520, 3000, 5);  // 4 x 3 tiles of 128x256 (ragged in M and N), 47 k-tiles (the last ragged)
+  check(p, run<StreamK<256>>(p, DecompositionMode::SplitK, 3, 0, 3), "split-K x3, 128x256 tiles");
+  check(p, run<StreamK<256>>(p, DecompositionMode::StreamK, 0, 0, 3), "stream-K, 128x256 tiles");
+  check(p, run<StreamK<256>>(p, DecompositionMode::StreamK, 0, 7, 3), "stream-K on 7 CTAs (hybrid), 128x256 tiles");
+}
+
 // Twice as many CTAs as the GPU holds at once (one per SM): the ones launched late find the
 // others finished or still running, and nobody waits for them. A protocol with a spin-wait on
 // another unit would hang here.

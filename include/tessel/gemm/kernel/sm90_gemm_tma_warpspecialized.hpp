@@ -108,9 +108,6 @@ struct Sm90KernelConfig {
                 "sm90 kernel: promoted accumulation keeps a second set of accumulators: BN <= 128 with BM = 128, no split-K");
   static_assert(!kStreamK || (!kPingpong && ClusterM == 1 && kMmaM == 1),
                 "sm90 kernel: split-K and stream-K run with the cooperative schedule, BM = 128 and no cluster");
-  // NOTES: the fixup's in-order sum needs ~48 registers beside the accumulators; with 128 of
-  // them (BN = 256) that spills under the 168-register cap of a 384-thread CTA.
-  static_assert(!kStreamK || BN <= 128, "sm90 kernel: split-K and stream-K need BN <= 128 (the fixup would spill at 256)");
   static constexpr int kThreads = 384;
   static constexpr int kStageBytesA = BM * 128, kStageBytesB = BN * 128;
   using BoxesA = OperandBoxes<MajorA, BM, BK, 1>;

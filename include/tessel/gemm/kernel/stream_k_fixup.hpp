@@ -11,7 +11,7 @@
 //      increments the tile's counter: old = atomicAdd(count_t, 1);
 //   3. the unit that sees old == n-1 arrived last: every other unit's P_j is visible to it. It
 //      forms S in the fixed order above, taking its own P_j from registers and the others from
-//      the workspace, runs the epilogue, and sets count_t back to 0 for the next launch.
+//      the workspace (the Hopper kernel reads its own back too), runs the epilogue, and sets count_t back to 0 for the next launch.
 //      Every other unit is done with the tile at step 2.
 // Nobody waits for anybody: a unit's work is finished the moment it has arrived, so the kernel
 // completes with any number of CTAs resident, one included. Which unit arrives last changes
@@ -101,6 +101,30 @@ TESSEL_UNROLL
     }
 TESSEL_UNROLL
     for (int e = 0; e < kGroup; ++e) acc[e0 + e] = sum[e];
+  }
+}
+
+/// The same S as reduce_in_order, for a caller whose own partial is already in the workspace
+/// (step 1): acc = P_0, then acc += P_j for j = 1, ..., units-1, every slice read back. Slice j's
+/// accumulators come in chunks of kChunk, each chunk's loads issued together.
+/// NOTES: once acc is stored it is dead, so it can carry the running sum and only one chunk of
+/// loaded values sits beside it. reduce_in_order keeps acc, a group's sums and a batch of loads
+/// live at once; at 128 accumulators per thread (the Hopper kernel's BN = 256) that spilled.
+/// Reading one's own partial back costs one slice of L2 reads per fixup.
+template <int kChunk, int N, class Load>
+TESSEL_HD void sum_slices_in_order(int units, float (&acc)[N], Load&& load) {
+  static_assert(N % kChunk == 0, "sum_slices_in_order: the chunk must divide the accumulator count");
+TESSEL_UNROLL
+  for (int e = 0; e < N; ++e) acc[e] = load(0, e);
+  for (int j = 1; j < units; ++j) {
+TESSEL_UNROLL
+    for (int c0 = 0; c0 < N; c0 += kChunk) {
+      float v[kChunk];
+TESSEL_UNROLL
+      for (int e = 0; e < kChunk; ++e) v[e] = load(j, c0 + e);
+TESSEL_UNROLL
+      for (int e = 0; e < kChunk; ++e) acc[c0 + e] += v[e];
+    }
   }
 }
 
