@@ -2,8 +2,11 @@
 //
 //   gemm_bench [--m M --n N --k K] [--dtype f16|bf16|all] [--runs R] [--warmup W] [--out FILE] [--sm80-only]
 //              [--swizzle S]   (every kernel's raster group: S tiles along the fast side; default 8)
+//              [--decomposition heuristic|data-parallel|stream-K|split-K:S]
 //
-// --sm80-only runs the Sm80 (mma.sync) kernels alone, without the Hopper ones.
+// --sm80-only runs the Sm80 (mma.sync) kernels alone, without the Hopper ones. --decomposition
+// overrides the heuristic of the kernels built with the stream-K scheduler (names ending in
+// `_streamk`); each of them prints the decomposition it ran as a `# work:` line.
 //
 // Problem: TN (A row-major, B column-major), D column-major in the input type, FP32 accumulate,
 // alpha 1, beta 0; by default 4096^3 and 8192^3, f16 and bf16. cuBLAS runs the same problem with
@@ -78,8 +81,8 @@ using Sm80Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64
 // The Hopper TMA + wgmma kernels (refused with a Status where the build carries no sm_90a code or
 // the GPU is not compute capability 9.0): the wide cooperative tile with and without a 2x1
 // cluster, the seed's 128x128 tile with a 2x1 cluster, ping-pong (128x128, and 64x256 with and
-// without a 2x1 cluster), and the 128x128 cooperative
-// kernel with and without the stream-K scheduler, and 128x256 with it (the decomposition chosen per shape).
+// without a 2x1 cluster), the 128x128 cooperative kernel with and without the stream-K scheduler,
+// 128x256 with it, and 128x192 (a wave count between the two) with and without it.
 template <class T>
 using HopperKernels = std::tuple<bench::HopperTN<T, 128, 256, 1>, bench::HopperTN<T, 128, 256, 2>,
                                  bench::HopperTN<T, 128, 128, 2>,
@@ -90,6 +93,9 @@ using HopperKernels = std::tuple<bench::HopperTN<T, 128, 256, 1>, bench::HopperT
                                  bench::HopperTN<T, 128, 128, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative,
                                                  gemm::StreamKScheduler>,
                                  bench::HopperTN<T, 128, 256, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative,
+                                                 gemm::StreamKScheduler>,
+                                 bench::HopperTN<T, 128, 192, 1>,
+                                 bench::HopperTN<T, 128, 192, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative,
                                                  gemm::StreamKScheduler>>;
 template <class T>
 using Kernels = decltype(std::tuple_cat(Sm80Kernels<T>{}, HopperKernels<T>{}));
@@ -103,6 +109,8 @@ struct Options {
   std::string out;
   bool sm80_only = false;  // --sm80-only: skip the Hopper kernels
   int swizzle = -1;        // --swizzle S: every kernel's raster group size (-1: each handle's default)
+  gemm::kernel::DecompositionMode decomposition = gemm::kernel::DecompositionMode::Heuristic;
+  int splits = 0;  // split-K:S
 };
 
 struct Row {
@@ -157,6 +165,10 @@ void bench_shape(int m, int n, int k, const char* dtype, const Options& o, cubla
     for (int s = 0; s < sets; ++s) {
       typename Gemm::Arguments args{{m, n, k}, {A[s].data(), k}, {B[s].data(), k}, {nullptr, m}, {Dt[s].data(), m}, {1.f, 0.f}, 1};
       if (o.swizzle >= 0) args.swizzle = o.swizzle;
+      if constexpr (requires { args.decomposition; }) {  // the stream-K scheduler's kernels
+        args.decomposition = o.decomposition;
+        args.split_k_slices = o.splits;
+      }
       if (const StatusInfo st = gemms[std::size_t(s)].initialize(args); !st.ok()) {
         row.verification = "refused: " + st.what();
         rows.push_back(row);
@@ -238,7 +250,7 @@ std::string table(const std::vector<Row>& rows) {
 int usage(const char* argv0, const char* why) {
   std::fprintf(stderr,
                "%s%s\nusage: %s [--m M --n N --k K] [--dtype f16|bf16|all] [--runs R>=20] [--warmup W] [--samples S] "
-               "[--out FILE] [--sm80-only] [--swizzle S]\n",
+               "[--out FILE] [--sm80-only] [--swizzle S] [--decomposition heuristic|data-parallel|stream-K|split-K:S]\n",
                why, *why ? "\n" : "", argv0);
   return 2;
 }
@@ -266,6 +278,19 @@ int main(int argc, char** argv) {
     else if (a == "--samples") ok = positive(o.samples) && o.samples >= 2;
     else if (a == "--out") o.out = v;
     else if (a == "--swizzle") ok = positive(o.swizzle);
+    else if (a == "--decomposition") {
+      using gemm::kernel::DecompositionMode;
+      const std::string d = v;
+      if (d == "heuristic") o.decomposition = DecompositionMode::Heuristic;
+      else if (d == "data-parallel") o.decomposition = DecompositionMode::DataParallel;
+      else if (d == "stream-K") o.decomposition = DecompositionMode::StreamK;
+      else if (d.rfind("split-K:", 0) == 0) {
+        o.decomposition = DecompositionMode::SplitK;
+        ok = bench::parse_int(v + 8, 1, 64, o.splits);
+      } else {
+        ok = false;
+      }
+    }
     else if (a == "--dtype") {
       const std::string d = v;
       if (d == "all") o.dtypes = {"f16", "bf16"};

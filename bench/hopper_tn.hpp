@@ -55,7 +55,7 @@ class HopperTN {
     u.scheduler.max_swizzle_size = a.swizzle;
     if constexpr (Inner::Cfg::kStreamK) {
       u.scheduler.decomposition_mode = a.decomposition;
-      u.scheduler.splits = a.split_k_slices;
+      u.scheduler.splits = a.decomposition == gemm::kernel::DecompositionMode::SplitK ? a.split_k_slices : 0;
     }
     plan_ = Inner::decomposition_report(u);
     // Split-K / stream-K kernels: the fixup's workspace, kept for the handle's lifetime.

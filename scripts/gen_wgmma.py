@@ -6,7 +6,7 @@ text; generating them keeps the register lists and operand numbers consistent.
     python3 scripts/gen_wgmma.py > include/tessel/arch/wgmma_sm90_ops.hpp
 """
 
-NS = (64, 128, 256)
+NS = (64, 128, 192, 256)
 # (suffix, PTX type, K per instruction, takes the transpose immediates)
 KINDS = (("f16", "f16", 16, True), ("bf16", "bf16", 16, True), ("e4m3", "e4m3", 32, False), ("e5m2", "e5m2", 32, False))
 

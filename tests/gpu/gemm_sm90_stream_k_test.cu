@@ -127,6 +127,15 @@ TEST(GemmSm90StreamK, WideTile) {
   check(p, run<StreamK<256>>(p, DecompositionMode::StreamK, 0, 7, 3), "stream-K on 7 CTAs (hybrid), 128x256 tiles");
 }
 
+// BN = 192 (96 accumulators per thread, wgmma m64n192k16, three 64-column TMA boxes of B).
+TEST(GemmSm90StreamK, Tile192) {
+  TESSEL_SKIP_WITHOUT_SM90();
+  Problem p(392, 520, 3000, 6);  // 4 x 3 tiles of 128x192 (ragged in M and N)
+  check(p, run<StreamK<192, PersistentScheduler>>(p, DecompositionMode::Heuristic, 0, 0, 2), "persistent, 128x192 tiles");
+  check(p, run<StreamK<192>>(p, DecompositionMode::SplitK, 3, 0, 3), "split-K x3, 128x192 tiles");
+  check(p, run<StreamK<192>>(p, DecompositionMode::StreamK, 0, 5, 3), "stream-K on 5 CTAs, 128x192 tiles");
+}
+
 // Twice as many CTAs as the GPU holds at once (one per SM): the ones launched late find the
 // others finished or still running, and nobody waits for them. A protocol with a spin-wait on
 // another unit would hang here.

@@ -95,7 +95,7 @@ __device__ __forceinline__ void wgmma_fence_registers(float (&d)[R]) {
 /// One wgmma m64nNkK: Ab the operand type (half_t, bfloat16_t, __nv_fp8_e4m3, __nv_fp8_e5m2).
 template <class Ab, int N, Major MajorA = Major::K, Major MajorB = Major::K>
 struct Wgmma {
-  static_assert(N == 64 || N == 128 || N == 256, "wgmma: tessel wraps N = 64, 128 and 256");
+  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "wgmma: tessel wraps N = 64, 128, 192 and 256");
   static constexpr bool kIs8Bit = sizeof(Ab) == 1;
   static_assert(!kIs8Bit || (MajorA == Major::K && MajorB == Major::K),
                 "wgmma: 8-bit operands must both be K-major (the instruction transposes only 16-bit types)");
@@ -118,7 +118,10 @@ struct Wgmma {
       CALL8(NN, e5m2)                                              \
   }
 #define TESSEL_WGMMA_ALL_N(CALL16, CALL8) \
-  TESSEL_WGMMA_DISPATCH(64, CALL16, CALL8) TESSEL_WGMMA_DISPATCH(128, CALL16, CALL8) TESSEL_WGMMA_DISPATCH(256, CALL16, CALL8)
+  TESSEL_WGMMA_DISPATCH(64, CALL16, CALL8)   \
+  TESSEL_WGMMA_DISPATCH(128, CALL16, CALL8)  \
+  TESSEL_WGMMA_DISPATCH(192, CALL16, CALL8)  \
+  TESSEL_WGMMA_DISPATCH(256, CALL16, CALL8)
 
   template <class Dummy = void>
   __device__ __forceinline__ static void mma(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, int scale_d) {

@@ -97,7 +97,7 @@ struct Sm90KernelConfig {
   static_assert(kWgRows % 64 == 0 && kMmaM >= 1,
                 "sm90 kernel: each consumer warpgroup needs a multiple of 64 rows: BM must be 128 or 256 for the cooperative "
                 "schedule, 64 or 128 for ping-pong");
-  static_assert(BN == 64 || BN == 128 || BN == 256, "sm90 kernel: BN must be 64, 128 or 256 (a wgmma N)");
+  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "sm90 kernel: BN must be 64, 128, 192 or 256 (a wgmma N)");
   static_assert(kMmaM * BN / 2 <= 128,
                 "sm90 kernel: a consumer warpgroup would hold more than 128 accumulators per thread: use a smaller tile (or the "
                 "cooperative schedule, which splits BM between the two consumers)");

@@ -36,7 +36,7 @@ __device__ __forceinline__ bool sm90_fixup_partial_tile(FixupWorkspace const& ws
   if (!*flag) return false;
   __threadfence();  // acquire: the loads below see what the other units fenced before arriving
   float const* slots = ws.partials + std::size_t(d.slot(u.tile, 0)) * ws.slot_floats + thread;
-  constexpr int kChunk = N < 64 ? N : 64;
+  constexpr int kChunk = N <= 64 ? N : N % 64 == 0 ? 64 : N / 2;  // 48 at BN = 192
   sum_slices_in_order<kChunk>(u.units, acc, [&](int j, int e) { return __ldcg(slots + std::size_t(j) * ws.slot_floats + e * kThreads); });
   if (thread == 0) atomicExch(ws.counters + d.fixup_index(u.tile), 0u);  // all have arrived: reset for the next launch
   return true;
