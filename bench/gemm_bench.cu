@@ -82,8 +82,7 @@ using Sm80Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64
 // the GPU is not compute capability 9.0): the wide cooperative tile with and without a 2x1
 // cluster, the seed's 128x128 tile with a 2x1 cluster, ping-pong (128x128, and 64x256 with and
 // without a 2x1 cluster), the 128x128 cooperative kernel with and without the stream-K scheduler,
-// 128x256 with it, 128x192 (a wave count between the two) with and without it, and 128x256
-// cooperative and 64x256 ping-pong with a whole tile of D staged at once (4 store buffers).
+// 128x256 with it, and 128x192 (a wave count between the two) with and without it.
 template <class T>
 using HopperKernels = std::tuple<bench::HopperTN<T, 128, 256, 1>, bench::HopperTN<T, 128, 256, 2>,
                                  bench::HopperTN<T, 128, 128, 2>,
@@ -96,10 +95,6 @@ using HopperKernels = std::tuple<bench::HopperTN<T, 128, 256, 1>, bench::HopperT
                                  bench::HopperTN<T, 128, 256, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative,
                                                  gemm::StreamKScheduler>,
                                  bench::HopperTN<T, 128, 192, 1>,
-                                 bench::HopperTN<T, 128, 256, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative,
-                                                 gemm::PersistentScheduler, 4>,
-                                 bench::HopperTN<T, 64, 256, 1, gemm::kernel::KernelTmaWarpSpecializedPingpong,
-                                                 gemm::PersistentScheduler, 4>,
                                  bench::HopperTN<T, 128, 192, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative,
                                                  gemm::StreamKScheduler>>;
 template <class T>

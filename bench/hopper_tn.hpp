@@ -4,7 +4,6 @@
 // (as cuBLAS writes it; the adapter computes a column-major D as D^T = B^T A^T).
 
 #include <string>
-#include <type_traits>
 #include <utility>
 
 #include "tessel/gemm/device/gemm.hpp"
@@ -13,14 +12,12 @@
 namespace tessel::bench {
 
 template <class T, int BM, int BN, int ClusterM, class Schedule = gemm::collective::KernelScheduleAuto,
-          class Scheduler = gemm::PersistentScheduler, int StoreBuffers = 2>
+          class Scheduler = gemm::PersistentScheduler>
 class HopperTN {
   using Tile = gemm::GemmShape<BM, BN, 64>;
   using Cluster = gemm::GemmShape<ClusterM, 1, 1>;
-  using EpilogueTile = std::conditional_t<StoreBuffers == 2, gemm::collective::EpilogueTileAuto,
-                                          gemm::collective::EpilogueStoreBuffers<StoreBuffers>>;
   using Epilogue = typename gemm::collective::EpilogueBuilder<arch::Sm90, gemm::OpClassTensorOp, Tile, Cluster,
-                                                              EpilogueTile, float, float, T,
+                                                              gemm::collective::EpilogueTileAuto, float, float, T,
                                                               gemm::ColumnMajor, 8, T, gemm::ColumnMajor, 8,
                                                               gemm::collective::EpilogueScheduleAuto>::CollectiveOp;
   using Mainloop = typename gemm::collective::CollectiveBuilder<

@@ -122,21 +122,6 @@ TEST(GemmSm90, CooperativeBf16WideTile) {
   run_case<Sm90<bfloat16_t, ColumnMajor, RowMajor, float, 128, 256, 1>>({300, 200, 136, 1, 1.5f, -0.5f, 0, 22});
 }
 
-// Four store buffers per consumer warpgroup: a whole 256-wide bf16 tile staged at once (half of
-// an f32 one). Three CTAs for many tiles, so every buffer is reused across tiles.
-TEST(GemmSm90, FourStoreBuffers) {
-  TESSEL_SKIP_WITHOUT_SM90();
-  using SB4 = collective::EpilogueStoreBuffers<4>;
-  using Auto = collective::KernelScheduleAuto;
-  using EAuto = collective::EpilogueScheduleAuto;
-  using PP = kernel::KernelTmaWarpSpecializedPingpong;
-  run_case<test::Sm90Gemm<bfloat16_t, RowMajor, ColumnMajor, bfloat16_t, 128, 256, 1, Auto, EAuto,
-                          kernel::Sm90LinearCombination<bfloat16_t, bfloat16_t>, PersistentScheduler, SB4>>(
-      {520, 1024, 256, 1, 1.f, 0.5f, 3, 41});
-  run_case<test::Sm90Gemm<bfloat16_t, RowMajor, ColumnMajor, float, 64, 256, 1, PP, EAuto, kernel::Sm90LinearCombination<float, float>,
-                          PersistentScheduler, SB4>>({448, 768, 192, 1, 1.f, 0.f, 3, 42});
-}
-
 TEST(GemmSm90, PingpongPersistent) {
   TESSEL_SKIP_WITHOUT_SM90();
   using PP = kernel::KernelTmaWarpSpecializedPingpong;

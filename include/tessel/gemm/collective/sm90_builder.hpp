@@ -38,18 +38,7 @@ struct KernelScheduleAuto {};
 struct EpilogueScheduleAuto {};          // TMA stores when D's alignment is 16 bytes, else direct
 struct EpilogueTmaWarpSpecialized {};    // D through shared memory and TMA stores
 struct EpilogueNoSmemWarpSpecialized {}; // D straight from the registers, no shared memory
-struct EpilogueTileAuto {};  // the TMA-store epilogue with 2 buffers per consumer warpgroup
-/// The TMA-store epilogue with N buffers of 64 rows x 128 bytes per consumer warpgroup (in the
-/// EpilogueTile slot). A warpgroup reuses a buffer once the store issued from it has read it; with
-/// as many buffers as a tile has 128-byte column blocks (BN * sizeof(D) / 128: 4 for a 256-wide
-/// bf16 tile) a whole tile is staged at once and the epilogue never waits for a store. The
-/// buffers come out of the mainloop's stages: worth it where K is short and the epilogue is a
-/// large share of each tile.
-template <int N>
-struct EpilogueStoreBuffers {
-  static_assert(N >= 2 && N <= 8, "EpilogueStoreBuffers: 2 to 8 buffers per consumer warpgroup");
-  static constexpr int kBuffers = N;
-};
+struct EpilogueTileAuto {};
 using kernel::KernelTmaWarpSpecializedCooperative;
 using kernel::KernelTmaWarpSpecializedPingpong;
 using kernel::KernelTmaWarpSpecializedCooperativeFP8Promoted;
@@ -103,11 +92,7 @@ struct EpilogueBuilder {
     static constexpr bool kTmaStoreD =
         std::is_same_v<Schedule, EpilogueTmaWarpSpecialized> ||
         (std::is_same_v<Schedule, EpilogueScheduleAuto> && AlignmentD * int(sizeof(ElementD)) % 16 == 0);
-    static constexpr int kStoreBuffers = [] {
-      if constexpr (requires { EpilogueTile::kBuffers; }) return EpilogueTile::kBuffers;
-      else return 2;
-    }();
-    static constexpr int kSharedBytes = kTmaStoreD ? 2 * kStoreBuffers * 64 * 128 : 0;
+    static constexpr int kSharedBytes = kTmaStoreD ? 2 * 2 * 64 * 128 : 0;
     struct SharedStorage {
       alignas(128) char buffers[kSharedBytes > 0 ? kSharedBytes : 1];
     };

@@ -63,13 +63,12 @@ struct StreamKScheduler {};
 /// (Swap), units of work from a Decomposition (StreamK), D through TMA stores (TmaStoreD), and
 /// no more stages than fit beside the epilogue's shared memory (a builder asked for
 /// StageCountAuto without the carveout gets one stage fewer rather than a launch failure).
-template <class C, bool Swap, bool StreamK, bool TmaStoreD, int StoreBuffers = 2>
+template <class C, bool Swap, bool StreamK, bool TmaStoreD>
 using Sm90Rebind = Sm90KernelConfig<
     std::conditional_t<Swap, typename C::ElementB, typename C::ElementA>, std::conditional_t<Swap, typename C::ElementA, typename C::ElementB>,
     Swap ? C::MajorB : C::MajorA, Swap ? C::MajorA : C::MajorB, C::BM, C::BN,
-    std::min(C::Stages, (collective::kSm90SmemBytes - (TmaStoreD ? 2 * StoreBuffers * 8192 : 0) - 1024 - 16) /
-                            (C::kStageBytesA + C::kStageBytesB + 16)),
-    C::ClusterM, typename C::Schedule, StreamK, TmaStoreD, StoreBuffers>;
+    std::min(C::Stages, (collective::kSm90SmemBytes - (TmaStoreD ? 32768 : 0) - 1024 - 16) / (C::kStageBytesA + C::kStageBytesB + 16)),
+    C::ClusterM, typename C::Schedule, StreamK, TmaStoreD>;
 
 template <class ProblemShape, class CollectiveMainloop, class CollectiveEpilogue, class TileScheduler = PersistentScheduler>
 struct GemmUniversal {
@@ -80,7 +79,7 @@ struct GemmUniversal {
   using Epilogue = CollectiveEpilogue;
   static constexpr bool kSwapAB = Epilogue::kColumnMajorD;
   static constexpr bool kStreamK = std::is_same_v<TileScheduler, StreamKScheduler>;
-  using Mainloop = Sm90Rebind<CollectiveMainloop, kSwapAB, kStreamK, Epilogue::kTmaStoreD, Epilogue::kStoreBuffers>;
+  using Mainloop = Sm90Rebind<CollectiveMainloop, kSwapAB, kStreamK, Epilogue::kTmaStoreD>;
   using Fusion = typename Epilogue::FusionCallbacks;
 };
 }  // namespace kernel
@@ -264,13 +263,11 @@ class GemmUniversalAdapter {
     return run(stream);
   }
 
-  /// tessel_sm90_gemm_<A>_<B>_<D>_<BM>x<BN>x<BK>_c<cluster>x1_<stages>stage_<schedule>_<layouts>[_dcol][_streamk][_tmastore[N]][_<fusion>]
-  /// (N: the store buffers per warpgroup, where not the default 2)
+  /// tessel_sm90_gemm_<A>_<B>_<D>_<BM>x<BN>x<BK>_c<cluster>x1_<stages>stage_<schedule>_<layouts>[_dcol][_streamk][_tmastore][_<fusion>]
   /// (layouts in BLAS letters: t = A row-major / B column-major, i.e. K-major; the tile as the kernel runs it)
   static std::string name() {
     std::string layouts = std::string(User::MajorA == arch::Major::K ? "t" : "n") + (User::MajorB == arch::Major::K ? "n" : "t") +
-                          (kSwapAB ? "_dcol" : "") + (GemmKernel::kStreamK ? "_streamk" : "") +
-                          (Cfg::kTmaStoreD ? "_tmastore" + (Cfg::kStoreBuffers == 2 ? "" : std::to_string(Cfg::kStoreBuffers)) : "");
+                          (kSwapAB ? "_dcol" : "") + (GemmKernel::kStreamK ? "_streamk" : "") + (Cfg::kTmaStoreD ? "_tmastore" : "");
     std::string fusion = Fusion::name() == "lincomb" ? "" : "_" + Fusion::name();
     return "tessel_sm90_gemm_" + type_name<ElementA>() + "_" + type_name<ElementB>() + "_" + type_name<ElementD>() + "_" +
            std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) + "x" + std::to_string(Cfg::BK) + "_c" +

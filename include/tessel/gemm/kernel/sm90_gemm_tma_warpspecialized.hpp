@@ -74,16 +74,14 @@ struct OperandBoxes {
 };
 
 template <class ElementA_, class ElementB_, arch::Major MajorA_, arch::Major MajorB_, int TileM, int TileN, int StageCount,
-          int ClusterM_, class Schedule_, bool StreamK_ = false, bool TmaStoreD_ = false, int StoreBuffers_ = 2>
+          int ClusterM_, class Schedule_, bool StreamK_ = false, bool TmaStoreD_ = false>
 struct Sm90KernelConfig {
   static constexpr bool kStreamK = StreamK_;  // units of work from a Decomposition (split-K, stream-K)
   // D through shared memory and TMA stores (128-byte rows, swizzled), instead of straight from
   // registers: whole 128-byte lines per store, and the store drains while the next tile runs.
   static constexpr bool kTmaStoreD = TmaStoreD_;
-  // kStoreBuffers buffers of 64 rows x 128 bytes per consumer warpgroup: one filled while the
-  // others drain.
-  static constexpr int kStoreBuffers = StoreBuffers_;
-  static constexpr int kEpilogueBytes = kTmaStoreD ? 2 * kStoreBuffers * 64 * 128 : 0;
+  // Two buffers of 64 rows x 128 bytes per consumer warpgroup: one filled while the other drains.
+  static constexpr int kEpilogueBytes = kTmaStoreD ? 2 * 2 * 64 * 128 : 0;
   using ElementA = ElementA_;
   using ElementB = ElementB_;
   using Schedule = Schedule_;
@@ -203,9 +201,9 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
 }
 
 /// Epilogue through shared memory: the warpgroup's 64 x BN rows go out in subtiles of 64 rows x
-/// 128 bytes (W = 128 / sizeof(D) columns), each written into the next of Cfg::kStoreBuffers
-/// swizzled buffers and sent by one TMA store; a buffer is refilled once the store issued from
-/// it kStoreBuffers subtiles ago has read it. Only for a warpgroup's rows wholly inside the problem: edge tiles go through
+/// 128 bytes (W = 128 / sizeof(D) columns), each written into one of two swizzled buffers and
+/// sent by one TMA store; a buffer is refilled once the store issued from it two subtiles ago
+/// has read it. Only for a warpgroup's rows wholly inside the problem: edge tiles go through
 /// store_tile_direct.
 /// NOTES: without per-element bounds checks (and their branches) the compiler issues a
 /// subtile's global loads (bias, C) together instead of waiting out each one's latency in turn;
@@ -229,8 +227,8 @@ __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, 
 #pragma unroll
     for (int sub = 0; sub < Cfg::BN / W; ++sub) {
       char* buf = buffers + next_buffer * 8192;
-      next_buffer = next_buffer + 1 == Cfg::kStoreBuffers ? 0 : next_buffer + 1;
-      if (leader) arch::tma_store_wait_read<Cfg::kStoreBuffers - 1>();
+      next_buffer ^= 1;
+      if (leader) arch::tma_store_wait_read<1>();
       sync();
       // Constant trip counts at every level: the accumulator indices must fold to constants,
       // or the accumulators move to local memory.
@@ -274,7 +272,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   char* smem = smem_raw + ((1024u - (arch::cvta_to_shared(smem_raw) & 1023u)) & 1023u);
   char* smem_a = smem;                               // [Stages][BM x 128 bytes]
   char* smem_b = smem + Stages * Cfg::kStageBytesA;  // [Stages][BN x 128 bytes]
-  char* smem_d = smem_b + Stages * Cfg::kStageBytesB;  // [2 warpgroups][kStoreBuffers][64 x 128 bytes]
+  char* smem_d = smem_b + Stages * Cfg::kStageBytesB;  // [2 warpgroups][2 buffers][64 x 128 bytes]
   auto* full = reinterpret_cast<std::uint64_t*>(smem_d + Cfg::kEpilogueBytes);
   auto* empty = full + Stages;
   auto* fixup_flag = reinterpret_cast<int*>(empty + Stages);
@@ -356,7 +354,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     };
     typename Fusion::Callbacks epi(p.epi);
-    int epilogue_buffer = 0;  // TMA-store epilogues: which of the warpgroup's buffers is next
+    int epilogue_buffer = 0;  // TMA-store epilogues: which of the warpgroup's two buffers is next
     // j numbers this CTA's units 0, 1, 2, ...; ping-pong consumers take alternate ones (whole
     // tiles, so unit j starts at k-tile j * k_tiles of the ring).
     constexpr int kStep = Cfg::kPingpong ? 2 : 1;
@@ -449,7 +447,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       bool via_tma = false;
       if constexpr (Cfg::kTmaStoreD) via_tma = p.tma_store_d && m0 + wg_row0 + 64 * Cfg::kMmaM <= p.m && n0 + BN <= p.n;
       if (via_tma) {
-        store_tile_tma<Cfg>(p, epi, acc, smem_d + wg * Cfg::kStoreBuffers * 8192, epilogue_buffer, m0 + wg_row0, n0, tile.l, wg, leader);
+        store_tile_tma<Cfg>(p, epi, acc, smem_d + wg * 2 * 8192, epilogue_buffer, m0 + wg_row0, n0, tile.l, wg, leader);
       } else {
         store_tile_direct<Cfg>(p, epi, acc, m0 + wg_row0, n0, tile.l);
       }
