@@ -2,11 +2,12 @@
 //
 //   gemm_bench [--m M --n N --k K] [--dtype f16|bf16|all] [--runs R] [--warmup W] [--out FILE] [--sm80-only]
 //              [--swizzle S]   (every kernel's raster group: S tiles along the fast side; default 8)
-//              [--decomposition heuristic|data-parallel|stream-K|split-K:S]
+//              [--decomposition heuristic|data-parallel|stream-K|split-K:S] [--atomic-reduction]
 //
 // --sm80-only runs the Sm80 (mma.sync) kernels alone, without the Hopper ones. --decomposition
 // overrides the heuristic of the kernels built with the stream-K scheduler (names ending in
-// `_streamk`); each of them prints the decomposition it ran as a `# work:` line.
+// `_streamk`); each of them prints the decomposition it ran as a `# work:` line. --atomic-reduction
+// makes their split tiles meet in the non-deterministic (float atomic) fixup.
 //
 // Problem: TN (A row-major, B column-major), D column-major in the input type, FP32 accumulate,
 // alpha 1, beta 0; by default 4096^3 and 8192^3, f16 and bf16. cuBLAS runs the same problem with
@@ -82,7 +83,8 @@ using Sm80Kernels = std::tuple<TesselTN<T, GemmShape<128, 128, 32>, GemmShape<64
 // the GPU is not compute capability 9.0): the wide cooperative tile with and without a 2x1
 // cluster, the seed's 128x128 tile with a 2x1 cluster, ping-pong (128x128, and 64x256 with and
 // without a 2x1 cluster), the 128x128 cooperative kernel with and without the stream-K scheduler,
-// 128x256 with it, and 128x192 (a wave count between the two) with and without it.
+// 128x256 with it, and 128x192 (a wave count between the two) with and without it and with a 2x1
+// cluster.
 template <class T>
 using HopperKernels = std::tuple<bench::HopperTN<T, 128, 256, 1>, bench::HopperTN<T, 128, 256, 2>,
                                  bench::HopperTN<T, 128, 128, 2>,
@@ -94,7 +96,7 @@ using HopperKernels = std::tuple<bench::HopperTN<T, 128, 256, 1>, bench::HopperT
                                                  gemm::StreamKScheduler>,
                                  bench::HopperTN<T, 128, 256, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative,
                                                  gemm::StreamKScheduler>,
-                                 bench::HopperTN<T, 128, 192, 1>,
+                                 bench::HopperTN<T, 128, 192, 1>, bench::HopperTN<T, 128, 192, 2>,
                                  bench::HopperTN<T, 128, 192, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative,
                                                  gemm::StreamKScheduler>>;
 template <class T>
@@ -111,6 +113,7 @@ struct Options {
   int swizzle = -1;        // --swizzle S: every kernel's raster group size (-1: each handle's default)
   gemm::kernel::DecompositionMode decomposition = gemm::kernel::DecompositionMode::Heuristic;
   int splits = 0;  // split-K:S
+  bool atomic_reduction = false;
 };
 
 struct Row {
@@ -168,6 +171,7 @@ void bench_shape(int m, int n, int k, const char* dtype, const Options& o, cubla
       if constexpr (requires { args.decomposition; }) {  // the stream-K scheduler's kernels
         args.decomposition = o.decomposition;
         args.split_k_slices = o.splits;
+        if (o.atomic_reduction) args.reduction = gemm::kernel::ReductionMode::kNondeterministic;
       }
       if (const StatusInfo st = gemms[std::size_t(s)].initialize(args); !st.ok()) {
         row.verification = "refused: " + st.what();
@@ -250,7 +254,7 @@ std::string table(const std::vector<Row>& rows) {
 int usage(const char* argv0, const char* why) {
   std::fprintf(stderr,
                "%s%s\nusage: %s [--m M --n N --k K] [--dtype f16|bf16|all] [--runs R>=20] [--warmup W] [--samples S] "
-               "[--out FILE] [--sm80-only] [--swizzle S] [--decomposition heuristic|data-parallel|stream-K|split-K:S]\n",
+               "[--out FILE] [--sm80-only] [--swizzle S] [--decomposition heuristic|data-parallel|stream-K|split-K:S] [--atomic-reduction]\n",
                why, *why ? "\n" : "", argv0);
   return 2;
 }
@@ -264,6 +268,10 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--sm80-only") {
       o.sm80_only = true;
+      continue;
+    }
+    if (a == "--atomic-reduction") {
+      o.atomic_reduction = true;
       continue;
     }
     if (i + 1 >= argc) return usage(argv[0], ("missing value after " + a).c_str());

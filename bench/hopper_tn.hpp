@@ -38,6 +38,7 @@ class HopperTN {
     int split_k_slices = 1;  // the K slices of DecompositionMode::SplitK (StreamKScheduler kernels)
     int swizzle = 8;  // the tile scheduler's group size (max_swizzle_size)
     gemm::kernel::DecompositionMode decomposition = gemm::kernel::DecompositionMode::Heuristic;
+    gemm::kernel::ReductionMode reduction = gemm::kernel::ReductionMode::kDeterministic;
   };
 
   StatusInfo initialize(Arguments const& a) {
@@ -56,6 +57,7 @@ class HopperTN {
     if constexpr (Inner::Cfg::kStreamK) {
       u.scheduler.decomposition_mode = a.decomposition;
       u.scheduler.splits = a.decomposition == gemm::kernel::DecompositionMode::SplitK ? a.split_k_slices : 0;
+      u.scheduler.reduction = a.reduction;
     }
     plan_ = Inner::decomposition_report(u);
     // Split-K / stream-K kernels: the fixup's workspace, kept for the handle's lifetime.

@@ -47,7 +47,8 @@ struct Problem {
 /// Runs the problem `runs` times with the given decomposition and CTA count; returns D of the last
 /// run and fails the test if any run's bits differ from the first's.
 template <class G>
-std::vector<float> run(Problem& p, DecompositionMode mode, int splits, int sm_count, int runs, std::string* report = nullptr) {
+std::vector<float> run(Problem& p, DecompositionMode mode, int splits, int sm_count, int runs, std::string* report = nullptr,
+                       kernel::ReductionMode reduction = kernel::ReductionMode::kDeterministic) {
   typename G::Arguments args;
   args.problem_shape = {p.m, p.n, p.k, 1};
   args.mainloop = {p.da.data(), make_packed_stride(typename G::StrideA{}, p.m, p.k), p.db.data(),
@@ -61,6 +62,7 @@ std::vector<float> run(Problem& p, DecompositionMode mode, int splits, int sm_co
   args.hw_info.sm_count = sm_count;
   args.scheduler.decomposition_mode = mode;
   args.scheduler.splits = splits;
+  args.scheduler.reduction = reduction;
   if (report) *report = G::decomposition_report(args);
   std::size_t bytes = G::get_workspace_size(args);
   void* ws = nullptr;
@@ -77,7 +79,7 @@ std::vector<float> run(Problem& p, DecompositionMode mode, int splits, int sm_co
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     d = p.dd.download();
     if (r == 0) first = d;
-    else EXPECT_EQ(std::memcmp(first.data(), d.data(), d.size() * sizeof(float)), 0) << "run " << r << " differs from run 0";
+    else if (reduction == kernel::ReductionMode::kDeterministic) EXPECT_EQ(std::memcmp(first.data(), d.data(), d.size() * sizeof(float)), 0) << "run " << r << " differs from run 0";
   }
   cudaFree(ws);
   return d;
@@ -134,6 +136,20 @@ TEST(GemmSm90StreamK, Tile192) {
   check(p, run<StreamK<192, PersistentScheduler>>(p, DecompositionMode::Heuristic, 0, 0, 2), "persistent, 128x192 tiles");
   check(p, run<StreamK<192>>(p, DecompositionMode::SplitK, 3, 0, 3), "split-K x3, 128x192 tiles");
   check(p, run<StreamK<192>>(p, DecompositionMode::StreamK, 0, 5, 3), "stream-K on 5 CTAs, 128x192 tiles");
+}
+
+// The atomic reduction: correct on every run (its bits may differ between runs, so only the
+// reference is checked), with the shared sums left at zero for the next launch (runs 2 and 3
+// would add onto run 1's sums otherwise).
+TEST(GemmSm90StreamK, NondeterministicReduction) {
+  TESSEL_SKIP_WITHOUT_SM90();
+  constexpr auto kAtomic = kernel::ReductionMode::kNondeterministic;
+  Problem p(392, 520, 3000, 7);
+  std::string why;
+  check(p, run<StreamK<256>>(p, DecompositionMode::SplitK, 3, 0, 3, &why, kAtomic), "split-K x3, atomic reduction");
+  EXPECT_NE(why.find("non-deterministic"), std::string::npos) << why;
+  check(p, run<StreamK<128>>(p, DecompositionMode::StreamK, 0, 5, 3, nullptr, kAtomic), "stream-K on 5 CTAs, atomic reduction");
+  check(p, run<StreamK<128>>(p, DecompositionMode::SplitK, 16, 264, 2, nullptr, kAtomic), "split-K x16, 2x resident CTAs, atomic");
 }
 
 // Twice as many CTAs as the GPU holds at once (one per SM): the ones launched late find the

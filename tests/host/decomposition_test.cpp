@@ -420,3 +420,22 @@ TEST(StreamKFixup, WorkspaceBytes) {
   EXPECT_EQ(static_cast<void*>(ws.partials), static_cast<void*>(buffer + 256));
   EXPECT_EQ(workspace_bytes(tiny, 4), 256u + 2u * 2u * 4u * 4u);
 }
+
+// The atomic reduction keeps one shared sum per split tile, whatever the units per tile, and the
+// report says the bits are not reproducible; the split itself is unchanged.
+TEST(StreamKFixup, NondeterministicReductionHasOneSlotPerTile) {
+  DecompositionOptions o{DecompositionMode::SplitK, 4};
+  o.deterministic = false;
+  const Decomposition s = make_decomposition({32, 1, 1, 64}, 132, o);
+  EXPECT_FALSE(s.deterministic);
+  EXPECT_EQ(s.splits, 4);
+  EXPECT_EQ(s.slots_per_tile, 1);
+  EXPECT_EQ(s.slot(5, 3), s.slot(5, 0));
+  EXPECT_EQ(workspace_bytes(s, 1024), 256u + 32u * 1024u * 4u);
+  EXPECT_NE(choose_decomposition({32, 1, 1, 64}, 132, o).reason.find("non-deterministic"), std::string::npos);
+  o.mode = DecompositionMode::StreamK;
+  EXPECT_EQ(make_decomposition({32, 1, 1, 64}, 132, o).slots_per_tile, 1);
+  // Data-parallel has no split tiles: nothing to say about the reduction.
+  o.mode = DecompositionMode::DataParallel;
+  EXPECT_EQ(choose_decomposition({32, 1, 1, 64}, 132, o).reason.find("non-deterministic"), std::string::npos);
+}

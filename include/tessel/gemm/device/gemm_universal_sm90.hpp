@@ -126,6 +126,10 @@ class GemmUniversalAdapter {
     // (0: the heuristic's).
     kernel::DecompositionMode decomposition_mode = kernel::DecompositionMode::Heuristic;
     int splits = 0;
+    // kernel::ReductionMode::kNondeterministic: split tiles add their partials with float atomics
+    // into one sum (less fixup traffic; the low bits of D may differ from run to run). The default
+    // sums in a fixed order: the same bits on every run.
+    kernel::ReductionMode reduction = kernel::ReductionMode::kDeterministic;
   };
   struct Arguments {
     GemmUniversalMode mode = GemmUniversalMode::kGemm;
@@ -237,8 +241,10 @@ class GemmUniversalAdapter {
                                                  " bytes: allocate get_workspace_size(args) bytes and pass them to initialize"};
       params_.ws = kernel::make_fixup_workspace(workspace, params_.dec, kSlotFloats);
       if (bytes > 0) {
-        // The counters start at zero; every launch leaves them so.
-        auto e = cudaMemsetAsync(workspace, 0, kernel::fixup_counter_bytes(params_.dec), stream);
+        // The counters (and, for the atomic reduction, the shared sums) start at zero; every
+        // launch leaves them so.
+        std::size_t const zeroed = params_.dec.deterministic ? kernel::fixup_counter_bytes(params_.dec) : bytes;
+        auto e = cudaMemsetAsync(workspace, 0, zeroed, stream);
         if (auto s = arch::status_from_cuda(e, "clearing the fixup counters"); !s.ok()) return s;
       }
       grid_ = params_.dec.grid;
@@ -300,6 +306,7 @@ class GemmUniversalAdapter {
     kernel::DecompositionOptions o;
     o.mode = a.scheduler.decomposition_mode;
     o.splits = a.scheduler.splits;
+    o.deterministic = a.scheduler.reduction == kernel::ReductionMode::kDeterministic;
     return o;
   }
   static kernel::Decomposition decompose(Arguments const& a) {

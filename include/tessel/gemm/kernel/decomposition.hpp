@@ -37,6 +37,12 @@ enum class DecompositionMode {
   StreamK,       // equal shares of all MAC iterations (with the data-parallel hybrid by default)
 };
 
+/// How the units of a split tile combine their partial sums (the split-K / stream-K fixup).
+enum class ReductionMode {
+  kDeterministic,     // in k order, whoever arrives last: the same bits on every run (default)
+  kNondeterministic,  // float atomics into one sum: less traffic, run-to-run differences in the low bits
+};
+
 TESSEL_HD constexpr const char* to_string(DecompositionMode mode) {
   switch (mode) {
     case DecompositionMode::Heuristic: return "heuristic";
@@ -75,6 +81,10 @@ struct DecompositionOptions {
   int min_unit_k_tiles = 4;    // StreamK: the smallest share a CTA is given
   int fixup_cost_k_tiles = 2;  // heuristic: writing or reading one partial tile, in k-tile steps
   int max_splits = 16;         // heuristic: the deepest split-K it considers
+  // false: the units of a tile add their partials into one shared sum with float atomics, and
+  // the last to arrive reads that sum alone: less fixup traffic, but the order of the additions
+  // (and so the low bits of D) changes from run to run. Only the Hopper kernel offers it.
+  bool deterministic = true;
 };
 
 /// The decomposition itself: O(1) queries per CTA and unit, no tables.
@@ -92,6 +102,7 @@ struct Decomposition {
   std::int64_t sk_share = 0;  // q
   int sk_extra = 0;           // r: CTAs [0, r) take q+1 iterations
   int slots_per_tile = 1;     // upper bound on units per tile: workspace slots per fixup tile
+  bool deterministic = true;  // false: one shared sum per tile, added to with atomics (slots_per_tile 1)
 
   // ---- Per CTA ------------------------------------------------------------------------------
   TESSEL_HD constexpr int unit_count(int cta) const {
@@ -127,8 +138,11 @@ struct Decomposition {
   /// Index of a partial unit's tile among the fixup tiles: its counter. Stream-K tiles come
   /// first in the tile order and split-K splits every tile, so both are the tile itself.
   TESSEL_HD constexpr int fixup_index(int tile) const { return tile; }
-  /// The workspace slot of unit (tile, order): one per (tile, order), never shared.
-  TESSEL_HD constexpr int slot(int tile, int order) const { return fixup_index(tile) * slots_per_tile + order; }
+  /// The workspace slot of unit (tile, order): one per (tile, order), never shared; with the
+  /// atomic reduction, the tile's one shared sum.
+  TESSEL_HD constexpr int slot(int tile, int order) const {
+    return fixup_index(tile) * slots_per_tile + (deterministic ? order : 0);
+  }
 
   TESSEL_HD constexpr TileIndex3 coord(int tile) const {
     int per_batch = tiles_m * tiles_n;
@@ -278,7 +292,12 @@ TESSEL_HD constexpr Decomposition make_decomposition(TileGrid g, int ctas, Decom
     if (mode == DecompositionMode::Heuristic) mode = detail::pick(c);
     if (splits <= 0) splits = c.best_splits;
   }
-  return detail::make_explicit(g, ctas, mode, splits, o);
+  Decomposition d = detail::make_explicit(g, ctas, mode, splits, o);
+  if (!o.deterministic) {
+    d.deterministic = false;
+    d.slots_per_tile = 1;  // the shared sum
+  }
+  return d;
 }
 
 #if !defined(__CUDACC_RTC__)
@@ -306,6 +325,7 @@ inline DecompositionChoice choose_decomposition(TileGrid g, int ctas, Decomposit
   if (d.mode == DecompositionMode::StreamK)
     mode += d.sk_tiles < d.tiles ? " (hybrid: " + num(d.sk_tiles) + " tail tiles over " + num(d.sk_ctas) + " CTAs)"
                                  : " (" + num(d.sk_tiles) + " tiles over " + num(d.sk_ctas) + " CTAs)";
+  if (!d.deterministic && d.fixup_tiles() > 0) mode += ", non-deterministic (atomic) reduction";
   std::string why = num(T) + " tiles of " + num(g.k_tiles) + " k-tiles on " + num(P) + " CTAs: " + num(waves) +
                     (waves == 1 ? " wave, " : " waves, ") + num(fill) + "% full; busiest CTA ~" + num(c.data_parallel) +
                     " k-tile steps data-parallel, " + num(c.split_k) + " split-K x" + num(c.best_splits) + ", " +

@@ -21,11 +21,32 @@ __device__ __forceinline__ void consumer_sync() { asm volatile("bar.sync 3, 256;
 /// @pre the caller is a consumer thread (threadIdx.x in [128, 384)) of a cooperative kernel, and
 ///      !u.whole_tile(). Every consumer thread calls it.
 /// @return true in the CTA whose unit completed the tile: `acc` then holds the tile's full sum.
+/// With d.deterministic false the units add into the tile's one slot with float atomics (red,
+/// no return value) instead of storing into their own; the last to arrive reads that sum and
+/// sets the slot back to zero for the next launch. The order of the additions, and so the low
+/// bits of D, then depends on the arrival order.
 template <int N>
 __device__ __forceinline__ bool sm90_fixup_partial_tile(FixupWorkspace const& ws, Decomposition const& d, WorkUnit const& u, float (&acc)[N],
                                         int* flag) {
   constexpr int kThreads = 256;
   int const thread = int(threadIdx.x) - 128;
+  if (!d.deterministic) {
+    float* sum = ws.partials + std::size_t(d.slot(u.tile, 0)) * ws.slot_floats + thread;
+#pragma unroll
+    for (int e = 0; e < N; ++e) atomicAdd(sum + e * kThreads, acc[e]);
+    __threadfence();  // release: this unit's additions are visible before the arrival below
+    detail::consumer_sync();
+    if (thread == 0) *flag = completes_tile(atomicAdd(ws.counters + d.fixup_index(u.tile), 1u), u.units);
+    detail::consumer_sync();
+    if (!*flag) return false;
+    __threadfence();  // acquire
+#pragma unroll
+    for (int e = 0; e < N; ++e) acc[e] = __ldcg(sum + e * kThreads);
+#pragma unroll
+    for (int e = 0; e < N; ++e) __stcg(sum + e * kThreads, 0.f);
+    if (thread == 0) atomicExch(ws.counters + d.fixup_index(u.tile), 0u);
+    return true;
+  }
   float* mine = ws.partials + std::size_t(d.slot(u.tile, u.order)) * ws.slot_floats + thread;
 #pragma unroll
   for (int e = 0; e < N; ++e) __stcg(mine + e * kThreads, acc[e]);  // to L2: read by another SM
