@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpu_test_util.hpp"
+#include "sm90_test_support.hpp"
 #include "tessel/gemm/device/gemm_small_n.hpp"
 #include "tessel/verify/compare.hpp"
 #include "tessel/verify/device_buffer.cuh"
@@ -158,11 +159,12 @@ TEST(GemmSmallN, SameBitsOnEveryRun) {
 // Every kernel variant (GemmSmallN::variant_name; bench/NOTES.md "Small-N kernel variants") on
 // ragged shapes, N from 1 to 64 (the streaming variants take N <= 16, above they run the chunked
 // kernel), forced splits across CTAs through the fixup, beta != 0, f32 D, and the same bits
-// on every run.
+// on every run. Variant 10 (the Hopper kernel) runs on a compute capability 9.0 GPU only.
 TEST(GemmSmallN, EveryVariant) {
   TESSEL_SKIP_WITHOUT_GPU();
   for (int v = 0; v < device::GemmSmallN<bfloat16_t>::kVariants; ++v) {
     SCOPED_TRACE(device::GemmSmallN<bfloat16_t>::variant_name(v));
+    if (v == device::GemmSmallN<bfloat16_t>::kHopperVariant && !test::have_sm90()) continue;  // a compute capability 9.0 GPU only
     for (int n : {1, 7, 16, 17}) run_and_check<bfloat16_t>({1000, n, 1000, 1.f, 0.f, 0, 0, 0, v});
     run_and_check<bfloat16_t>({129, 16, 264, 1.f, 0.f, 0, 0, 0, v});
     run_and_check<bfloat16_t>({1, 8, 8, 1.f, 0.f, 0, 0, 0, v});
@@ -198,6 +200,29 @@ TEST(GemmSmallN, PlanSplitsKForTheDecodeShape) {
   auto s = gemm.initialize(args, nullptr);
   EXPECT_EQ(s.status, Status::kErrorWorkspaceNull) << s.what();
   EXPECT_NE(s.message.find("get_workspace_size"), std::string::npos) << s.message;
+}
+
+// On a compute capability 9.0 GPU the plan hands N > 16 to the Hopper kernel (variant 10) and
+// keeps N <= 16 on the small-N kernels; elsewhere variant 10 is refused with a Status.
+TEST(GemmSmallN, HopperKernelAboveN16) {
+  TESSEL_SKIP_WITHOUT_GPU();
+  using G = device::GemmSmallN<bfloat16_t>;
+  G::Arguments args{{8192, 64, 8192}, {reinterpret_cast<bfloat16_t const*>(256), 8192},
+                    {reinterpret_cast<bfloat16_t const*>(256), 8192}, {reinterpret_cast<bfloat16_t*>(256), 64}, {1.f, 0.f}};
+  G::Plan plan;
+  ASSERT_TRUE(G::make_plan(args, plan).ok());
+  if (test::have_sm90()) EXPECT_EQ(plan.variant, G::kHopperVariant) << plan.reason;
+  else EXPECT_NE(plan.variant, G::kHopperVariant) << plan.reason;
+  std::printf("8192x64x8192, default: %s\n", plan.reason.c_str());
+  args.problem_size.n = 16;
+  args.ref_D.ld = 16;
+  ASSERT_TRUE(G::make_plan(args, plan).ok());
+  EXPECT_NE(plan.variant, G::kHopperVariant) << plan.reason;
+  if (!test::have_sm90()) {
+    args.variant = G::kHopperVariant;
+    const StatusInfo s = G::make_plan(args, plan);
+    EXPECT_FALSE(s.ok()) << "variant 10 planned on a GPU that is not compute capability 9.0";
+  }
 }
 
 // ---- Refusals: no GPU needed, every rule is checked before the device is asked ----------------
