@@ -1,7 +1,7 @@
 // The small-N (decode) GEMM against cuBLAS, side by side in one process.
 //
 //   decode_bench [--m M --n N --k K] [--splits S,S,...] [--variants all|V,V,...] [--runs R>=50] [--warmup W]
-//                [--samples S] [--hopper 0|1] [--out FILE]
+//                [--samples S] [--out FILE]
 //
 // Problem: D(M,N) = A(M,K) B(N,K)^T, A the weights (bf16, row-major), B the activations (bf16,
 // N x K, K contiguous), D bf16 row-major, FP32 accumulate, alpha 1, beta 0. By default
@@ -37,9 +37,8 @@
 // one row per (split, variant), each verified before it is timed: the variant sweep of
 // bench/NOTES.md ("Small-N kernel variants") is `--variants all`.
 //
-// On a compute capability 9.0 device (and unless --hopper 0) every split also runs the general
-// Hopper kernel with the stream-K scheduler, 128x64 and 128x128 tiles (rows sm90_streamk_*): split
-// 0 is its decomposition heuristic, 1 data-parallel, s > 1 split-K into s slices.
+// Variant 10 (sm90_streamk_128x64) is the general Hopper kernel, on a compute capability 9.0 GPU
+// only: with it --splits 0 is its decomposition heuristic, 1 data-parallel, s > 1 split-K.
 //
 // Output: a markdown table on stdout (and in FILE with --out): time, achieved TB/s of compulsory
 // traffic (A + B read once, D written once), TFLOP/s, the time at the measured device copy
@@ -59,13 +58,11 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "bench_common.hpp"
 #include "bench_verify.cuh"
 #include "cublas_gemm.hpp"
-#include "hopper_tn.hpp"
 #include "tessel/arch/runtime.hpp"
 #include "tessel/gemm/device/gemm_small_n.hpp"
 #include "tessel/verify/device_buffer.cuh"
@@ -89,7 +86,6 @@ struct Options {
   int runs = 100;
   int warmup = 10;
   int samples = 4096;
-  bool hopper = true;  // also time the Hopper kernel with the stream-K scheduler (compute capability 9.0)
   std::string out;
 };
 
@@ -192,42 +188,7 @@ struct ShapeBuffers {
   DeviceBuffer<float> mag;                        // |B||A|^T, for the budget of the tessel-vs-cuBLAS comparison
 };
 
-// The Hopper kernel (TMA + wgmma, cooperative, 128 x BN tiles with the weights along M, the
-// tokens padded to BN by TMA's zero fill) with the stream-K scheduler, in GemmSmallN's interface,
-// so that the general kernel and its decompositions are timed beside the small-N kernel.
-// HopperTN writes a column-major D = A' B'^T; with A' = B and B' = A that D is our row-major D.
-template <int BN>
-class HopperStreamK {
-  using Inner = bench::HopperTN<T, 128, BN, 1, gemm::kernel::KernelTmaWarpSpecializedCooperative, gemm::StreamKScheduler>;
-
- public:
-  using Arguments = Gemm::Arguments;
-  static std::string variant_name(int) { return "sm90_streamk_128x" + std::to_string(BN); }
-  static std::size_t get_workspace_size(const Arguments&) { return 0; }  // Inner keeps its own
-  /// split_k 0: the decomposition heuristic; 1: data-parallel; s > 1: split-K into s slices.
-  StatusInfo initialize(const Arguments& a, void*) {
-    typename Inner::Arguments h;
-    h.problem_size = {a.problem_size.n, a.problem_size.m, a.problem_size.k};
-    h.ref_A = {a.ref_B.data, a.ref_B.ld};
-    h.ref_B = {a.ref_A.data, a.ref_A.ld};
-    h.ref_C = {a.ref_D.data, a.ref_D.ld};
-    h.ref_D = {a.ref_D.data, a.ref_D.ld};
-    h.epilogue = {a.epilogue.alpha, a.epilogue.beta};
-    h.split_k_slices = a.split_k;
-    h.decomposition = a.split_k == 0   ? gemm::kernel::DecompositionMode::Heuristic
-                      : a.split_k == 1 ? gemm::kernel::DecompositionMode::DataParallel
-                                       : gemm::kernel::DecompositionMode::SplitK;
-    return inner_.initialize(h);
-  }
-  StatusInfo run() { return inner_.run(); }
-  std::string describe() const { return inner_.describe(); }
-
- private:
-  Inner inner_;
-};
-
 // One (shape, split): verification, then timing, on buffers prepared by bench_shape.
-template <class G = Gemm>
 void bench_split(int m, int n, int k, int split, int variant, const Options& o, cublasHandle_t handle, ShapeBuffers& buf,
                  std::vector<Row>& rows) {
   const std::size_t d_elems = std::size_t(m) * n;
@@ -239,8 +200,7 @@ void bench_split(int m, int n, int k, int split, int variant, const Options& o, 
   auto& Dc = buf.Dc;
   Row row;
   row.shape = shape_name(m, n, k);
-  if constexpr (std::is_same_v<G, Gemm>) row.variant = variant < 0 ? "default" : Gemm::variant_name(variant);
-  else row.variant = G::variant_name(variant) + (split == 0 ? "" : " split " + std::to_string(split));
+  row.variant = variant < 0 ? "default" : Gemm::variant_name(variant);
   row.bytes = double(std::size_t(m) * k + std::size_t(n) * k + d_elems) * sizeof(T);
   row.flops = 2.0 * m * n * k;
   // cuBLAS runs: the swapped problem gives D row-major (tessel's layout); the plain one D^T.
@@ -249,11 +209,11 @@ void bench_split(int m, int n, int k, int split, int variant, const Options& o, 
 
   // One initialized handle per set (a timed launch is run() alone) sharing one workspace: they
   // run one after another on one stream, and each launch leaves the counters at zero.
-  std::vector<G> gemms(static_cast<std::size_t>(sets));
+  std::vector<Gemm> gemms(static_cast<std::size_t>(sets));
   auto args = [&](int s) {
     return Gemm::Arguments{{m, n, k}, {A[s].data(), k}, {B[s].data(), k}, {Dt[s].data(), n}, {1.f, 0.f}, split, variant};
   };
-  DeviceBuffer<unsigned char> workspace(std::max<std::size_t>(G::get_workspace_size(args(0)), 1));
+  DeviceBuffer<unsigned char> workspace(std::max<std::size_t>(Gemm::get_workspace_size(args(0)), 1));
   for (int s = 0; s < sets; ++s) {
     if (const StatusInfo st = gemms[std::size_t(s)].initialize(args(s), workspace.data()); !st.ok()) {
       row.verification = "refused: " + st.what();
@@ -368,14 +328,6 @@ void bench_floors(int m, int n, int k, const Options& o, ShapeBuffers& buf, std:
   rows.push_back(read);
 }
 
-bool hopper_device() {
-  int dev = 0, major = 0, minor = 0;
-  check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-  check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), "cudaDeviceGetAttribute");
-  check_cuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), "cudaDeviceGetAttribute");
-  return major == 9 && minor == 0;
-}
-
 void bench_shape(int m, int n, int k, const Options& o, cublasHandle_t handle, std::vector<Row>& rows) {
   const std::size_t a_elems = std::size_t(m) * k, b_elems = std::size_t(n) * k, d_elems = std::size_t(m) * n;
   // Buffer sets: every launch (tessel, cuBLAS D row-major, cuBLAS D column-major) takes the next,
@@ -405,12 +357,6 @@ void bench_shape(int m, int n, int k, const Options& o, cublasHandle_t handle, s
   }
   for (int split : o.splits)
     for (int variant : o.variants) bench_split(m, n, k, split, variant, o, handle, buf, rows);
-  if (o.hopper && hopper_device()) {
-    for (int split : o.splits) {
-      bench_split<HopperStreamK<64>>(m, n, k, split, -1, o, handle, buf, rows);
-      bench_split<HopperStreamK<128>>(m, n, k, split, -1, o, handle, buf, rows);
-    }
-  }
   bench_floors(m, n, k, o, buf, rows);
 }
 
@@ -445,7 +391,7 @@ std::string table(const std::vector<Row>& rows, double copy_tbs) {
 int usage(const char* argv0, const char* why) {
   std::fprintf(stderr,
                "%s%s\nusage: %s [--m M --n N --k K] [--splits S,S,... (0: automatic)] [--variants all|V,V,... (-1: automatic)] [--runs R>=50] [--warmup W] [--samples S] "
-               "[--hopper 0|1] [--out FILE]\n",
+               "[--out FILE]\n",
                why, *why ? "\n" : "", argv0);
   return 2;
 }
@@ -455,6 +401,7 @@ int usage(const char* argv0, const char* why) {
 int main(int argc, char** argv) {
   Options o;
   int m = 0, n = 0, k = 0;
+  bool all_variants = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (i + 1 >= argc) return usage(argv[0], ("missing value after " + a).c_str());
@@ -467,6 +414,7 @@ int main(int argc, char** argv) {
     else if (a == "--splits") ok = bench::parse_int_list(v, 0, 4096, o.splits);
     else if (a == "--variants") {
       if (std::string(v) == "all") {
+        all_variants = true;
         o.variants.clear();
         for (int x = -1; x < Gemm::kVariants; ++x) o.variants.push_back(x);
       } else {
@@ -477,11 +425,6 @@ int main(int argc, char** argv) {
     else if (a == "--warmup") ok = positive(o.warmup);
     else if (a == "--samples") ok = positive(o.samples) && o.samples >= 2;
     else if (a == "--out") o.out = v;
-    else if (a == "--hopper") {
-      int on = 1;
-      ok = bench::parse_int(v, 0, 1, on);
-      o.hopper = on == 1;
-    }
     else return usage(argv[0], ("unknown option " + a).c_str());
     if (!ok) return usage(argv[0], ("bad value for " + a + ": " + v).c_str());
   }
@@ -493,6 +436,8 @@ int main(int argc, char** argv) {
   arch::DeviceArch dev;
   if (int const rc = bench::require_cuda_device("decode_bench", "the benchmark needs a GPU of compute capability 8.0 or newer", dev))
     return rc;
+  // "all" means every variant this GPU runs: the Hopper kernel's only on compute capability 9.0.
+  if (all_variants && dev.compute_capability != 90) std::erase(o.variants, Gemm::kHopperVariant);
   int driver = 0, runtime = 0, cublas_version = 0, sms = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
