@@ -36,11 +36,18 @@ struct Sm90LinearCombination {
   struct Callbacks {
     Params p;
     TESSEL_HD explicit Callbacks(Params const& params) : p(params) {}
-    TESSEL_HD ElementOutput visit(int row, int col, int batch, float acc) const {
+    /// visit() before its final rounding to ElementOutput (round to nearest even), so that the
+    /// kernel can round two neighbours with one instruction.
+    TESSEL_HD float visit_unrounded(int row, int col, int batch, float acc) const {
       float v = p.alpha * acc;
       if (p.beta != 0.f) v += p.beta * float(p.ptr_C[batch * p.batch_stride_C + std::int64_t(row) * p.ldc + col]);
-      return numeric_cast<ElementOutput>(v);
+      return v;
     }
+    TESSEL_HD ElementOutput visit(int row, int col, int batch, float acc) const {
+      return numeric_cast<ElementOutput>(visit_unrounded(row, col, batch, acc));
+    }
+    /// Whether visit() reads C: the kernel runs a copy of its store loop without it when not.
+    TESSEL_HD bool reads_source() const { return p.beta != 0.f; }
     TESSEL_HD void finish() {}
   };
 };
