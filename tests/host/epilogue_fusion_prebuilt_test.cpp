@@ -188,6 +188,24 @@ TEST(FusionPrebuilt, Names) {
   EXPECT_EQ((LinCombBiasGeluAmaxFp8<bfloat16_t, bfloat16_t, float_e5m2_t>::name()), "lincomb_bias_gelu_amax_e5m2");
 }
 
+// reads_source() answers for the whole tree: true exactly when a SourceC leaf somewhere has a
+// nonzero beta (from a value or from device memory), through every kind of inner node.
+TEST(FusionPrebuilt, ReadsSourceFollowsBetaThroughTheTree) {
+  using F = LinCombBiasGeluAmaxFp8<float, float>;
+  const float bias[1] = {0.5f}, c[1] = {1.f}, beta_on_device = 2.f;
+  float amax = 0.f;
+  auto reads = [](F::Arguments const& a) { return epilogue::fusion::detail::reads_source(F::Callbacks(F::to_params(a))); };
+  EXPECT_FALSE(reads({.ptr_bias = bias, .ptr_amax = &amax}));
+  EXPECT_TRUE(reads({.beta = 0.5f, .ptr_C = c, .ldc = 1, .ptr_bias = bias, .ptr_amax = &amax}));
+  EXPECT_TRUE(reads({.ptr_beta = &beta_on_device, .ptr_C = c, .ldc = 1, .ptr_bias = bias, .ptr_amax = &amax}));
+  using L = LinCombBias<float, float, float>;
+  EXPECT_FALSE(epilogue::fusion::detail::reads_source(L::Callbacks(L::to_params({.alpha = 2.f, .ptr_bias = bias}))));
+  EXPECT_TRUE(epilogue::fusion::detail::reads_source(L::Callbacks(L::to_params({.beta = -1.f, .ptr_C = c, .ldc = 1, .ptr_bias = bias}))));
+  // A tree without a source leaf never reads C.
+  using A = Multiply<Scalar, Accumulator>;
+  EXPECT_FALSE(epilogue::fusion::detail::reads_source(A::Callbacks(A::to_params({.first = {.value = 2.f}, .second = {}, .fn = {}}))));
+}
+
 TEST(FusionPrebuilt, ParamsAreTriviallyCopyable) {
   EXPECT_TRUE(std::is_trivially_copyable_v<LinCombBiasGeluAmaxFp8<>::Params>);
   EXPECT_TRUE((std::is_trivially_copyable_v<LinCombBiasActivation<Clamp, half_t>::Params>));

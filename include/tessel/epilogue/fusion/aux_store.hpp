@@ -44,6 +44,7 @@ struct AuxStore {
 
   struct Callbacks {
     typename Child::Callbacks child;
+    TESSEL_HD bool reads_source() const { return detail::reads_source(child); }
     Element* ptr;
     std::int64_t ld;
     std::int64_t batch_stride;

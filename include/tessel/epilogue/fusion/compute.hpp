@@ -70,6 +70,7 @@ struct Elementwise {
    public:
     TESSEL_HD explicit Callbacks(Params const& p) : Callbacks(p, Indices{}) {}
     TESSEL_HD float visit(int row, int col, int batch, float acc) { return apply(row, col, batch, acc, Indices{}); }
+    TESSEL_HD bool reads_source() const { return reads_source(Indices{}); }
     TESSEL_HD void finish() { finish(Indices{}); }
 
    private:
@@ -84,6 +85,10 @@ struct Elementwise {
       // happen in the order the children are written.
       const float v[] = {numeric_cast<float>(detail::child<Is>(parts_).visit(row, col, batch, acc))...};
       return parts_.fn(v[Is]...);
+    }
+    template <int... Is>
+    TESSEL_HD bool reads_source(std::integer_sequence<int, Is...>) const {
+      return (detail::reads_source(detail::child<Is>(parts_)) || ...);
     }
     template <int... Is>
     TESSEL_HD void finish(std::integer_sequence<int, Is...>) {

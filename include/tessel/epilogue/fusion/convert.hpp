@@ -31,6 +31,7 @@ struct Convert {
 
   struct Callbacks {
     typename Child::Callbacks child;
+    TESSEL_HD bool reads_source() const { return detail::reads_source(child); }
     TESSEL_HD explicit Callbacks(Params const& p) : child(p) {}
     TESSEL_HD To visit(int row, int col, int batch, float acc) {
       return numeric_cast<To>(child.visit(row, col, batch, acc));

@@ -41,6 +41,15 @@ struct Pack<Fn, A, B, C> {
   Fn fn;
 };
 
+// Whether a node's visit() may read the source matrix C: SourceC says so from its beta, a node
+// with children asks them, and a node without the query (the other leaves) does not read it.
+// The kernel runs a copy of its store loop for `false`, in which the C loads drop out.
+template <class Callbacks>
+TESSEL_HD bool reads_source(Callbacks const& cb) {
+  if constexpr (requires { cb.reads_source(); }) return cb.reads_source();
+  else return false;
+}
+
 template <int I, class P>
 TESSEL_HD constexpr auto& child(P& p) {
   static_assert(I >= 0 && I < 3, "a fusion node has at most three children");

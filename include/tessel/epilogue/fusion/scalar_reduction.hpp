@@ -50,6 +50,7 @@ struct ScalarReduction {
 
   struct Callbacks {
     typename Child::Callbacks child;
+    TESSEL_HD bool reads_source() const { return detail::reads_source(child); }
     float* ptr;
     float partial;
 

@@ -60,6 +60,7 @@ struct SourceC {
 
     TESSEL_HD explicit Callbacks(Params const& p)
         : beta(p.ptr_beta != nullptr ? *p.ptr_beta : p.beta), ptr(p.ptr_C), ld(p.ldc), batch_stride(p.batch_stride_C) {}
+    TESSEL_HD bool reads_source() const { return beta != 0.f; }
     TESSEL_HD float visit(int row, int col, int batch, float) {
       if (beta == 0.f) return 0.f;
       return beta * numeric_cast<float>(ptr[detail::matrix_offset(row, col, batch, ld, batch_stride)]);

@@ -55,6 +55,7 @@ struct VectorReduction {
 
   struct Callbacks {
     typename Child::Callbacks child;
+    TESSEL_HD bool reads_source() const { return detail::reads_source(child); }
     float* ptr;
     std::int64_t batch_stride;
     std::int64_t key;  // offset of the output the partial result belongs to; -1: none yet
