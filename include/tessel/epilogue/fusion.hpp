@@ -20,6 +20,11 @@
 //                                          in-bounds elements
 //       void finish()                      joins per-thread reductions to memory; once per
 //                                          thread at the end, by all 32 lanes of a warp together
+//       bool reads_source() const          optional: false when visit() will not read C (beta
+//                                          == 0 in every SourceC); the Hopper kernel then runs a
+//                                          copy of its store loop without the C loads. Nodes
+//                                          with children answer for them; leaves without it
+//                                          count as not reading C (detail::reads_source)
 //
 // A kernel's epilogue is then, for each thread:
 //

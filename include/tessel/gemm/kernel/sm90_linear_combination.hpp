@@ -1,6 +1,7 @@
 #pragma once
 // D = alpha * acc + beta * C, element by element, as an epilogue fusion of the Hopper kernel (the
-// fusion contract: Arguments, Params, to_params, can_implement, name, Callbacks{visit, finish}).
+// fusion contract: Arguments, Params, to_params, can_implement, name, Callbacks{visit, finish,
+// reads_source}; and visit_unrounded, which lets the kernel round two outputs at once).
 // With beta == 0, C is never read and may be null.
 
 #include <cstdint>
