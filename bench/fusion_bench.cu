@@ -15,9 +15,9 @@
 //                  hardware tanh on the device), each fused row checked against its own chain
 // Part "fp8": e4m3 x e4m3 -> bf16, f32 accumulate, TN (both operands K-major, as wgmma requires for
 // 8-bit types), D row-major; by default 4096^3, 8192^3 and 8192x28672x8192. tessel 128x256x128
-// (cooperative, clusters of 1 and 2x1) and 128x128x128 with promoted accumulation (cooperative),
-// against cuBLASLt's FP8 matmul, the first algorithm of its
-// heuristic with a 32 MB workspace, in its default accumulation and in its fast-accumulation mode
+// (cooperative, clusters of 1 and 2x1), 128x128x128 with promoted accumulation (cooperative) and
+// 128x128x128 ping-pong, against cuBLASLt's FP8 matmul, the first algorithm of its heuristic with
+// a 32 MB workspace, in its default accumulation and in its fast-accumulation mode
 // (CUBLASLT_MATMUL_DESC_FAST_ACCUM). tessel's default mainloop accumulates in the tensor core without
 // promotion to f32 registers, which is what the fast mode does, so that column is the like-for-like
 // one for the first two; the promoted kernel compares with cuBLASLt's default mode.
@@ -141,7 +141,9 @@ using Fp8Cluster = Sm90TN<e4m3, 128, 256, bf16, kernel::Sm90LinearCombination<bf
 // Promoted accumulation (each K tile's partial sum added into f32 registers): the accurate mode.
 using Fp8Promoted = Sm90TN<e4m3, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>,
                            collective::KernelTmaWarpSpecializedCooperativeFP8Promoted>::Gemm;
-using Fp8Kernels = std::tuple<Fp8Wide, Fp8Cluster, Fp8Promoted>;
+// Ping-pong 128x128: each consumer's epilogue under the other's mainloop.
+using Fp8Pingpong = Sm90TN<e4m3, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>, Pingpong>::Gemm;
+using Fp8Kernels = std::tuple<Fp8Wide, Fp8Cluster, Fp8Promoted, Fp8Pingpong>;
 constexpr int kFp8Kernels = int(std::tuple_size_v<Fp8Kernels>);
 
 /// f(kernel, index) for each of the FP8 part's tessel kernels, in order.
