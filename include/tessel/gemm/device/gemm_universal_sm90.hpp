@@ -196,7 +196,7 @@ class GemmUniversalAdapter {
     bool const tma_store_d = Cfg::kTmaStoreD && tma_store_fits(ks);
     if (tma_store_d) {
       arch::TmaView v{ks.ptr_d, std::uint64_t(p.n), std::uint64_t(p.m), std::uint64_t(p.l), std::uint64_t(ks.ldd),
-                      std::uint64_t(ks.batch_d), std::uint32_t(128 / sizeof(ElementD)), 16};  // one warp's 16 rows
+                      std::uint64_t(ks.batch_d), std::uint32_t(128 / sizeof(ElementD)), 64};
       if (auto s = arch::make_tma_map(tma_d, arch::tma_data_type<ElementD>(), sizeof(ElementD), v, CU_TENSOR_MAP_SWIZZLE_128B, "D");
           !s.ok())
         return s;

@@ -132,7 +132,7 @@ struct Sm90GemmParams {
   Sm90TileScheduler sched;
   Decomposition dec;  // split-K / stream-K kernels: each CTA's units
   FixupWorkspace ws;
-  CUtensorMap tma_d;  // TMA-store epilogues: D in boxes of 16 rows (one warp's) x 128 bytes, 128-byte swizzle
+  CUtensorMap tma_d;  // TMA-store epilogues: D in boxes of 64 rows x 128 bytes, 128-byte swizzle
   // TMA-store epilogues: whether this problem's D meets TMA's rules (16-byte base, row and batch
   // strides, and rows that end on a 16-byte boundary, since the store's clipping is per 16 bytes);
   // where it does not, the kernel stores from registers instead.
@@ -212,13 +212,10 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
 }
 
 /// Epilogue through shared memory: the warpgroup's 64 x BN rows go out in subtiles of 64 rows x
-/// 128 bytes (W = 128 / sizeof(D) columns), each written into one of two swizzled buffers.
-/// Each warp holds 16 whole rows of a subtile (the wgmma accumulator layout), so each warp sends
-/// its own 16 rows with its own TMA store and reuses its part of a buffer once that store, issued
-/// two subtiles earlier, has read it: only __syncwarp, no barrier across the warpgroup. Only for
-/// a warpgroup's rows wholly inside the problem: edge tiles go through store_tile_direct.
-/// NOTES: the warpgroup-wide version (one store per subtile, two 128-thread barriers around the
-/// writes) made all four warps wait for the slowest one eight times per 64 x 256 bf16 tile.
+/// 128 bytes (W = 128 / sizeof(D) columns), each written into one of two swizzled buffers and
+/// sent by one TMA store; a buffer is refilled once the store issued from it two subtiles ago
+/// has read it. Only for a warpgroup's rows wholly inside the problem: edge tiles go through
+/// store_tile_direct.
 /// NOTES: without per-element bounds checks (and their branches) the compiler issues a
 /// subtile's global loads (bias, C) together instead of waiting out each one's latency in turn;
 /// with two warps per scheduler in the cooperative epilogue that latency, more than the
@@ -229,7 +226,8 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
 /// banks.
 template <class Cfg, class Fusion, class Acc>
 __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, typename Fusion::Callbacks& epi, Acc& acc,
-                                               char* buffers, int& next_buffer, int row0, int n0, int batch) {
+                                               char* buffers, int& next_buffer, int row0, int n0, int batch, int wg,
+                                               bool leader) {
   using ElementD = typename Fusion::ElementOutput;
   constexpr int W = 128 / int(sizeof(ElementD));
   static_assert(Cfg::BN % W == 0, "TMA-store epilogue: BN must be a multiple of a 128-byte row of D");
@@ -237,14 +235,15 @@ __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, 
   constexpr bool kRoundPairs = (std::is_same_v<ElementD, bfloat16_t> || std::is_same_v<ElementD, half_t>) &&
                                requires(typename Fusion::Callbacks const& e) { e.visit_unrounded(0, 0, 0, 0.f); };
   int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
+  auto sync = [wg] { asm volatile("bar.sync %0, 128;\n" ::"r"(4 + wg) : "memory"); };
 #pragma unroll
   for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
     for (int sub = 0; sub < Cfg::BN / W; ++sub) {
       char* buf = buffers + next_buffer * 8192;
       next_buffer ^= 1;
-      if (l == 0) arch::tma_store_wait_read<1>();  // this warp's store from this buffer has read it
-      __syncwarp();
+      if (leader) arch::tma_store_wait_read<1>();
+      sync();
       // Constant trip counts at every level: the accumulator indices must fold to constants,
       // or the accumulators move to local memory.
 #pragma unroll
@@ -265,10 +264,9 @@ __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, 
           }
         }
       arch::fence_proxy_async_shared();  // the writes above, before the TMA store reads them
-      __syncwarp();
-      if (l == 0) {
-        // Rows 16w..16w+15: 2048 bytes into the buffer, a whole number of 1024-byte swizzle periods.
-        arch::tma_store_3d(&p.tma_d, buf + 2048 * w, n0 + sub * W, row0 + 64 * i + 16 * w, batch);
+      sync();
+      if (leader) {
+        arch::tma_store_3d(&p.tma_d, buf, n0 + sub * W, row0 + 64 * i, batch);
         arch::tma_store_commit();
       }
     }
@@ -468,7 +466,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if constexpr (Cfg::kTmaStoreD) via_tma = p.tma_store_d && m0 + wg_row0 + 64 * Cfg::kMmaM <= p.m && n0 + BN <= p.n;
       if (via_tma) {
         auto store = [&] {
-          store_tile_tma<Cfg>(p, epi, acc, smem_d + wg * 2 * 8192, epilogue_buffer, m0 + wg_row0, n0, tile.l);
+          store_tile_tma<Cfg>(p, epi, acc, smem_d + wg * 2 * 8192, epilogue_buffer, m0 + wg_row0, n0, tile.l, wg, leader);
         };
         // NOTES: a fusion that can say whether it reads C (beta != 0) gets a copy of the store
         // loop in which it does not: the test there is known false, and the per-element C loads,
@@ -486,7 +484,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
     epi.finish();
     if constexpr (Cfg::kTmaStoreD) {
-      if (threadIdx.x % 32 == 0) arch::tma_store_wait_all();  // each warp's stores are written before the CTA retires
+      if (leader) arch::tma_store_wait_all();  // D is written before the CTA retires
     }
   }
   // No CTA may leave while a peer can still multicast into its shared memory or arrive on its
