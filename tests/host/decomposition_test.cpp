@@ -421,6 +421,35 @@ TEST(StreamKFixup, WorkspaceBytes) {
   EXPECT_EQ(workspace_bytes(tiny, 4), 256u + 2u * 2u * 4u * 4u);
 }
 
+// The Hopper kernel's fixup reads every slice back (its own included) and adds them in chunks;
+// it must give the bits of reduce_in_order, which keeps its own partial in registers, for every
+// unit count and every position of the caller among the units.
+template <int N, int kChunk>
+void expect_same_sums_as_reduce_in_order(std::mt19937& rng) {
+  std::uniform_real_distribution<float> value(-1000.f, 1000.f);
+  for (int units = 1; units <= 7; ++units) {
+    std::vector<float> slots(std::size_t(units) * N);
+    for (float& v : slots) v = value(rng);
+    auto load = [&](int j, int e) { return slots[std::size_t(j) * N + std::size_t(e)]; };
+    float chunked[N];
+    sum_slices_in_order<kChunk>(units, chunked, load);
+    for (int own = 0; own < units; ++own) {
+      float acc[N];
+      for (int e = 0; e < N; ++e) acc[e] = load(own, e);
+      reduce_in_order(units, own, acc, load);
+      EXPECT_EQ(std::memcmp(acc, chunked, sizeof acc), 0) << N << " accumulators, " << units << " units, own " << own;
+    }
+  }
+}
+
+TEST(StreamKFixup, SlicesReadBackGiveTheSameBits) {
+  std::mt19937 rng(11);
+  expect_same_sums_as_reduce_in_order<128, 64>(rng);  // BN = 256
+  expect_same_sums_as_reduce_in_order<96, 48>(rng);   // BN = 192
+  expect_same_sums_as_reduce_in_order<64, 64>(rng);   // BN = 128
+  expect_same_sums_as_reduce_in_order<8, 8>(rng);
+}
+
 // The atomic reduction keeps one shared sum per split tile, whatever the units per tile, and the
 // report says the bits are not reproducible; the split itself is unchanged.
 TEST(StreamKFixup, NondeterministicReductionHasOneSlotPerTile) {
