@@ -1,8 +1,9 @@
 #pragma once
 // tessel::gemm::device::GemmSm90: the Hopper kernel behind a 2.x-style handle, for the common
 // case: bf16 A row-major and B column-major (both K-major), D row-major, cooperative schedule, no
-// cluster, D written straight from the registers. Everything else goes through
-// GemmUniversalAdapter (gemm_universal_sm90.hpp).
+// cluster, D through shared memory and TMA stores where its rows are 16-byte aligned (straight
+// from the registers elsewhere). Everything else goes through GemmUniversalAdapter
+// (gemm_universal_sm90.hpp).
 //
 //   using Gemm = tessel::gemm::device::GemmSm90<bfloat16_t /*D*/, 128, 256, 64, 4>;
 //   Gemm gemm;
@@ -24,11 +25,11 @@ class GemmSm90 {
   using EpilogueOp = typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, GemmShape<BM, BN, BK>, GemmShape<1, 1, 1>,
                                                         collective::EpilogueTileAuto, float, float, ElementD_, RowMajor, 8,
                                                         ElementD_, RowMajor, 8,
-                                                        collective::EpilogueNoSmemWarpSpecialized>::CollectiveOp;
+                                                        collective::EpilogueScheduleAuto>::CollectiveOp;
   using Adapter = GemmUniversalAdapter<kernel::GemmUniversal<ProblemShapeMNKL, Mainloop, EpilogueOp>>;
 
  public:
-  using Cfg = Mainloop;  // the kernel's configuration: tile, stages, threads, shared memory
+  using Cfg = typename Adapter::Cfg;  // the kernel's configuration as it runs: tile, stages, threads, shared memory
   using ElementA = bfloat16_t;
   using ElementB = bfloat16_t;
   using ElementD = ElementD_;
