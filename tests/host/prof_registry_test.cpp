@@ -34,7 +34,9 @@ TEST(ProfRegistry, DescriptionsAgreeWithNames) {
   const std::regex sm8x(
       "tessel_(sm75|sm80)_gemm_(f16|bf16)_(f16|bf16)_(f16|bf16|f32)_(\\d+)x(\\d+)x(\\d+)_(\\d+)x(\\d+)x(\\d+)_(\\d+)stage_"
       "([tn])([tn])");
-  const std::regex sm90("tessel_sm90_gemm_(bf16)_(bf16)_(bf16|f32)_(\\d+)x(\\d+)x(\\d+)_c(\\d+)x(\\d+)_(\\d+)stage_coop_tn");
+  const std::regex sm90(
+      "tessel_sm90_gemm_(f16|bf16)_(f16|bf16)_(f16|bf16|f32)_(\\d+)x(\\d+)x(\\d+)_c(\\d+)x(\\d+)_(\\d+)stage_(coop|pingpong)(_"
+      "streamk)?_tn");
   for (const GemmOperation* op : registry().operations()) {
     const KernelDescription& d = op->description();
     SCOPED_TRACE(d.name);
@@ -55,7 +57,8 @@ TEST(ProfRegistry, DescriptionsAgreeWithNames) {
       EXPECT_EQ(d.stages, std::stoi(m[9]));
       EXPECT_EQ(d.a.layout, Layout::kRow);
       EXPECT_EQ(d.b.layout, Layout::kColumn);
-      EXPECT_EQ(d.schedule, "coop");
+      EXPECT_EQ(d.schedule, m[10].str());
+      EXPECT_EQ(d.a.element, d.b.element);
       EXPECT_TRUE(d.persistent);
       // One producer and two consumer warpgroups; the stages' A and B tiles fit the shared memory.
       EXPECT_EQ(d.threads, 384);

@@ -2,10 +2,12 @@
 # themselves, and the build-time selection of the ones compiled in.
 #
 # A spec is "family:A:B:C:tile:warp:stages:layout", e.g. "sm80:bf16:bf16:bf16:128x128x32:64x64x32:3:tn";
-# the Hopper family puts its cluster where the others have a warp tile ("sm90:...:128x256x64:c1x1:4:tn").
+# the Hopper family puts its cluster where the others have a warp tile, and its schedule after the
+# stages ("sm90:...:128x256x64:c1x1:4:coop:tn"; coop, pingpong, or coop_streamk for the stream-K
+# scheduler's split-K / stream-K decompositions).
 # Its name is what the kernel's handle calls itself (the registry test checks the two agree):
 #   tessel_<family>_gemm_<A>_<B>_<C>_<tile>_<warp>_<stages>stage_<layout>          Sm75, Sm80
-#   tessel_sm90_gemm_<A>_<B>_<C>_<tile>_<cluster>_<stages>stage_coop_<layout>        Sm90
+#   tessel_sm90_gemm_<A>_<B>_<C>_<tile>_<cluster>_<stages>stage_<schedule>_<layout>  Sm90
 # C and D are column-major, as BLAS writes them; the layout letters are BLAS's: "tn" is A
 # row-major, B column-major.
 #
@@ -27,10 +29,14 @@ set(TESSEL_PROF_SM75_TILES 128x128x32:64x64x32:2 64x64x32:32x32x32:2)
 set(TESSEL_PROF_SM75_TYPES f16:f16:f16 f16:f16:f32)
 set(TESSEL_PROF_SM80_LAYOUTS tn nt nn tt)
 set(TESSEL_PROF_SM75_LAYOUTS tn nt nn tt)
-# Hopper (tessel::gemm::device::GemmSm90): bf16 in, bf16 or f32 out, TN; BM 128 and BK 64 are the
-# kernel's, BN one of the wgmma widths, stages filling up to about 192 KiB of shared memory.
-set(TESSEL_PROF_SM90_TILES 128x256x64:c1x1:4 128x128x64:c1x1:5 128x128x64:c1x1:6 128x64x64:c1x1:8)
-set(TESSEL_PROF_SM90_TYPES bf16:bf16:bf16 bf16:bf16:f32)
+# Hopper (tessel::gemm::device::GemmSm90): bf16 or f16 in, the same or f32 out, TN; BM 128 and BK
+# 64 are the kernel's, BN one of the wgmma widths, stages filling up to about 192 KiB of shared
+# memory beside the epilogue's 32 KiB. The tuned ones of bench/RESULTS.md: 128x256 cooperative
+# (large squares), 128x192 (whole waves where 256 leaves a partial one), 128x128 ping-pong (short
+# K), 128x256 and 128x64 with the stream-K scheduler (few tiles, long K; decode).
+set(TESSEL_PROF_SM90_TILES 128x256x64:c1x1:4:coop 128x128x64:c1x1:5:coop 128x128x64:c1x1:6:coop 128x64x64:c1x1:8:coop
+    128x192x64:c1x1:4:coop 128x128x64:c1x1:6:pingpong 128x256x64:c1x1:4:coop_streamk 128x64x64:c1x1:8:coop_streamk)
+set(TESSEL_PROF_SM90_TYPES bf16:bf16:bf16 bf16:bf16:f32 f16:f16:f16 f16:f16:f32)
 set(TESSEL_PROF_SM90_LAYOUTS tn)
 set(TESSEL_PROF_FAMILIES sm90 sm80 sm75)
 
@@ -58,10 +64,13 @@ function(tessel_prof_spec_name spec out)
   list(GET f 4 tile)
   list(GET f 5 warp)
   list(GET f 6 stages)
-  list(GET f 7 layout)
   set(schedule "")
   if(family STREQUAL "sm90")
-    set(schedule "coop_")
+    list(GET f 7 schedule)
+    list(GET f 8 layout)
+    set(schedule "${schedule}_")
+  else()
+    list(GET f 7 layout)
   endif()
   set(${out} "tessel_${family}_gemm_${a}_${b}_${c}_${tile}_${warp}_${stages}stage_${schedule}${layout}" PARENT_SCOPE)
 endfunction()
@@ -87,18 +96,28 @@ function(tessel_prof_spec_instance spec index out)
   list(GET f 4 tile)
   list(GET f 5 warp)
   list(GET f 6 stages)
-  list(GET f 7 layout)
   string(REPLACE "x" ", " tile "${tile}")
   tessel_prof_spec_name("${spec}" name)
   if(family STREQUAL "sm90")
-    # The handle fixes A and B (bf16, TN); the adaptor presents D column-major.
+    # The handle fixes the layouts (TN); the adaptor presents D column-major.
+    list(GET f 7 schedule)
+    set(sched gemm::kernel::KernelTmaWarpSpecializedCooperative)
+    set(scheduler gemm::PersistentScheduler)
+    if(schedule STREQUAL "pingpong")
+      set(sched gemm::kernel::KernelTmaWarpSpecializedPingpong)
+    elseif(schedule STREQUAL "coop_streamk")
+      set(scheduler gemm::StreamKScheduler)
+    elseif(NOT schedule STREQUAL "coop")
+      message(FATAL_ERROR "tessel-prof catalogue: unknown Hopper schedule '${schedule}' in ${spec}")
+    endif()
     set(${out}
 "// ${name}
-using Kernel${index} = gemm::device::GemmSm90<${tc}, ${tile}, ${stages}>;
+using Kernel${index} = gemm::device::GemmSm90<${tc}, ${tile}, ${stages}, ${sched}, ${scheduler}, ${ta}>;
 const Registrar kRegister${index}{make_sm90_tn_operation<Kernel${index}>()};
 " PARENT_SCOPE)
     return()
   endif()
+  list(GET f 7 layout)
   string(REPLACE "x" ", " warp "${warp}")
   string(SUBSTRING "${layout}" 0 1 la)
   string(SUBSTRING "${layout}" 1 1 lb)

@@ -1,6 +1,7 @@
 #pragma once
-// GemmOperation for the Hopper handle tessel::gemm::device::GemmSm90 (TMA, wgmma, cooperative
-// warp-specialized schedule, persistent CTAs).
+// GemmOperation for the Hopper handle tessel::gemm::device::GemmSm90 (TMA, wgmma, cooperative or
+// ping-pong warp-specialized schedule, persistent CTAs, and with the stream-K scheduler the
+// split-K / stream-K decompositions, whose workspace the profiler allocates).
 //
 // The handle writes D row-major. tessel-prof's TN problems, like cuBLAS, write D column-major:
 // D (M x N, column-major) is D^T (N x M, row-major) = B^T A^T, so the adaptor runs the handle on
@@ -26,20 +27,23 @@ struct Sm90TnAdaptor {
   static KernelDescription describe() {
     KernelDescription desc;
     using Cfg = typename Gemm::Cfg;
-    constexpr Element d_type = std::is_same_v<typename Gemm::ElementD, float> ? Element::kF32 : Element::kBF16;
+    auto element = [](auto t) {
+      using T = decltype(t);
+      return std::is_same_v<T, float> ? Element::kF32 : std::is_same_v<T, half_t> ? Element::kF16 : Element::kBF16;
+    };
     KernelDescription& d = desc;
     d.name = Gemm::name();
     d.arch = "sm90a";
     d.min_compute_capability = 90;
-    d.a = {Element::kBF16, Layout::kRow};
-    d.b = {Element::kBF16, Layout::kColumn};
-    d.c = d.d = {d_type, Layout::kColumn};
+    d.a = {element(typename Gemm::ElementA{}), Layout::kRow};
+    d.b = {element(typename Gemm::ElementB{}), Layout::kColumn};
+    d.c = d.d = {element(typename Gemm::ElementD{}), Layout::kColumn};
     d.accumulator = Element::kF32;
     d.tile = {Cfg::BM, Cfg::BN, Cfg::BK};
     d.instruction = {64, Cfg::BN, 16};  // wgmma m64nBNk16, one per consumer warpgroup
     d.cluster = {1, 1, 1};
     d.stages = Cfg::Stages;
-    d.schedule = "coop";
+    d.schedule = Cfg::Schedule::kName;
     d.threads = Cfg::kThreads;
     d.smem_bytes = Cfg::kSmemBytes;
     d.alignment = Gemm::kAlignment;
@@ -55,7 +59,7 @@ struct Sm90TnAdaptor {
                                             "column tiles); use --raster=along_n or heuristic");
         !s.ok())
       return s;
-    constexpr int kBits = 16;  // bf16
+    constexpr int kBits = 16;  // bf16 or f16
     if (auto s = check_extent_alignment("leading dimension of A", a.lda, Gemm::kAlignment, kBits); !s.ok()) return s;
     if (auto s = check_extent_alignment("leading dimension of B", a.ldb, Gemm::kAlignment, kBits); !s.ok()) return s;
     if (auto s = check_pointer_alignment("base address of A", a.A, 16); !s.ok()) return s;

@@ -1,9 +1,10 @@
 #pragma once
 // tessel::gemm::device::GemmSm90: the Hopper kernel behind a 2.x-style handle, for the common
-// case: bf16 A row-major and B column-major (both K-major), D row-major, cooperative schedule, no
-// cluster, D through shared memory and TMA stores where its rows are 16-byte aligned (straight
-// from the registers elsewhere). Everything else goes through GemmUniversalAdapter
-// (gemm_universal_sm90.hpp).
+// case: bf16 (or f16) A row-major and B column-major (both K-major), D row-major, no cluster, D
+// through shared memory and TMA stores where its rows are 16-byte aligned (straight from the
+// registers elsewhere); the cooperative schedule unless another is named, and with
+// StreamKScheduler the split-K / stream-K decompositions (a workspace: get_workspace_size).
+// Everything else goes through GemmUniversalAdapter (gemm_universal_sm90.hpp).
 //
 //   using Gemm = tessel::gemm::device::GemmSm90<bfloat16_t /*D*/, 128, 256, 64, 4>;
 //   Gemm gemm;
@@ -11,27 +12,31 @@
 //                        {dC, ldc}, {dD, ldd}, {alpha, beta}};
 //   if (auto s = gemm(args); !s.ok()) puts(s.what().c_str());
 
+#include <cstddef>
 #include <string>
+#include <type_traits>
 
 #include "tessel/gemm/device/gemm_universal_sm90.hpp"
 
 namespace tessel::gemm::device {
 
-template <class ElementD_, int BM = 128, int BN = 256, int BK = 64, int Stages = 4>
+template <class ElementD_, int BM = 128, int BN = 256, int BK = 64, int Stages = 4,
+          class Schedule = kernel::KernelTmaWarpSpecializedCooperative, class Scheduler = PersistentScheduler,
+          class ElementAB = bfloat16_t>
 class GemmSm90 {
-  static_assert(BK == 64, "GemmSm90: BK is 64 bf16 = one 128-byte swizzle row");
-  using Mainloop = kernel::Sm90KernelConfig<bfloat16_t, bfloat16_t, arch::Major::K, arch::Major::K, BM, BN, Stages, 1,
-                                            kernel::KernelTmaWarpSpecializedCooperative>;
+  static_assert(std::is_same_v<ElementAB, bfloat16_t> || std::is_same_v<ElementAB, half_t>, "GemmSm90: A and B are bf16 or f16");
+  static_assert(BK == 64, "GemmSm90: BK is 64 16-bit elements = one 128-byte swizzle row");
+  using Mainloop = kernel::Sm90KernelConfig<ElementAB, ElementAB, arch::Major::K, arch::Major::K, BM, BN, Stages, 1, Schedule>;
   using EpilogueOp = typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, GemmShape<BM, BN, BK>, GemmShape<1, 1, 1>,
                                                         collective::EpilogueTileAuto, float, float, ElementD_, RowMajor, 8,
                                                         ElementD_, RowMajor, 8,
                                                         collective::EpilogueScheduleAuto>::CollectiveOp;
-  using Adapter = GemmUniversalAdapter<kernel::GemmUniversal<ProblemShapeMNKL, Mainloop, EpilogueOp>>;
+  using Adapter = GemmUniversalAdapter<kernel::GemmUniversal<ProblemShapeMNKL, Mainloop, EpilogueOp, Scheduler>>;
 
  public:
   using Cfg = typename Adapter::Cfg;  // the kernel's configuration as it runs: tile, stages, threads, shared memory
-  using ElementA = bfloat16_t;
-  using ElementB = bfloat16_t;
+  using ElementA = ElementAB;
+  using ElementB = ElementAB;
   using ElementD = ElementD_;
   static constexpr int kAlignment = 8;  // TMA: 16-byte strides and base addresses
 
@@ -49,16 +54,24 @@ class GemmSm90 {
   };
 
   static StatusInfo can_implement(Arguments const& a) { return Adapter::can_implement(convert(a)); }
-  StatusInfo initialize(Arguments const& a) { return adapter_.initialize(convert(a)); }
+  /// Bytes of device workspace initialize() needs (split tiles' partial sums; 0 without StreamKScheduler).
+  static std::size_t get_workspace_size(Arguments const& a) { return Adapter::get_workspace_size(convert(a)); }
+  StatusInfo initialize(Arguments const& a, void* workspace = nullptr, cudaStream_t stream = nullptr) {
+    return adapter_.initialize(convert(a), workspace, stream);
+  }
   StatusInfo run(cudaStream_t stream = nullptr) { return adapter_.run(stream); }
   StatusInfo operator()(Arguments const& a, cudaStream_t stream = nullptr) {
     if (auto s = initialize(a); !s.ok()) return s;
     return run(stream);
   }
   static std::string name() {
-    return std::string("tessel_sm90_gemm_bf16_bf16_") + (std::is_same_v<ElementD, float> ? "f32" : "bf16") + "_" +
-           std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + "_c1x1_" + std::to_string(Stages) +
-           "stage_coop_tn";
+    auto type = [](auto t) -> std::string {
+      using T = decltype(t);
+      return std::is_same_v<T, float> ? "f32" : std::is_same_v<T, half_t> ? "f16" : "bf16";
+    };
+    return "tessel_sm90_gemm_" + type(ElementAB{}) + "_" + type(ElementAB{}) + "_" + type(ElementD{}) + "_" + std::to_string(BM) +
+           "x" + std::to_string(BN) + "x" + std::to_string(BK) + "_c1x1_" + std::to_string(Stages) + "stage_" + Schedule::kName +
+           (std::is_same_v<Scheduler, StreamKScheduler> ? "_streamk" : "") + "_tn";
   }
 
  private:
