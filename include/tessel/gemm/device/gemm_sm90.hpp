@@ -61,7 +61,7 @@ class GemmSm90 {
   }
   StatusInfo run(cudaStream_t stream = nullptr) { return adapter_.run(stream); }
   StatusInfo operator()(Arguments const& a, cudaStream_t stream = nullptr) {
-    if (auto s = initialize(a); !s.ok()) return s;
+    if (auto s = initialize(a, nullptr, stream); !s.ok()) return s;
     return run(stream);
   }
   static std::string name() {
