@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "tessel/config.hpp"
+#include "tessel/element_tag.hpp"
 #include "tessel/numeric.hpp"
 #include "tessel/status.hpp"
 
@@ -62,24 +63,8 @@ TESSEL_HD constexpr auto& child(P& p) {
   }
 }
 
-// Short element tags for names: "f32", "bf16", "e4m3", ...
-template <class T>
-std::string element_tag() {
-  if constexpr (std::is_same_v<T, float>) return "f32";
-  else if constexpr (std::is_same_v<T, double>) return "f64";
-#if TESSEL_HAS_CUDA_FP16
-  else if constexpr (std::is_same_v<T, half_t>) return "f16";
-  else if constexpr (std::is_same_v<T, bfloat16_t>) return "bf16";
-#endif
-#if TESSEL_HAS_CUDA_FP8
-  else if constexpr (std::is_same_v<T, float_e4m3_t>) return "e4m3";
-  else if constexpr (std::is_same_v<T, float_e5m2_t>) return "e5m2";
-#endif
-  else if constexpr (std::is_same_v<T, std::int32_t>) return "s32";
-  else if constexpr (std::is_same_v<T, std::int8_t>) return "s8";
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return "u8";
-  else return "elem" + std::to_string(sizeof_bits_v<T>);
-}
+// Short element tags for names: "f32", "bf16", "e4m3", ... (tessel/element_tag.hpp).
+using tessel::element_tag;
 
 // Name of a functor: its own `name()` where it has one (all of tessel's do), else "fn".
 template <class Fn>

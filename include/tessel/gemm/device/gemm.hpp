@@ -22,6 +22,7 @@
 
 #include "tessel/arch/runtime.hpp"
 #include "tessel/arch/tags.hpp"
+#include "tessel/element_tag.hpp"
 #include "tessel/epilogue/linear_combination.hpp"
 #include "tessel/gemm/collective/sm70_mma_twostage.hpp"
 #include "tessel/gemm/collective/sm80_mma_multistage.hpp"
@@ -210,15 +211,9 @@ class Gemm {
 
   /// "tessel_sm80_gemm_f16_f16_f32_128x128x32_64x64x32_3stage_tn": readable and sortable.
   static std::string name() {
-    auto t = [](auto e) -> std::string {
-      using E = decltype(e);
-      if constexpr (std::is_same_v<E, half_t>) return "f16";
-      else if constexpr (std::is_same_v<E, bfloat16_t>) return "bf16";
-      else return "f32";
-    };
     std::string arch = std::is_same_v<ArchTag, arch::Sm75> ? "sm75" : "sm80";
     auto shape = [](int m, int n, int k) { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); };
-    return "tessel_" + arch + "_gemm_" + t(ElementA{}) + "_" + t(ElementB{}) + "_" + t(ElementC{}) + "_" +
+    return "tessel_" + arch + "_gemm_" + element_tag<ElementA>() + "_" + element_tag<ElementB>() + "_" + element_tag<ElementC>() + "_" +
            shape(ThreadblockShape::kM, ThreadblockShape::kN, ThreadblockShape::kK) + "_" +
            shape(WarpShape::kM, WarpShape::kN, WarpShape::kK) + "_" + std::to_string(kStages) + "stage_" +
            (std::is_same_v<LayoutA, RowMajor> ? "t" : "n") + (std::is_same_v<LayoutB, ColumnMajor> ? "n" : "t") +

@@ -16,6 +16,7 @@
 #include <string>
 #include <type_traits>
 
+#include "tessel/element_tag.hpp"
 #include "tessel/gemm/device/gemm_universal_sm90.hpp"
 
 namespace tessel::gemm::device {
@@ -65,11 +66,8 @@ class GemmSm90 {
     return run(stream);
   }
   static std::string name() {
-    auto type = [](auto t) -> std::string {
-      using T = decltype(t);
-      return std::is_same_v<T, float> ? "f32" : std::is_same_v<T, half_t> ? "f16" : "bf16";
-    };
-    return "tessel_sm90_gemm_" + type(ElementAB{}) + "_" + type(ElementAB{}) + "_" + type(ElementD{}) + "_" + std::to_string(BM) +
+    return "tessel_sm90_gemm_" + element_tag<ElementAB>() + "_" + element_tag<ElementAB>() + "_" + element_tag<ElementD>() + "_" +
+           std::to_string(BM) +
            "x" + std::to_string(BN) + "x" + std::to_string(BK) + "_c1x1_" + std::to_string(Stages) + "stage_" + Schedule::kName +
            (std::is_same_v<Scheduler, StreamKScheduler> ? "_streamk" : "") + "_tn";
   }

@@ -24,6 +24,7 @@
 
 #include "tessel/arch/runtime.hpp"
 #include "tessel/arch/sm90a_image.hpp"
+#include "tessel/element_tag.hpp"
 #include "tessel/gemm/collective/sm90_builder.hpp"
 #include "tessel/gemm/gemm_shape.hpp"
 #include "tessel/layout/layout.hpp"
@@ -275,7 +276,7 @@ class GemmUniversalAdapter {
     std::string layouts = std::string(User::MajorA == arch::Major::K ? "t" : "n") + (User::MajorB == arch::Major::K ? "n" : "t") +
                           (kSwapAB ? "_dcol" : "") + (GemmKernel::kStreamK ? "_streamk" : "") + (Cfg::kTmaStoreD ? "_tmastore" : "");
     std::string fusion = Fusion::name() == "lincomb" ? "" : "_" + Fusion::name();
-    return "tessel_sm90_gemm_" + type_name<ElementA>() + "_" + type_name<ElementB>() + "_" + type_name<ElementD>() + "_" +
+    return "tessel_sm90_gemm_" + element_tag<ElementA>() + "_" + element_tag<ElementB>() + "_" + element_tag<ElementD>() + "_" +
            std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) + "x" + std::to_string(Cfg::BK) + "_c" +
            std::to_string(Cfg::ClusterM) + "x1_" + std::to_string(Cfg::Stages) + "stage_" + Cfg::Schedule::kName + "_" + layouts +
            fusion;
@@ -283,15 +284,6 @@ class GemmUniversalAdapter {
   int grid_size() const { return grid_; }
 
  private:
-  template <class T>
-  static std::string type_name() {
-    if constexpr (std::is_same_v<T, float>) return "f32";
-    else if constexpr (std::is_same_v<T, half_t>) return "f16";
-    else if constexpr (std::is_same_v<T, bfloat16_t>) return "bf16";
-    else if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) return "e4m3";
-    else if constexpr (std::is_same_v<T, __nv_fp8_e5m2>) return "e5m2";
-    else return "x";
-  }
   static constexpr int kSlotFloats = 256 * Cfg::kMmaM * Cfg::Mma::kAccumulators;  // the consumers' accumulators
   static int sm_count(Arguments const& a) {
     int sms = a.hw_info.sm_count;
