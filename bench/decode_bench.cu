@@ -1,7 +1,7 @@
 // The small-N (decode) GEMM against cuBLAS, side by side in one process.
 //
-//   decode_bench [--m M --n N --k K] [--splits S,S,...] [--variants all|V,V,...] [--runs R>=50] [--warmup W]
-//                [--samples S] [--out FILE]
+//   decode_bench [--m M --n N --k K] [--splits S,S,...] [--variants all|V,V,...] [--pdl 0|1|0,1]
+//                [--runs R>=50] [--warmup W] [--samples S] [--out FILE]
 //
 // Problem: D(M,N) = A(M,K) B(N,K)^T, A the weights (bf16, row-major), B the activations (bf16,
 // N x K, K contiguous), D bf16 row-major, FP32 accumulate, alpha 1, beta 0. By default
@@ -22,6 +22,15 @@
 // many buffer sets (A, B, D), together more than 4x the L2 cache, so no launch finds its weights
 // in L2. The launches of a batch are queued behind a short spin kernel so that the GPU runs them
 // back to back: at ~10 us per GEMM, host launch latency must not land between the events.
+//
+// Graph columns: a decode step runs its GEMMs back to back, with no event and no host between
+// them. So every row is also timed as METHOD's short-kernel rule says: one CUDA graph per
+// contender holding one launch on each buffer set in turn (the sets as above, so each launch
+// still reads its weights from DRAM), replays timed with events, median / launches per graph.
+// This is the time a launch adds to a step. --pdl 1 adds rows where tessel's kernels are launched
+// with programmatic dependent launch (GemmSmallN::Arguments::launch_with_pdl): within a graph each
+// GEMM may start while the one before finishes and prefetch its weights meanwhile. cuBLAS is
+// launched as it launches itself.
 //
 // Floor rows: after a shape's GEMM rows, two that are not GEMMs, timed the same way in the same
 // run (their launches interleaved, behind the spin kernel, median of R, A taken from the rotated
@@ -83,6 +92,7 @@ struct Options {
   std::vector<std::array<int, 3>> shapes{{4096, 16, 4096}, {28672, 16, 8192}, {4096, 1, 4096}, {8192, 64, 8192}};
   std::vector<int> splits{0};     // 0: the handle chooses
   std::vector<int> variants{-1};  // -1: the handle chooses
+  std::vector<int> pdl{0, 1};     // tessel launched without / with programmatic dependent launch
   int runs = 100;
   int warmup = 10;
   int samples = 4096;
@@ -93,6 +103,7 @@ struct Row {
   std::string shape, variant, plan, verification;
   double bytes = 0, flops = 0;
   double tessel_us = 0, cublas_row_us = 0, cublas_col_us = 0;
+  double tessel_graph_us = 0, cublas_graph_us = 0;  // per launch, replaying one graph (cuBLAS: the faster form)
   bool ok = false;
   bool floor = false;  // a floor:* row: not a GEMM, no cuBLAS columns
 };
@@ -141,11 +152,13 @@ double copy_bandwidth_tbs() {
   return 2.0 * double(bytes) / (median(ms) * 1e-3) / 1e12;
 }
 
+using Launch = std::function<void(cudaStream_t)>;
+
 // The times of `launches`, each the median of o.runs after o.warmup, in us, measured as every row
-// here is: interleaved launch by launch, CUDA events around each launch, the launches of a batch
-// queued behind a short spin kernel so that the GPU runs them back to back (at ~10 us a launch,
-// host launch latency must not land between the events).
-std::vector<double> time_launches(const std::vector<std::function<void()>>& launches, const Options& o) {
+// here is: interleaved launch by launch on `stream`, CUDA events around each launch, the launches
+// of a batch queued behind a short spin kernel so that the GPU runs them back to back (at ~10 us
+// a launch, host launch latency must not land between the events).
+std::vector<double> time_launches(const std::vector<Launch>& launches, const Options& o, cudaStream_t stream) {
   constexpr int kBatch = 10;  // iterations queued behind one spin kernel
   const std::size_t per = launches.size() + 1;  // events per iteration
   const int total = o.warmup + o.runs;
@@ -154,13 +167,13 @@ std::vector<double> time_launches(const std::vector<std::function<void()>>& laun
   std::vector<std::vector<float>> ms(launches.size());
   for (int i0 = 0; i0 < total; i0 += kBatch) {
     const int count = std::min(kBatch, total - i0);
-    check_cuda(verify::spin(2'000'000ull), "spin kernel");  // 2 ms: longer than queueing a batch takes on the host
+    check_cuda(verify::spin(2'000'000ull, stream), "spin kernel");  // 2 ms: longer than queueing a batch takes on the host
     for (int b = 0; b < count; ++b) {
       cudaEvent_t* e = &ev[per * std::size_t(b)];
-      check_cuda(cudaEventRecord(e[0]), "cudaEventRecord");
+      check_cuda(cudaEventRecord(e[0], stream), "cudaEventRecord");
       for (std::size_t j = 0; j < launches.size(); ++j) {
-        launches[j]();
-        check_cuda(cudaEventRecord(e[j + 1]), "cudaEventRecord");
+        launches[j](stream);
+        check_cuda(cudaEventRecord(e[j + 1], stream), "cudaEventRecord");
       }
     }
     check_cuda(cudaEventSynchronize(ev[per * std::size_t(count) - 1]), "cudaEventSynchronize");
@@ -181,6 +194,30 @@ std::vector<double> time_launches(const std::vector<std::function<void()>>& laun
   return us;
 }
 
+// The time per launch of each of `launches` when `per_graph` of them (each call takes the next
+// buffer set) run back to back from one CUDA graph: replays timed as time_launches times a launch,
+// divided by per_graph.
+std::vector<double> time_graphs(const std::vector<Launch>& launches, int per_graph, const Options& o, cudaStream_t stream) {
+  std::vector<cudaGraphExec_t> execs;
+  for (const Launch& launch : launches) {
+    cudaGraph_t graph = nullptr;
+    check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    for (int i = 0; i < per_graph; ++i) launch(stream);
+    check_cuda(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+    cudaGraphExec_t exec = nullptr;
+    check_cuda(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    check_cuda(cudaGraphDestroy(graph), "cudaGraphDestroy");
+    execs.push_back(exec);
+  }
+  std::vector<Launch> replays;
+  for (cudaGraphExec_t exec : execs)
+    replays.push_back([exec](cudaStream_t s) { check_cuda(cudaGraphLaunch(exec, s), "cudaGraphLaunch"); });
+  std::vector<double> us = time_launches(replays, o, stream);
+  for (cudaGraphExec_t exec : execs) cudaGraphExecDestroy(exec);
+  for (double& t : us) t /= per_graph;
+  return us;
+}
+
 // The operands of one shape: `sets` buffer sets and the magnitudes for set 0's budget.
 struct ShapeBuffers {
   int sets = 0;
@@ -189,8 +226,8 @@ struct ShapeBuffers {
 };
 
 // One (shape, split): verification, then timing, on buffers prepared by bench_shape.
-void bench_split(int m, int n, int k, int split, int variant, const Options& o, cublasHandle_t handle, ShapeBuffers& buf,
-                 std::vector<Row>& rows) {
+void bench_split(int m, int n, int k, int split, int variant, bool pdl, const Options& o, cublasHandle_t handle,
+                 cudaStream_t stream, ShapeBuffers& buf, std::vector<Row>& rows) {
   const std::size_t d_elems = std::size_t(m) * n;
   const int sets = buf.sets;
   auto& A = buf.A;
@@ -200,26 +237,37 @@ void bench_split(int m, int n, int k, int split, int variant, const Options& o, 
   auto& Dc = buf.Dc;
   Row row;
   row.shape = shape_name(m, n, k);
-  row.variant = variant < 0 ? "default" : Gemm::variant_name(variant);
+  row.variant = std::string(variant < 0 ? "default" : Gemm::variant_name(variant)) + (pdl ? " + PDL" : "");
   row.bytes = double(std::size_t(m) * k + std::size_t(n) * k + d_elems) * sizeof(T);
   row.flops = 2.0 * m * n * k;
   // cuBLAS runs: the swapped problem gives D row-major (tessel's layout); the plain one D^T.
-  auto cublas_row = [&](int s) { bench::cublas_gemm_tn<T, T>(handle, n, m, k, B[s].data(), A[s].data(), Dr[s].data()); };
-  auto cublas_col = [&](int s) { bench::cublas_gemm_tn<T, T>(handle, m, n, k, A[s].data(), B[s].data(), Dc[s].data()); };
+  auto cublas_row = [&](int s, cudaStream_t st = nullptr) {
+    bench::check_cublas(cublasSetStream(handle, st), "cublasSetStream");
+    bench::cublas_gemm_tn<T, T>(handle, n, m, k, B[s].data(), A[s].data(), Dr[s].data());
+  };
+  auto cublas_col = [&](int s, cudaStream_t st) {
+    bench::check_cublas(cublasSetStream(handle, st), "cublasSetStream");
+    bench::cublas_gemm_tn<T, T>(handle, m, n, k, A[s].data(), B[s].data(), Dc[s].data());
+  };
 
   // One initialized handle per set (a timed launch is run() alone) sharing one workspace: they
   // run one after another on one stream, and each launch leaves the counters at zero.
   std::vector<Gemm> gemms(static_cast<std::size_t>(sets));
   auto args = [&](int s) {
-    return Gemm::Arguments{{m, n, k}, {A[s].data(), k}, {B[s].data(), k}, {Dt[s].data(), n}, {1.f, 0.f}, split, variant};
+    return Gemm::Arguments{{m, n, k}, {A[s].data(), k}, {B[s].data(), k}, {Dt[s].data(), n}, {1.f, 0.f}, split, variant, pdl};
   };
   DeviceBuffer<unsigned char> workspace(std::max<std::size_t>(Gemm::get_workspace_size(args(0)), 1));
   for (int s = 0; s < sets; ++s) {
-    if (const StatusInfo st = gemms[std::size_t(s)].initialize(args(s), workspace.data()); !st.ok()) {
+    if (const StatusInfo st = gemms[std::size_t(s)].initialize(args(s), workspace.data(), stream); !st.ok()) {
       row.verification = "refused: " + st.what();
       rows.push_back(row);
       return;
     }
+  }
+  if (pdl && !gemms[0].plan().pdl) {  // the chunked and Hopper kernels, or a GPU before 9.0: no row
+    std::printf("# %s %s: PDL does not apply to this plan (%s)\n", row.shape.c_str(), row.variant.c_str(),
+                gemms[0].describe().c_str());
+    return;
   }
   row.plan = gemms[0].describe();
   check_cuda(cudaDeviceSynchronize(), "initialize");
@@ -227,19 +275,19 @@ void bench_split(int m, int n, int k, int split, int variant, const Options& o, 
   // ---- Correct first, on set 0 ----
   verify::poison_device(Dt[0].data(), d_elems);
   verify::poison_device(Dr[0].data(), d_elems);
-  if (const StatusInfo st = gemms[0].run(); !st.ok()) {
+  if (const StatusInfo st = gemms[0].run(stream); !st.ok()) {
     row.verification = "launch failed: " + st.what();
     rows.push_back(row);
     return;
   }
-  cublas_row(0);
+  cublas_row(0, stream);
   check_cuda(cudaDeviceSynchronize(), "first runs");
   // In D^T's column-major terms (what the helpers expect): m' = N, n' = M, "A" = B, "B" = A.
   const bench::PairReport pair = bench::compare_pair(Dt[0].data(), Dr[0].data(), buf.mag.data(), d_elems, k);
   const bench::SampleReport sample = bench::sample_check(B[0].data(), A[0].data(), Dt[0].data(), Dr[0].data(), n, m, k, o.samples);
   const std::vector<T> first = Dt[0].download();
   verify::poison_device(Dt[0].data(), d_elems);
-  if (const StatusInfo st = gemms[0].run(); !st.ok()) throw std::runtime_error(st.what());
+  if (const StatusInfo st = gemms[0].run(stream); !st.ok()) throw std::runtime_error(st.what());
   check_cuda(cudaDeviceSynchronize(), "second run");
   const std::vector<T> second = Dt[0].download();
   const bool same_bits = std::memcmp(first.data(), second.data(), first.size() * sizeof(T)) == 0;
@@ -260,24 +308,30 @@ void bench_split(int m, int n, int k, int split, int variant, const Options& o, 
 
   // ---- Then fast ----
   int launch = 0;  // every launch takes the next buffer set
-  const std::vector<double> us = time_launches(
-      {[&] {
-         if (const StatusInfo st = gemms[std::size_t(launch++ % sets)].run(); !st.ok()) throw std::runtime_error(st.what());
-       },
-       [&] { cublas_row(launch++ % sets); }, [&] { cublas_col(launch++ % sets); }},
-      o);
+  const std::vector<Launch> launches{
+      [&](cudaStream_t st) {
+        if (const StatusInfo r = gemms[std::size_t(launch++ % sets)].run(st); !r.ok()) throw std::runtime_error(r.what());
+      },
+      [&](cudaStream_t st) { cublas_row(launch++ % sets, st); }, [&](cudaStream_t st) { cublas_col(launch++ % sets, st); }};
+  const std::vector<double> us = time_launches(launches, o, stream);
   row.tessel_us = us[0];
   row.cublas_row_us = us[1];
   row.cublas_col_us = us[2];
-  std::printf("# %s %s: tessel %.1f us, cuBLAS %.1f us (D row-major) / %.1f us (D column-major), medians of %d\n",
-              row.shape.c_str(), row.variant.c_str(), row.tessel_us, row.cublas_row_us, row.cublas_col_us, o.runs);
+  // A graph holds one launch per set: capture starts on any set and covers them all.
+  const std::vector<double> graph_us = time_graphs(launches, sets, o, stream);
+  row.tessel_graph_us = graph_us[0];
+  row.cublas_graph_us = std::min(graph_us[1], graph_us[2]);
+  std::printf("# %s %s: tessel %.1f us, cuBLAS %.1f us (D row-major) / %.1f us (D column-major); in graphs of %d: tessel "
+              "%.1f us, cuBLAS %.1f / %.1f us; medians of %d\n",
+              row.shape.c_str(), row.variant.c_str(), row.tessel_us, row.cublas_row_us, row.cublas_col_us, sets,
+              row.tessel_graph_us, graph_us[1], graph_us[2], o.runs);
   rows.push_back(row);
 }
 
 // The floor rows of one shape, on the buffers of its GEMM rows: floor:empty with the grid, block
 // and shared memory of tessel's own plan, and floor:read_A, every resident thread reading A (its
 // own rotation through the sets, so cold in L2) with 16-byte loads. None for a shape tessel refuses.
-void bench_floors(int m, int n, int k, const Options& o, ShapeBuffers& buf, std::vector<Row>& rows) {
+void bench_floors(int m, int n, int k, const Options& o, cudaStream_t stream, ShapeBuffers& buf, std::vector<Row>& rows) {
   const Gemm::Arguments args{{m, n, k}, {buf.A[0].data(), k}, {buf.B[0].data(), k}, {buf.Dt[0].data(), n}, {1.f, 0.f}, 0, -1};
   Gemm::Plan plan;
   if (!Gemm::can_implement(args).ok() || !Gemm::make_plan(args, plan).ok()) return;
@@ -297,38 +351,40 @@ void bench_floors(int m, int n, int k, const Options& o, ShapeBuffers& buf, std:
   const std::size_t vectors = std::size_t(m) * k * sizeof(T) / sizeof(uint4);
   DeviceBuffer<unsigned> sink(1);
   int set = 0;
-  const std::vector<double> us = time_launches(
-      {[&] {
-         empty_kernel<<<plan.split.grid, plan.threads, std::size_t(plan.smem)>>>();
-         check_cuda(cudaGetLastError(), "launching the empty kernel");
-       },
-       [&] {
-         const auto* a = reinterpret_cast<const uint4*>(buf.A[std::size_t(set++ % buf.sets)].data());
-         read_kernel<<<read_grid, kReadThreads>>>(a, vectors, ~0u, sink.data());
-         check_cuda(cudaGetLastError(), "launching the read kernel");
-       }},
-      o);
+  const std::vector<Launch> launches{[&](cudaStream_t st) {
+                                       empty_kernel<<<plan.split.grid, plan.threads, std::size_t(plan.smem), st>>>();
+                                       check_cuda(cudaGetLastError(), "launching the empty kernel");
+                                     },
+                                     [&](cudaStream_t st) {
+                                       const auto* a = reinterpret_cast<const uint4*>(buf.A[std::size_t(set++ % buf.sets)].data());
+                                       read_kernel<<<read_grid, kReadThreads, 0, st>>>(a, vectors, ~0u, sink.data());
+                                       check_cuda(cudaGetLastError(), "launching the read kernel");
+                                     }};
+  const std::vector<double> us = time_launches(launches, o, stream);
+  const std::vector<double> graph_us = time_graphs(launches, buf.sets, o, stream);
   Row empty, read;
   empty.shape = read.shape = shape_name(m, n, k);
   empty.floor = read.floor = empty.ok = read.ok = true;
   empty.variant = "floor:empty";
   empty.tessel_us = us[0];
+  empty.tessel_graph_us = graph_us[0];
   empty.plan = std::to_string(plan.split.grid) + " CTAs of " + std::to_string(plan.threads) + ", " + std::to_string(plan.smem) +
                " bytes of shared memory (tessel's " + Gemm::variant_name(plan.variant) + " launch)";
   empty.verification = "not a GEMM: an empty kernel, launch + ramp + drain";
   read.variant = "floor:read_A";
   read.tessel_us = us[1];
+  read.tessel_graph_us = graph_us[1];
   read.bytes = double(vectors) * sizeof(uint4);
   read.plan = std::to_string(read_grid) + " CTAs of " + std::to_string(kReadThreads) + " (" + std::to_string(per_sm) +
               " per SM), 16-byte loads, grid-stride";
   read.verification = "not a GEMM: reads A once (" + fmt("%.1f", read.bytes / 1e6) + " MB, cold in L2), writes nothing";
-  std::printf("# %s floors: empty kernel %.1f us, read A %.1f us, medians of %d\n", read.shape.c_str(), empty.tessel_us,
-              read.tessel_us, o.runs);
+  std::printf("# %s floors: empty kernel %.1f us, read A %.1f us; in graphs of %d: %.1f / %.1f us; medians of %d\n",
+              read.shape.c_str(), empty.tessel_us, read.tessel_us, buf.sets, empty.tessel_graph_us, read.tessel_graph_us, o.runs);
   rows.push_back(empty);
   rows.push_back(read);
 }
 
-void bench_shape(int m, int n, int k, const Options& o, cublasHandle_t handle, std::vector<Row>& rows) {
+void bench_shape(int m, int n, int k, const Options& o, cublasHandle_t handle, cudaStream_t stream, std::vector<Row>& rows) {
   const std::size_t a_elems = std::size_t(m) * k, b_elems = std::size_t(n) * k, d_elems = std::size_t(m) * n;
   // Buffer sets: every launch (tessel, cuBLAS D row-major, cuBLAS D column-major) takes the next,
   // so a set comes back only after `sets - 1` others have streamed through L2.
@@ -356,23 +412,26 @@ void bench_shape(int m, int n, int k, const Options& o, cublasHandle_t handle, s
     check_cuda(cudaDeviceSynchronize(), "magnitude GEMM");
   }
   for (int split : o.splits)
-    for (int variant : o.variants) bench_split(m, n, k, split, variant, o, handle, buf, rows);
-  bench_floors(m, n, k, o, buf, rows);
+    for (int variant : o.variants)
+      for (int pdl : o.pdl) bench_split(m, n, k, split, variant, pdl != 0, o, handle, stream, buf, rows);
+  bench_floors(m, n, k, o, stream, buf, rows);
 }
 
-// The issue's goals, where the shape is one of its shapes.
+// The issue's goals, where the shape is one of its shapes, per launch / in graphs.
 std::string goal(const Row& r) {
   const double best = std::min(r.cublas_row_us, r.cublas_col_us);
-  if (r.shape == "4096x16x4096") return std::string(r.tessel_us <= 10.0 ? "met" : "MISSED") + " (<= 10 us)";
-  if (r.shape == "28672x16x8192") return std::string(r.tessel_us <= best ? "met" : "MISSED") + " (>= 1.0x cuBLAS)";
+  auto verdict = [](bool a, bool b) { return std::string(a ? "met" : "MISSED") + " / " + (b ? "met" : "MISSED"); };
+  if (r.shape == "4096x16x4096") return verdict(r.tessel_us <= 10.0, r.tessel_graph_us <= 10.0) + " (<= 10 us)";
+  if (r.shape == "28672x16x8192")
+    return verdict(r.tessel_us <= best, r.tessel_graph_us <= r.cublas_graph_us) + " (>= 1.0x cuBLAS)";
   return "-";
 }
 
 std::string table(const std::vector<Row>& rows, double copy_tbs) {
   std::string s =
       "| shape (MxNxK) | variant | tessel us | TB/s | TFLOP/s | floor us | cuBLAS us (D row) | cuBLAS us (D col) | cuBLAS best / tessel "
-      "| goal | tessel plan | verification |\n"
-      "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n";
+      "| tessel us, graph | cuBLAS best us, graph | ratio, graph | goal (per launch / graph) | tessel plan | verification |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n";
   for (const Row& r : rows) {
     const bool timed = r.ok && r.tessel_us > 0;
     const bool gemm = timed && !r.floor;  // a floor row has a time and bytes, but no FLOPs and no cuBLAS
@@ -383,15 +442,17 @@ std::string table(const std::vector<Row>& rows, double copy_tbs) {
          cell(gemm, "%.1f", r.flops / (r.tessel_us * 1e-6) / 1e12) + " | " +
          cell(copy_tbs > 0 && r.bytes > 0, "%.1f", r.bytes / (copy_tbs * 1e12) * 1e6) + " | " +
          cell(gemm, "%.1f", r.cublas_row_us) + " | " + cell(gemm, "%.1f", r.cublas_col_us) + " | " +
-         cell(gemm, "%.2fx", best / r.tessel_us) + " | " + (gemm ? goal(r) : "-") + " | " + r.plan + " | " + r.verification + " |\n";
+         cell(gemm, "%.2fx", best / r.tessel_us) + " | " + cell(timed, "%.1f", r.tessel_graph_us) + " | " +
+         cell(gemm, "%.1f", r.cublas_graph_us) + " | " + cell(gemm, "%.2fx", r.cublas_graph_us / r.tessel_graph_us) + " | " +
+         (gemm ? goal(r) : "-") + " | " + r.plan + " | " + r.verification + " |\n";
   }
   return s;
 }
 
 int usage(const char* argv0, const char* why) {
   std::fprintf(stderr,
-               "%s%s\nusage: %s [--m M --n N --k K] [--splits S,S,... (0: automatic)] [--variants all|V,V,... (-1: automatic)] [--runs R>=50] [--warmup W] [--samples S] "
-               "[--out FILE]\n",
+               "%s%s\nusage: %s [--m M --n N --k K] [--splits S,S,... (0: automatic)] [--variants all|V,V,... (-1: automatic)] "
+               "[--pdl 0|1|0,1] [--runs R>=50] [--warmup W] [--samples S] [--out FILE]\n",
                why, *why ? "\n" : "", argv0);
   return 2;
 }
@@ -421,6 +482,7 @@ int main(int argc, char** argv) {
         ok = bench::parse_int_list(v, -1, Gemm::kVariants - 1, o.variants);
       }
     }
+    else if (a == "--pdl") ok = bench::parse_int_list(v, 0, 1, o.pdl);
     else if (a == "--runs") ok = positive(o.runs) && o.runs >= 50;
     else if (a == "--warmup") ok = positive(o.warmup);
     else if (a == "--samples") ok = positive(o.samples) && o.samples >= 2;
@@ -451,8 +513,13 @@ int main(int argc, char** argv) {
     cublasHandle_t handle;
     bench::check_cublas(cublasCreate(&handle), "cublasCreate");
     bench::check_cublas(cublasGetVersion(handle, &cublas_version), "cublasGetVersion");
-    for (const auto& s : o.shapes) bench_shape(s[0], s[1], s[2], o, handle, rows);
+    // Graphs are captured from a stream of our own, not the legacy one; a blocking stream, so that
+    // the checks' work on the legacy stream stays ordered with it.
+    cudaStream_t stream = nullptr;
+    check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate");
+    for (const auto& s : o.shapes) bench_shape(s[0], s[1], s[2], o, handle, stream, rows);
     cublasDestroy(handle);
+    cudaStreamDestroy(stream);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "decode_bench: %s\n", e.what());
     return 3;
@@ -462,7 +529,7 @@ int main(int argc, char** argv) {
   std::snprintf(env, sizeof env,
                 "%s (compute capability %d.%d, %d SMs), driver API %d, CUDA runtime %d, cuBLAS %d; bf16 in, FP32 "
                 "accumulate, bf16 D; A weights M x K row-major, B activations N x K; median of %d launches after %d "
-                "warm-up; floor us = the row's bytes (A + B + D; floor:read_A: A) at the measured copy bandwidth of %.2f TB/s; "
+                "warm-up; graph columns: per launch in a CUDA graph of one launch per buffer set; floor us = the row's bytes (A + B + D; floor:read_A: A) at the measured copy bandwidth of %.2f TB/s; "
                 "floor:* rows are not GEMMs but measured floors (header of bench/decode_bench.cu)\n\n",
                 dev.name.c_str(), dev.compute_capability / 10, dev.compute_capability % 10, sms, driver, runtime,
                 cublas_version, o.runs, o.warmup, copy_tbs);
