@@ -1,7 +1,7 @@
 // The small-N (decode) GEMM against cuBLAS, side by side in one process.
 //
-//   decode_bench [--m M --n N --k K] [--splits S,S,...] [--variants all|V,V,...] [--pdl 0|1|0,1]
-//                [--runs R>=50] [--warmup W] [--samples S] [--out FILE]
+//   decode_bench [--m M --n N --k K] [--splits S,S,...] [--variants all|V,V,...] [--runs R>=50] [--warmup W]
+//                [--samples S] [--out FILE]
 //
 // Problem: D(M,N) = A(M,K) B(N,K)^T, A the weights (bf16, row-major), B the activations (bf16,
 // N x K, K contiguous), D bf16 row-major, FP32 accumulate, alpha 1, beta 0. By default
@@ -27,10 +27,7 @@
 // them. So every row is also timed as METHOD's short-kernel rule says: one CUDA graph per
 // contender holding one launch on each buffer set in turn (the sets as above, so each launch
 // still reads its weights from DRAM), replays timed with events, median / launches per graph.
-// This is the time a launch adds to a step. --pdl 1 adds rows where tessel's kernels are launched
-// with programmatic dependent launch (GemmSmallN::Arguments::launch_with_pdl): within a graph each
-// GEMM may start while the one before finishes and prefetch its weights meanwhile. cuBLAS is
-// launched as it launches itself.
+// This is the time a launch adds to a step.
 //
 // Floor rows: after a shape's GEMM rows, two that are not GEMMs, timed the same way in the same
 // run (their launches interleaved, behind the spin kernel, median of R, A taken from the rotated
@@ -92,7 +89,6 @@ struct Options {
   std::vector<std::array<int, 3>> shapes{{4096, 16, 4096}, {28672, 16, 8192}, {4096, 1, 4096}, {8192, 64, 8192}};
   std::vector<int> splits{0};     // 0: the handle chooses
   std::vector<int> variants{-1};  // -1: the handle chooses
-  std::vector<int> pdl{0, 1};     // tessel launched without / with programmatic dependent launch
   int runs = 100;
   int warmup = 10;
   int samples = 4096;
@@ -226,7 +222,7 @@ struct ShapeBuffers {
 };
 
 // One (shape, split): verification, then timing, on buffers prepared by bench_shape.
-void bench_split(int m, int n, int k, int split, int variant, bool pdl, const Options& o, cublasHandle_t handle,
+void bench_split(int m, int n, int k, int split, int variant, const Options& o, cublasHandle_t handle,
                  cudaStream_t stream, ShapeBuffers& buf, std::vector<Row>& rows) {
   const std::size_t d_elems = std::size_t(m) * n;
   const int sets = buf.sets;
@@ -237,7 +233,7 @@ void bench_split(int m, int n, int k, int split, int variant, bool pdl, const Op
   auto& Dc = buf.Dc;
   Row row;
   row.shape = shape_name(m, n, k);
-  row.variant = std::string(variant < 0 ? "default" : Gemm::variant_name(variant)) + (pdl ? " + PDL" : "");
+  row.variant = variant < 0 ? "default" : Gemm::variant_name(variant);
   row.bytes = double(std::size_t(m) * k + std::size_t(n) * k + d_elems) * sizeof(T);
   row.flops = 2.0 * m * n * k;
   // cuBLAS runs: the swapped problem gives D row-major (tessel's layout); the plain one D^T.
@@ -254,7 +250,7 @@ void bench_split(int m, int n, int k, int split, int variant, bool pdl, const Op
   // run one after another on one stream, and each launch leaves the counters at zero.
   std::vector<Gemm> gemms(static_cast<std::size_t>(sets));
   auto args = [&](int s) {
-    return Gemm::Arguments{{m, n, k}, {A[s].data(), k}, {B[s].data(), k}, {Dt[s].data(), n}, {1.f, 0.f}, split, variant, pdl};
+    return Gemm::Arguments{{m, n, k}, {A[s].data(), k}, {B[s].data(), k}, {Dt[s].data(), n}, {1.f, 0.f}, split, variant};
   };
   DeviceBuffer<unsigned char> workspace(std::max<std::size_t>(Gemm::get_workspace_size(args(0)), 1));
   for (int s = 0; s < sets; ++s) {
@@ -263,11 +259,6 @@ void bench_split(int m, int n, int k, int split, int variant, bool pdl, const Op
       rows.push_back(row);
       return;
     }
-  }
-  if (pdl && !gemms[0].plan().pdl) {  // the chunked and Hopper kernels, or a GPU before 9.0: no row
-    std::printf("# %s %s: PDL does not apply to this plan (%s)\n", row.shape.c_str(), row.variant.c_str(),
-                gemms[0].describe().c_str());
-    return;
   }
   row.plan = gemms[0].describe();
   check_cuda(cudaDeviceSynchronize(), "initialize");
@@ -412,8 +403,7 @@ void bench_shape(int m, int n, int k, const Options& o, cublasHandle_t handle, c
     check_cuda(cudaDeviceSynchronize(), "magnitude GEMM");
   }
   for (int split : o.splits)
-    for (int variant : o.variants)
-      for (int pdl : o.pdl) bench_split(m, n, k, split, variant, pdl != 0, o, handle, stream, buf, rows);
+    for (int variant : o.variants) bench_split(m, n, k, split, variant, o, handle, stream, buf, rows);
   bench_floors(m, n, k, o, stream, buf, rows);
 }
 
@@ -452,7 +442,7 @@ std::string table(const std::vector<Row>& rows, double copy_tbs) {
 int usage(const char* argv0, const char* why) {
   std::fprintf(stderr,
                "%s%s\nusage: %s [--m M --n N --k K] [--splits S,S,... (0: automatic)] [--variants all|V,V,... (-1: automatic)] "
-               "[--pdl 0|1|0,1] [--runs R>=50] [--warmup W] [--samples S] [--out FILE]\n",
+               "[--runs R>=50] [--warmup W] [--samples S] [--out FILE]\n",
                why, *why ? "\n" : "", argv0);
   return 2;
 }
@@ -482,7 +472,6 @@ int main(int argc, char** argv) {
         ok = bench::parse_int_list(v, -1, Gemm::kVariants - 1, o.variants);
       }
     }
-    else if (a == "--pdl") ok = bench::parse_int_list(v, 0, 1, o.pdl);
     else if (a == "--runs") ok = positive(o.runs) && o.runs >= 50;
     else if (a == "--warmup") ok = positive(o.warmup);
     else if (a == "--samples") ok = positive(o.samples) && o.samples >= 2;

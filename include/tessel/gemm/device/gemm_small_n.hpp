@@ -71,11 +71,6 @@ class GemmSmallN {
     Epilogue epilogue;
     int split_k = 0;  // K slices (CTAs) per row block; 0: chosen from the shape and the GPU
     int variant = -1;  // kernel variant 0 .. kVariants-1 (variant_name()); -1: chosen from the shape and the GPU
-    // Programmatic dependent launch for the streaming kernels on compute capability 9.0 and
-    // newer (ignored elsewhere): the kernel may start before the kernel ahead of it in the stream
-    // has finished, and brings the head of A into L2 while it waits for it. For a decode step's
-    // GEMMs queued back to back (kernel/sm80_gemm_small_n_stream.hpp).
-    bool launch_with_pdl = false;
   };
 
   /// One compiled kernel: variant x N8.
@@ -96,8 +91,6 @@ class GemmSmallN {
     int chunk_k = 0;     // k per chunk
     int splits = 1;      // K slices per row block
     int sms = 0, ctas_per_sm = 0;
-    bool pdl = false;    // launched with programmatic dependent launch
-    int prefetch_k = 0;  // k of A per warp brought into L2 before the wait (PDL only)
     kernel::Decomposition split;
     std::size_t workspace = 0;
     std::string reason;
@@ -193,7 +186,6 @@ class GemmSmallN {
     options.splits = plan.splits;
     plan.split = kernel::make_decomposition(tiles, plan.row_blocks * plan.splits, options);
     plan.workspace = kernel::workspace_bytes(plan.split, info.threads * 4 * plan.n8);
-    if (auto s = plan_pdl(a, device, info, plan); !s.ok()) return s;
     const int grid = plan.split.grid;
     plan.reason = std::string(variant_name(plan.variant)) + (a.variant >= 0 ? " (requested)" : "") + ", " +
                   (plan.splits > 1 ? "split-K x" + std::to_string(plan.splits) : std::string("no K split")) + ": " +
@@ -202,28 +194,7 @@ class GemmSmallN {
                   std::to_string(grid) + " CTAs of " + std::to_string(info.threads) + " for " + std::to_string(resident) +
                   " resident (" + std::to_string(plan.ctas_per_sm) + " per SM x " + std::to_string(plan.sms) +
                   " SMs); N padded to " + std::to_string(8 * plan.n8) + (a.split_k > 0 ? "; split requested" : "") +
-                  (plan.workspace ? "; deterministic fixup, workspace " + std::to_string(plan.workspace) + " bytes" : "") +
-                  (plan.pdl ? "; PDL, " + std::to_string(plan.prefetch_k) + " k per warp prefetched into L2" : "");
-    return {};
-  }
-
-  // PDL for a streaming variant on compute capability 9.0 or newer. NOTES: the prefetch is capped
-  // at half the L2 over the whole of A, so that the early kernel's head does not evict the
-  // weights the kernel ahead of it is still reading.
-  static StatusInfo plan_pdl(Arguments const& a, int device, KernelInfo const& info, Plan& plan) {
-    if (!a.launch_with_pdl || plan.variant == 0) return {};
-    int major = 0, l2 = 0;
-    if (auto s = arch::status_from_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
-                                        "querying the compute capability");
-        !s.ok())
-      return s;
-    if (major < 9) return {};
-    if (auto s = arch::status_from_cuda(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "querying the L2 size");
-        !s.ok())
-      return s;
-    plan.pdl = true;
-    const std::int64_t per_row = std::int64_t(l2) / 2 / std::int64_t(sizeof(ElementA)) / a.problem_size.m;
-    plan.prefetch_k = int(std::min<std::int64_t>(per_row / (info.k_slices * plan.splits), a.problem_size.k)) / 32 * 32;
+                  (plan.workspace ? "; deterministic fixup, workspace " + std::to_string(plan.workspace) + " bytes" : "");
     return {};
   }
 
@@ -295,8 +266,7 @@ class GemmSmallN {
     auto const& p = a.problem_size;
     params_ = {p.m, p.n, p.k, a.ref_A.data, a.ref_A.ld, a.ref_B.data, a.ref_B.ld, a.ref_D.data, a.ref_D.ld,
                a.epilogue.alpha, a.epilogue.beta, plan_.split,
-               kernel::make_fixup_workspace(workspace, plan_.split, plan_.threads * 4 * plan_.n8),
-               plan_.prefetch_k};
+               kernel::make_fixup_workspace(workspace, plan_.split, plan_.threads * 4 * plan_.n8)};
     initialized_ = true;
     return {};
   }
@@ -305,17 +275,8 @@ class GemmSmallN {
     if (!initialized_) return {Status::kErrorInternal, "run() before a successful initialize(): call initialize(args) first"};
     if (plan_.variant == kHopperVariant) return hopper_.run(stream);
     void* kernel_args[] = {&params_};
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(unsigned(plan_.split.grid));
-    config.blockDim = dim3(unsigned(plan_.threads));
-    config.dynamicSmemBytes = std::size_t(plan_.smem);
-    config.stream = stream;
-    cudaLaunchAttribute pdl[1];
-    pdl[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    pdl[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = pdl;
-    config.numAttrs = plan_.pdl ? 1 : 0;
-    auto e = cudaLaunchKernelExC(&config, kernel_info(plan_.variant, plan_.n8).fn, kernel_args);
+    auto e = cudaLaunchKernel(kernel_info(plan_.variant, plan_.n8).fn, dim3(unsigned(plan_.split.grid)),
+                              dim3(unsigned(plan_.threads)), kernel_args, std::size_t(plan_.smem), stream);
     if (e != cudaSuccess) return arch::status_from_cuda(e, "launching the small-N GEMM kernel");
     return arch::status_from_cuda(cudaGetLastError(), "launching the small-N GEMM kernel");
   }

@@ -88,9 +88,6 @@ struct SmallNParams {
   float alpha = 1.f, beta = 0.f;
   Decomposition split;  // SplitK: tiles = 128-row blocks, k-tiles = chunks; one unit per CTA
   FixupWorkspace fixup;
-  // Launched with PDL (streaming kernels): each warp brings the first prefetch_k of its k range
-  // of A into L2 before it waits for the kernel ahead of it. 0: no prefetch.
-  int prefetch_k = 0;
 };
 
 namespace detail {

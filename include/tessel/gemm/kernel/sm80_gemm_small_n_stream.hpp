@@ -17,15 +17,9 @@
 //   deterministic), so a shape with few rows (M = 4096 is 256 m16 blocks) fills the GPU with no
 //   global fixup. A split across CTAs as well (Decomposition SplitK over 32-wide k blocks) goes
 //   through the same wait-free deterministic fixup as the chunked kernel.
-// - Programmatic dependent launch (GemmSmallN::Arguments::launch_with_pdl): the next kernel may
-//   launch once every CTA of this one is past its mainloop, and this one, started early behind
-//   another, streams the head of its weights into L2 while it waits for that kernel to finish.
-//   Nothing else is read or written before the wait, so it is safe whatever the kernel ahead
-//   writes.
 
 #include <cstdint>
 
-#include "tessel/arch/grid_dependency.hpp"
 #include "tessel/arch/ld_global_stream_sm80.hpp"
 #include "tessel/arch/mma_sm80.hpp"
 #include "tessel/arch/tags.hpp"
@@ -82,23 +76,6 @@ __global__ void __launch_bounds__(SmallNStreamTile<N8, Cfg>::kThreads, SmallNStr
     const int nblk = u.k_end - u.k_begin, per = nblk / Tile::kKSlices, rem = nblk % Tile::kKSlices;
     const int wb = u.k_begin + slice * per + (slice < rem ? slice : rem);
     const int we = wb + per + (slice < rem ? 1 : 0);
-
-    // NOTES: launched with PDL behind another GEMM of a decode step, this CTA may start on an SM
-    // that one has freed, before it ends; what it can do before the wait is to fill the DRAM
-    // bubble of that one's tail with its own weights: the first prefetch_k of its k range in each
-    // of the warp's 16 rows, one 128-byte line (64 k) per prefetch, the lanes taking lines in
-    // turn. (cp.async.bulk.prefetch would take a whole row at once, but its address must be the
-    // same across the warp, and each lane here has its own row.)
-    if (p.prefetch_k > 0) {
-      const int k_len = min(min(32 * (we - wb), p.k - 32 * wb), p.prefetch_k);
-      const int lines = 16 * ((k_len + 63) / 64);
-      const bfloat16_t* head = p.A + std::int64_t(u.tile * Tile::kRows + mw * 16) * p.lda + 32 * wb;
-#pragma unroll 1
-      for (int i = lane; i < lines; i += 32) {
-        if (u.tile * Tile::kRows + mw * 16 + i % 16 < p.m) arch::prefetch_l2(head + (i % 16) * p.lda + 64 * (i / 16));
-      }
-    }
-    arch::wait_for_prior_grid();
 
     const int row0 = u.tile * Tile::kRows + mw * 16 + g;
     const bool in0 = row0 < p.m, in1 = row0 + 8 < p.m;
@@ -157,11 +134,6 @@ __global__ void __launch_bounds__(SmallNStreamTile<N8, Cfg>::kThreads, SmallNStr
       left1 -= D;
       leftb -= D;
     }
-
-    // NOTES: the next grid may launch once every CTA is here. At the kernel's start, this put
-    // a scalar of the ring's loop into local memory (ptxas, sm_90a, 2 STL / 4 LDL); here the
-    // grids are one wave, so the SMs free up only from now on anyway.
-    arch::launch_dependent_grids();
 
     // In-CTA split: slices 1.. hand their sums to slice 0, which adds them in slice order.
     if constexpr (Tile::kKSlices > 1) {
