@@ -9,8 +9,9 @@
 //   tessel fused   the same mainloop with LinCombBiasGeluAmaxFp8: D = e4m3(scale_d * gelu(acc + bias)),
 //                  amax of the pre-scale values; the memset that zeroes amax before each launch is
 //                  part of the timed step, as it is part of the real cost
-//   unfused        a GEMM writing bf16 D (cuBLAS, or tessel plain), then one elementwise kernel of
-//                  this file that reads D and does bias + GELU + amax + e4m3, amax memset included;
+//   unfused        a GEMM writing bf16 D (cuBLAS, or tessel plain), then one elementwise kernel
+//                  (verify/fp8_epilogue_chain.cuh) that reads D and does bias + GELU + amax + e4m3,
+//                  amax memset included;
 //                  GELU in both forms: erf (PyTorch's default) and tanh (approximate="tanh",
 //                  hardware tanh on the device), each fused row checked against its own chain
 // Part "fp8": e4m3 x e4m3 -> bf16, f32 accumulate, TN (both operands K-major, as wgmma requires for
@@ -79,9 +80,12 @@
 #include "tessel/arch/runtime.hpp"
 #include "tessel/epilogue/fusion.hpp"
 #include "tessel/gemm/device/gemm_universal_sm90.hpp"
+#include "tessel/verify/cublaslt_fp8.hpp"
 #include "tessel/verify/device_buffer.cuh"
 #include "tessel/verify/device_fill.cuh"
 #include "tessel/verify/device_spin.cuh"
+#include "tessel/verify/fp8_epilogue_chain.cuh"
+#include "tessel/verify/ulp_compare.cuh"
 
 namespace {
 
@@ -92,7 +96,11 @@ using namespace tessel::gemm;
 namespace fu = tessel::epilogue::fusion;
 using tessel::verify::check_cuda;
 using tessel::verify::DeviceBuffer;
+using verify::bias_gelu_amax_e4m3;  // the unfused epilogue (verify/fp8_epilogue_chain.cuh)
 using verify::Distribution;
+using verify::ulp_compare;
+using verify::ulp_distance;
+using verify::UlpReport;
 using bf16 = bfloat16_t;
 using e4m3 = float_e4m3_t;
 
@@ -179,152 +187,6 @@ typename Fusion::Arguments fused_arguments(bf16 const* bias, float const* scale_
 
 void throw_if(StatusInfo const& s, std::string const& what) {
   if (!s.ok()) throw std::runtime_error(what + ": " + s.what());
-}
-
-// ---- The unfused epilogue: one elementwise kernel ----------------------------------------------------
-
-// Eight consecutive elements as floats, from one 16-byte load (bf16) or two (f32).
-__device__ __forceinline__ void load8(bf16 const* p, float (&x)[8]) {
-  uint4 const raw = *reinterpret_cast<uint4 const*>(p);
-  __nv_bfloat162 const* h = reinterpret_cast<__nv_bfloat162 const*>(&raw);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    float2 const f = __bfloat1622float2(h[i]);
-    x[2 * i] = f.x;
-    x[2 * i + 1] = f.y;
-  }
-}
-__device__ __forceinline__ void load8(float const* p, float (&x)[8]) {
-  float4 const lo = reinterpret_cast<float4 const*>(p)[0], hi = reinterpret_cast<float4 const*>(p)[1];
-  x[0] = lo.x, x[1] = lo.y, x[2] = lo.z, x[3] = lo.w, x[4] = hi.x, x[5] = hi.y, x[6] = hi.z, x[7] = hi.w;
-}
-
-// The block's maximum, valid in thread 0: shuffles within each warp, then the warps' results.
-__device__ float block_max(float v) {
-  __shared__ float warp_max[32];
-  for (int o = 16; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  int const lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32, warps = int(blockDim.x + 31) / 32;
-  if (lane == 0) warp_max[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < warps ? warp_max[lane] : 0.f;
-    for (int o = 16; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  }
-  return v;
-}
-
-// out = e4m3(scale * gelu(D + bias[col])), *amax = max(*amax, |gelu(D + bias[col])|), D row-major
-// with N % 8 == 0, so that the eight elements of a chunk share a row. The same float operations as
-// the fusion's tree (the same Gelu functor), so that from f32 accumulators the two agree. Each thread
-// takes two chunks per pass, both loads issued before the math, to keep more bytes in flight.
-template <class TIn, class Gelu>
-__global__ void __launch_bounds__(256) bias_gelu_amax_e4m3_kernel(TIn const* __restrict__ d, bf16 const* __restrict__ bias,
-                                                                  float const* __restrict__ scale_d, float* amax,
-                                                                  e4m3* __restrict__ out, std::int64_t chunks, int n) {
-  float const scale = *scale_d;
-  float local = 0.f;
-  std::int64_t const stride = std::int64_t(gridDim.x) * blockDim.x;
-  for (std::int64_t c0 = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c0 < chunks; c0 += 2 * stride) {
-    float x[2][8], b[2][8];
-#pragma unroll
-    for (int u = 0; u < 2; ++u) {
-      std::int64_t const c = c0 + u * stride;
-      if (c < chunks) {
-        load8(d + 8 * c, x[u]);
-        load8(bias + (8 * c) % n, b[u]);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < 2; ++u) {
-      std::int64_t const c = c0 + u * stride;
-      if (c >= chunks) continue;
-      uint2 packed;
-      auto* q = reinterpret_cast<unsigned char*>(&packed);
-#pragma unroll
-      for (int v = 0; v < 8; ++v) {
-        float const y = Gelu{}(x[u][v] + b[u][v]);
-        local = fmaxf(local, fabsf(y));
-        q[v] = numeric_cast<e4m3>(scale * y).__x;
-      }
-      *reinterpret_cast<uint2*>(out + 8 * c) = packed;
-    }
-  }
-  float const block = block_max(local);
-  // Non-negative floats order like their bits, so one integer atomic per block gives the exact max.
-  if (threadIdx.x == 0 && block > 0.f) atomicMax(reinterpret_cast<unsigned int*>(amax), __float_as_uint(block));
-}
-
-template <class Gelu, class TIn>
-void bias_gelu_amax_e4m3(TIn const* d, bf16 const* bias, float const* scale_d, float* amax, e4m3* out, int m, int n, int sms) {
-  // As many blocks as are resident at once: the grid-stride loop then runs in a single wave.
-  static int const per_sm = [] {
-    int b = 0;
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, bias_gelu_amax_e4m3_kernel<TIn, Gelu>, 256, 0), "occupancy");
-    return std::max(1, b);
-  }();
-  std::int64_t const chunks = std::int64_t(m) * n / 8;
-  std::int64_t const blocks = std::min<std::int64_t>((chunks + 255) / 256, std::int64_t(sms) * per_sm);
-  bias_gelu_amax_e4m3_kernel<TIn, Gelu><<<unsigned(blocks), 256>>>(d, bias, scale_d, amax, out, chunks, n);
-  check_cuda(cudaGetLastError(), "bias_gelu_amax_e4m3_kernel launch");
-}
-
-// ---- Comparisons in units in the last place ----------------------------------------------------------
-
-// The position of an e4m3 or bf16 value among the format's values in order (sign-magnitude read as
-// a signed integer: neighbours differ by one, +0 and -0 are both 0); `finite` false for NaN and inf.
-template <class T>
-TESSEL_HD int ordinal(T v, bool& finite) {
-  static_assert(std::is_same_v<T, e4m3> || std::is_same_v<T, bf16>, "ordinal: e4m3 or bf16");
-  std::uint32_t bits = 0;
-  memcpy(&bits, &v, sizeof(T));
-  constexpr std::uint32_t kSign = 1u << (8 * sizeof(T) - 1);
-  std::uint32_t const mag = bits & (kSign - 1);
-  if constexpr (sizeof(T) == 1) finite = mag != 0x7f;  // e4m3: S.1111.111 is NaN; no infinities
-  else finite = (mag >> 7) != 0xff;                    // bf16: an all-ones exponent is inf or NaN
-  return (bits & kSign) ? -int(mag) : int(mag);
-}
-
-template <class T>
-TESSEL_HD unsigned ulp_distance(T x, T y) {
-  bool fx = false, fy = false;
-  int const ox = ordinal(x, fx), oy = ordinal(y, fy);
-  if (!fx || !fy) return ~0u;  // poison and NaN fail every tolerance
-  return unsigned(ox > oy ? ox - oy : oy - ox);
-}
-
-struct UlpReport {
-  unsigned long long differ = 0, beyond_one = 0;
-  unsigned worst = 0;
-};
-
-// Per-thread counts, one atomic each per thread at the end: a comparison of mostly differing
-// outputs must not serialise on one counter.
-template <class T>
-__global__ void ulp_compare_kernel(T const* x, T const* y, std::int64_t count, unsigned long long* counts, unsigned* worst) {
-  unsigned long long differ = 0, beyond = 0;
-  unsigned w = 0;
-  for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < count; e += std::int64_t(gridDim.x) * blockDim.x) {
-    unsigned const d = ulp_distance(x[e], y[e]);
-    differ += d != 0;
-    beyond += d > 1;
-    w = d > w ? d : w;
-  }
-  if (differ) atomicAdd(&counts[0], differ);
-  if (beyond) atomicAdd(&counts[1], beyond);
-  if (w) atomicMax(worst, w);
-}
-
-template <class T>
-UlpReport ulp_compare(T const* x, T const* y, std::int64_t count) {
-  DeviceBuffer<unsigned long long> counts(2);
-  DeviceBuffer<unsigned> worst(1);
-  check_cuda(cudaMemset(counts.data(), 0, counts.bytes()), "cudaMemset");
-  check_cuda(cudaMemset(worst.data(), 0, worst.bytes()), "cudaMemset");
-  ulp_compare_kernel<T><<<2048, 256>>>(x, y, count, counts.data(), worst.data());
-  check_cuda(cudaGetLastError(), "ulp_compare_kernel launch");
-  check_cuda(cudaDeviceSynchronize(), "ulp_compare_kernel");
-  auto const c = counts.download();
-  return {c[0], c[1], worst.download()[0]};
 }
 
 // ---- Sampled double references on the host -------------------------------------------------------------
@@ -650,58 +512,19 @@ FusionVerdict verify_fusion(Set& s, int m, int n, int k, float const* scale_d, C
 
 // ---- Part 2: the FP8 GEMM ------------------------------------------------------------------------------
 
-/// cuBLASLt's FP8 matmul for the TN problem with a row-major D. cuBLASLt is column-major and takes
-/// FP8 only as "TN": op(A) = A^T, op(B) = B. The row-major M x N D is the column-major N x M matrix
-/// D^T = B^T A^T, so cuBLASLt's A is our B (stored as the column-major K x N matrix it is, ld K,
-/// transposed by the op) and its B is our A (row-major M x K is column-major K x M, ld K).
+/// cuBLASLt's FP8 matmul (verify/cublaslt_fp8.hpp) for the TN problem with a row-major D: the
+/// column-major N x M matrix D^T = B^T A^T, so cuBLASLt's A is our B and its B our A.
 class LtFp8 {
  public:
   LtFp8(cublasLtHandle_t h, int m, int n, int k, bool fast_accum, void* workspace, std::size_t workspace_bytes)
-      : h_(h), workspace_(workspace), workspace_bytes_(workspace_bytes) {
-    check(cublasLtMatmulDescCreate(&op_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
-    cublasOperation_t const ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    std::int8_t const fast = fast_accum ? 1 : 0;
-    check(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
-    check(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
-    check(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast), "FAST_ACCUM");
-    check(cublasLtMatrixLayoutCreate(&la_, CUDA_R_8F_E4M3, std::uint64_t(k), std::uint64_t(n), k), "layout A");
-    check(cublasLtMatrixLayoutCreate(&lb_, CUDA_R_8F_E4M3, std::uint64_t(k), std::uint64_t(m), k), "layout B");
-    check(cublasLtMatrixLayoutCreate(&ld_, CUDA_R_16BF, std::uint64_t(n), std::uint64_t(m), n), "layout D");
-    cublasLtMatmulPreference_t pref;
-    check(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
-    std::uint64_t const ws = workspace_bytes;
-    check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws), "workspace");
-    cublasLtMatmulHeuristicResult_t result{};
-    int found = 0;
-    cublasStatus_t const st = cublasLtMatmulAlgoGetHeuristic(h_, op_, la_, lb_, ld_, ld_, pref, 1, &result, &found);
-    cublasLtMatmulPreferenceDestroy(pref);
-    check(st, "cublasLtMatmulAlgoGetHeuristic");
-    if (found == 0) throw std::runtime_error("cuBLASLt has no FP8 algorithm for " + dims(m, n, k));
-    algo_ = result.algo;
+      : lt_(h, {n, m, k, k, k, n, fast_accum}, workspace, workspace_bytes) {
+    if (lt_.status() != CUBLAS_STATUS_SUCCESS)
+      throw std::runtime_error("cuBLASLt has no FP8 algorithm for " + dims(m, n, k) + ": " + cublasGetStatusName(lt_.status()));
   }
-  ~LtFp8() {
-    cublasLtMatrixLayoutDestroy(ld_);
-    cublasLtMatrixLayoutDestroy(lb_);
-    cublasLtMatrixLayoutDestroy(la_);
-    cublasLtMatmulDescDestroy(op_);
-  }
-  LtFp8(LtFp8 const&) = delete;
-  LtFp8& operator=(LtFp8 const&) = delete;
-
-  void run(e4m3 const* a, e4m3 const* b, bf16* d) {
-    float const alpha = 1.f, beta = 0.f;
-    check(cublasLtMatmul(h_, op_, &alpha, b, la_, a, lb_, &beta, d, ld_, d, ld_, &algo_, workspace_, workspace_bytes_, nullptr),
-          "cublasLtMatmul");
-  }
+  void run(e4m3 const* a, e4m3 const* b, bf16* d) { bench::check_cublas(lt_.run(b, a, d), "cublasLtMatmul"); }
 
  private:
-  static void check(cublasStatus_t s, char const* what) { bench::check_cublas(s, what); }
-  cublasLtHandle_t h_;
-  cublasLtMatmulDesc_t op_{};
-  cublasLtMatrixLayout_t la_{}, lb_{}, ld_{};
-  cublasLtMatmulAlgo_t algo_{};
-  void* workspace_;
-  std::size_t workspace_bytes_;
+  verify::CublasLtFp8 lt_;
 };
 
 /// One rotation slot of part 2.
