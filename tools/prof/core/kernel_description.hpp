@@ -24,7 +24,8 @@ struct KernelDescription {
   Extent3 instruction;           // tensor-core instruction shape
   Extent3 cluster{1, 1, 1};
   int stages = 0;
-  std::string schedule;          // "multistage", "twostage", later "coop", "pingpong"
+  std::string schedule;          // "multistage", "twostage", "coop", "pingpong", "coop_streamk"
+  Epilogue epilogue = Epilogue::kLinearCombination;  // any other needs GemmArguments' bias, scale_d, amax
   int threads = 0;               // per CTA
   int smem_bytes = 0;            // dynamic shared memory per CTA
   int alignment = 0;             // elements of A and B per vector load

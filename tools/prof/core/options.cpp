@@ -52,11 +52,11 @@ OperandFilter parse_operand(const std::string& flag, const std::string& v) {
   OperandFilter f;
   if (elem != "*" && !elem.empty()) {
     f.element = parse_element(elem);
-    if (!f.element) bad_value(flag, v, "an element type and layout such as bf16:row (types f16, bf16, f32; layouts row, column)");
+    if (!f.element) bad_value(flag, v, "an element type and layout such as bf16:row (types f16, bf16, f32, e4m3, e5m2; layouts row, column)");
   }
   if (lay != "*") {
     f.layout = parse_layout(lay);
-    if (!f.layout) bad_value(flag, v, "an element type and layout such as bf16:row (types f16, bf16, f32; layouts row, column)");
+    if (!f.layout) bad_value(flag, v, "an element type and layout such as bf16:row (types f16, bf16, f32, e4m3, e5m2; layouts row, column)");
   }
   return f;
 }
@@ -295,7 +295,7 @@ Selection
   --kernels=GLOBS                  names or globs, comma-separated; a pattern without * or ?
                                    matches any name containing it
   --ignore-kernels=GLOBS           drop these
-  --A=TYPE:LAYOUT, --B, --C, --D   operand type and layout: f16, bf16, f32; row, column
+  --A=TYPE:LAYOUT, --B, --C, --D   operand type and layout: f16, bf16, f32, e4m3, e5m2; row, column
                                    (either part may be *, or left out: --A=bf16)
 
 Problem (each a value 4096, a list 1024,4096 or a range 1024:8192:1024)

@@ -252,12 +252,12 @@ std::string analysis_json(const std::vector<AnalysisRow>& rows, const RunInfo& i
 // ---- enumerate ---------------------------------------------------------------------------------
 
 std::string kernel_table(const std::vector<KernelDescription>& kernels) {
-  TextTable t({"kernel", "arch", "A", "B", "C", "tile", "warp", "cluster", "stages", "schedule", "threads",
-               "smem_bytes"});
+  TextTable t({"kernel", "arch", "A", "B", "C", "D", "tile", "warp", "cluster", "stages", "schedule", "epilogue",
+               "threads", "smem_bytes"});
   for (const KernelDescription& k : kernels) {
-    t.add({k.name, k.arch, to_string(k.a), to_string(k.b), to_string(k.c), to_string(k.tile),
+    t.add({k.name, k.arch, to_string(k.a), to_string(k.b), to_string(k.c), to_string(k.d), to_string(k.tile),
            k.warp.m ? to_string(k.warp) : "-", to_string(k.cluster), std::to_string(k.stages), k.schedule,
-           std::to_string(k.threads), std::to_string(k.smem_bytes)});
+           std::string(to_string(k.epilogue)), std::to_string(k.threads), std::to_string(k.smem_bytes)});
   }
   return t.render();
 }
@@ -265,13 +265,14 @@ std::string kernel_table(const std::vector<KernelDescription>& kernels) {
 std::string kernel_csv(const std::vector<KernelDescription>& kernels) {
   std::string out = csv_line({"kernel", "arch", "min_compute_capability", "A", "B", "C", "D", "accumulator", "tile",
                               "warp", "instruction", "cluster", "stages", "schedule", "threads", "smem_bytes",
-                              "alignment", "persistent", "batch", "raster_along_n"});
+                              "alignment", "persistent", "batch", "raster_along_n", "epilogue"});
   for (const KernelDescription& k : kernels) {
     out += csv_line({k.name, k.arch, std::to_string(k.min_compute_capability), to_string(k.a), to_string(k.b),
                      to_string(k.c), to_string(k.d), std::string(to_string(k.accumulator)), to_string(k.tile),
                      to_string(k.warp), to_string(k.instruction), to_string(k.cluster), std::to_string(k.stages),
                      k.schedule, std::to_string(k.threads), std::to_string(k.smem_bytes), std::to_string(k.alignment),
-                     k.persistent ? "1" : "0", k.supports_batch ? "1" : "0", k.supports_raster_along_n ? "1" : "0"});
+                     k.persistent ? "1" : "0", k.supports_batch ? "1" : "0", k.supports_raster_along_n ? "1" : "0",
+                     std::string(to_string(k.epilogue))});
   }
   return out;
 }
@@ -291,6 +292,7 @@ std::string kernel_json(const std::vector<KernelDescription>& kernels, const Run
     o.integer("stages", k.stages).str("schedule", k.schedule).integer("threads", k.threads);
     o.integer("smem_bytes", k.smem_bytes).integer("alignment", k.alignment).boolean("persistent", k.persistent);
     o.boolean("batch", k.supports_batch).boolean("raster_along_n", k.supports_raster_along_n);
+    o.str("epilogue", std::string(to_string(k.epilogue)));
     out += std::string(i ? "," : "") + "\n    " + o.done();
   }
   return out + "\n  ]\n}\n";

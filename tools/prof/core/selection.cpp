@@ -35,7 +35,8 @@ OperandSet operands_from_filters(const Options& o) {
   OperandSet s;
   s.a = {o.a.element.value_or(Element::kF16), o.a.layout.value_or(Layout::kRow)};
   s.b = {o.b.element.value_or(s.a.element), o.b.layout.value_or(Layout::kColumn)};
-  s.c = {o.c.element.value_or(s.a.element), o.c.layout.value_or(Layout::kColumn)};
+  // An FP8 GEMM writes a wider type: bf16, as cuBLASLt's FP8 matmul and tessel's FP8 kernels do.
+  s.c = {o.c.element.value_or(is_fp8(s.a.element) ? Element::kBF16 : s.a.element), o.c.layout.value_or(Layout::kColumn)};
   s.d = {o.d.element.value_or(s.c.element), o.d.layout.value_or(s.c.layout)};
   return s;
 }

@@ -23,7 +23,7 @@ OperandSet operands_of(const KernelDescription& k);
 std::vector<OperandSet> operand_sets(const std::vector<KernelDescription>& kernels);
 
 /// The operand set the --A..--D filters spell, with the gaps filled the way BLAS users expect:
-/// A f16 row-major, B of A's type column-major, C of A's type column-major, D like C.
+/// A f16 row-major, B of A's type column-major, C of A's type (bf16 for FP8 A) column-major, D like C.
 OperandSet operands_from_filters(const Options& o);
 
 /// A sentence for "the names matched but no kernel takes these operands".

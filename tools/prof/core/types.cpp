@@ -7,18 +7,33 @@ std::string_view to_string(Element e) {
     case Element::kF16: return "f16";
     case Element::kBF16: return "bf16";
     case Element::kF32: return "f32";
+    case Element::kE4M3: return "e4m3";
+    case Element::kE5M2: return "e5m2";
+  }
+  return "?";
+}
+
+std::string_view to_string(Epilogue e) {
+  switch (e) {
+    case Epilogue::kLinearCombination: return "linear_combination";
+    case Epilogue::kBiasGeluAmax: return "bias_gelu_amax";
+    case Epilogue::kBiasGeluTanhAmax: return "bias_gelu_tanh_amax";
   }
   return "?";
 }
 
 std::string_view to_string(Layout l) { return l == Layout::kRow ? "row" : "column"; }
 
-int size_bytes(Element e) { return e == Element::kF32 ? 4 : 2; }
+int size_bytes(Element e) { return e == Element::kF32 ? 4 : is_fp8(e) ? 1 : 2; }
+
+bool is_fp8(Element e) { return e == Element::kE4M3 || e == Element::kE5M2; }
 
 std::optional<Element> parse_element(std::string_view t) {
   if (t == "f16" || t == "fp16" || t == "half") return Element::kF16;
   if (t == "bf16" || t == "bfloat16") return Element::kBF16;
   if (t == "f32" || t == "fp32" || t == "float") return Element::kF32;
+  if (t == "e4m3" || t == "fe4m3" || t == "float_e4m3") return Element::kE4M3;
+  if (t == "e5m2" || t == "fe5m2" || t == "float_e5m2") return Element::kE5M2;
   return std::nullopt;
 }
 
