@@ -1,17 +1,22 @@
 # The kernel catalogue: every kernel tessel-prof can be built with, named as the kernels name
 # themselves, and the build-time selection of the ones compiled in.
 #
-# A spec is "family:A:B:C:tile:warp:stages:layout", e.g. "sm80:bf16:bf16:bf16:128x128x32:64x64x32:3:tn";
-# the Hopper family puts its cluster where the others have a warp tile, and its schedule after the
-# stages ("sm90:...:128x256x64:c1x1:4:coop:tn"; coop, pingpong, or coop_streamk for the stream-K
-# scheduler's split-K / stream-K decompositions).
+# A spec is "family:A:B:D:tile:warp:stages:layout", e.g. "sm80:bf16:bf16:bf16:128x128x32:64x64x32:3:tn";
+# the Hopper families put their cluster where the others have a warp tile, and their schedule after
+# the stages ("sm90:...:128x256x64:c1x1:4:coop:tn"; coop, pingpong, or coop_streamk for the stream-K
+# scheduler's split-K / stream-K decompositions); sm90u adds its epilogue after the schedule
+# ("sm90u:bf16:bf16:e4m3:128x256x64:c1x1:4:coop:bias_gelu_amax:tn").
 # Its name is what the kernel's handle calls itself (the registry test checks the two agree):
-#   tessel_<family>_gemm_<A>_<B>_<C>_<tile>_<warp>_<stages>stage_<layout>          Sm75, Sm80
-#   tessel_sm90_gemm_<A>_<B>_<C>_<tile>_<cluster>_<stages>stage_<schedule>_<layout>  Sm90
-# C and D are column-major, as BLAS writes them; the layout letters are BLAS's: "tn" is A
-# row-major, B column-major.
+#   tessel_<family>_gemm_<A>_<B>_<D>_<tile>_<warp>_<stages>stage_<layout>                       Sm75, Sm80
+#   tessel_sm90_gemm_<A>_<B>_<D>_<tile>_<cluster>_<stages>stage_<schedule>[_<epilogue>]_<layout>  Sm90
+# The epilogue part is absent for the linear combination D = alpha A B + beta C, and otherwise one
+# of Epilogue's spellings (core/types.hpp): bias_gelu_amax (GELU with erf) or bias_gelu_tanh_amax
+# (its tanh form), each with the bias, the amax and the scaled cast to D's FP8 type. C has D's type,
+# except where D is FP8 (C is bf16 there). C and D are column-major, as BLAS writes them; the
+# layout letters are BLAS's: "tn" is A row-major, B column-major.
 #
-# A new family adds its specs to tessel_prof_catalogue, a branch to tessel_prof_spec_name and
+# A new family adds its specs to tessel_prof_catalogue (a cross product of types, tiles and
+# layouts, or a list of whole specs), a branch to tessel_prof_spec_name and
 # tessel_prof_spec_instance, an adaptor header next to sm80_operation.cuh and an instances_<family>
 # template that includes it.
 include_guard(GLOBAL)
@@ -38,12 +43,24 @@ set(TESSEL_PROF_SM90_TILES 128x256x64:c1x1:4:coop 128x128x64:c1x1:5:coop 128x128
     128x192x64:c1x1:4:coop 128x128x64:c1x1:6:pingpong 128x256x64:c1x1:4:coop_streamk 128x64x64:c1x1:8:coop_streamk)
 set(TESSEL_PROF_SM90_TYPES bf16:bf16:bf16 bf16:bf16:f32 f16:f16:f16 f16:f16:f32)
 set(TESSEL_PROF_SM90_LAYOUTS tn)
-set(TESSEL_PROF_FAMILIES sm90 sm80 sm75)
+# Hopper through the collective builders and GemmUniversalAdapter (sm90u_operation.cuh), for what
+# GemmSm90 does not take: the FP8 mainloop, e4m3 x e4m3 -> bf16 (BK 128 bytes of e4m3; 128x256
+# cooperative is bench/fusion_bench's FP8 tile, 128x128 ping-pong its neighbour), and bf16 GEMMs
+# with the fused FP8 epilogue (bias, GELU, amax, scaled e4m3 cast) on the plain 128x256 tile, so
+# that each fused row has a plain row of the same tile beside it. (The fused epilogue on the
+# 128x128 ping-pong tile spills registers: 18 LDL / 10 STL with GELU's erf form.)
+set(TESSEL_PROF_SM90U_SPECS
+  sm90u:e4m3:e4m3:bf16:128x256x128:c1x1:4:coop:linear_combination:tn
+  sm90u:e4m3:e4m3:bf16:128x128x128:c1x1:6:pingpong:linear_combination:tn
+  sm90u:bf16:bf16:e4m3:128x256x64:c1x1:4:coop:bias_gelu_amax:tn
+  sm90u:bf16:bf16:e4m3:128x256x64:c1x1:4:coop:bias_gelu_tanh_amax:tn)
+set(TESSEL_PROF_FAMILIES sm90 sm90u sm80 sm75)
 
 function(tessel_prof_catalogue out)
   set(specs)
   foreach(family IN LISTS TESSEL_PROF_FAMILIES)
     string(TOUPPER ${family} F)
+    list(APPEND specs ${TESSEL_PROF_${F}_SPECS})
     foreach(types IN LISTS TESSEL_PROF_${F}_TYPES)
       foreach(tile IN LISTS TESSEL_PROF_${F}_TILES)
         foreach(layout IN LISTS TESSEL_PROF_${F}_LAYOUTS)
@@ -69,6 +86,17 @@ function(tessel_prof_spec_name spec out)
     list(GET f 7 schedule)
     list(GET f 8 layout)
     set(schedule "${schedule}_")
+  elseif(family STREQUAL "sm90u")
+    # The same names as the GemmSm90 kernels, with the epilogue where it is not the plain one.
+    set(family sm90)
+    list(GET f 7 schedule)
+    list(GET f 8 epilogue)
+    list(GET f 9 layout)
+    if(epilogue STREQUAL "linear_combination")
+      set(schedule "${schedule}_")
+    else()
+      set(schedule "${schedule}_${epilogue}_")
+    endif()
   else()
     list(GET f 7 layout)
   endif()
@@ -86,6 +114,8 @@ function(tessel_prof_spec_instance spec index out)
       list(APPEND types half_t)
     elseif(e STREQUAL "bf16")
       list(APPEND types bfloat16_t)
+    elseif(e STREQUAL "e4m3")
+      list(APPEND types float_e4m3_t)
     else()
       list(APPEND types float)
     endif()
@@ -114,6 +144,33 @@ function(tessel_prof_spec_instance spec index out)
 "// ${name}
 using Kernel${index} = gemm::device::GemmSm90<${tc}, ${tile}, ${stages}, ${sched}, ${scheduler}, ${ta}>;
 const Registrar kRegister${index}{make_sm90_tn_operation<Kernel${index}>()};
+" PARENT_SCOPE)
+    return()
+  endif()
+  if(family STREQUAL "sm90u")
+    list(GET f 7 schedule)
+    list(GET f 8 epilogue)
+    if(schedule STREQUAL "coop")
+      set(sched gemm::kernel::KernelTmaWarpSpecializedCooperative)
+    elseif(schedule STREQUAL "pingpong")
+      set(sched gemm::kernel::KernelTmaWarpSpecializedPingpong)
+    else()
+      message(FATAL_ERROR "tessel-prof catalogue: unknown sm90u schedule '${schedule}' in ${spec}")
+    endif()
+    if(epilogue STREQUAL "linear_combination")
+      set(fusion "gemm::kernel::Sm90LinearCombination<${tc}, bfloat16_t>")
+    elseif(epilogue STREQUAL "bias_gelu_amax")
+      set(fusion "epilogue::fusion::LinCombBiasGeluAmaxFp8<bfloat16_t, bfloat16_t, ${tc}, epilogue::fusion::GeluErf>")
+    elseif(epilogue STREQUAL "bias_gelu_tanh_amax")
+      set(fusion "epilogue::fusion::LinCombBiasGeluAmaxFp8<bfloat16_t, bfloat16_t, ${tc}, epilogue::fusion::GeluTanh>")
+    else()
+      message(FATAL_ERROR "tessel-prof catalogue: unknown epilogue '${epilogue}' in ${spec}")
+    endif()
+    set(${out}
+"// ${name}
+using Kernel${index} = Sm90UniversalTn<${ta}, ${tc}, ${tile}, ${stages}, ${sched},
+                                      ${fusion}>::Gemm;
+const Registrar kRegister${index}{make_sm90u_operation<Kernel${index}>()};
 " PARENT_SCOPE)
     return()
   endif()

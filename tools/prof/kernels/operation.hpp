@@ -17,6 +17,8 @@
 namespace tessel::prof {
 
 /// One problem on concrete buffers. Matrices of a batch are `batch_stride_*` elements apart.
+/// bias, scale_d and amax are the fused epilogue's (KernelDescription::epilogue other than the
+/// linear combination; see Epilogue in core/types.hpp), null for the others.
 struct GemmArguments {
   GemmShape shape;
   const void* A = nullptr;
@@ -28,6 +30,10 @@ struct GemmArguments {
   void* D = nullptr;
   std::int64_t ldd = 0, batch_stride_d = 0;
   double alpha = 1.0, beta = 0.0;
+  const void* bias = nullptr;      // bf16, M values: one per row of the column-major D
+  const float* scale_d = nullptr;  // device memory, one float: D = fp8(*scale_d * Y)
+  float* amax = nullptr;           // device memory, one float, 0 before a launch whose amax is read;
+                                   // the kernel raises it to max |Y| (Y before the scale)
   Raster raster = Raster::kHeuristic;
   std::int64_t swizzle = 8;
 };

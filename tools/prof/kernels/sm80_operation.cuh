@@ -12,18 +12,12 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/element_of.hpp"
 #include "kernels/handle_operation.hpp"
 #include "kernels/registry.hpp"
 #include "tessel/gemm/device/gemm.hpp"
 
 namespace tessel::prof::kernels {
-
-template <class T>
-constexpr Element element_of() {
-  if constexpr (std::is_same_v<T, half_t>) return Element::kF16;
-  else if constexpr (std::is_same_v<T, bfloat16_t>) return Element::kBF16;
-  else return Element::kF32;
-}
 
 template <class Tag>
 constexpr Layout layout_of() {

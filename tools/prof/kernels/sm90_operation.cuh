@@ -15,8 +15,10 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/element_of.hpp"
 #include "kernels/handle_operation.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/sm90_checks.hpp"
 #include "tessel/gemm/device/gemm_sm90.hpp"
 
 namespace tessel::prof::kernels {
@@ -27,17 +29,13 @@ struct Sm90TnAdaptor {
   static KernelDescription describe() {
     KernelDescription desc;
     using Cfg = typename Gemm::Cfg;
-    auto element = [](auto t) {
-      using T = decltype(t);
-      return std::is_same_v<T, float> ? Element::kF32 : std::is_same_v<T, half_t> ? Element::kF16 : Element::kBF16;
-    };
     KernelDescription& d = desc;
     d.name = Gemm::name();
     d.arch = "sm90a";
     d.min_compute_capability = 90;
-    d.a = {element(typename Gemm::ElementA{}), Layout::kRow};
-    d.b = {element(typename Gemm::ElementB{}), Layout::kColumn};
-    d.c = d.d = {element(typename Gemm::ElementD{}), Layout::kColumn};
+    d.a = {element_of<typename Gemm::ElementA>(), Layout::kRow};
+    d.b = {element_of<typename Gemm::ElementB>(), Layout::kColumn};
+    d.c = d.d = {element_of<typename Gemm::ElementD>(), Layout::kColumn};
     d.accumulator = Element::kF32;
     d.tile = {Cfg::BM, Cfg::BN, Cfg::BK};
     d.instruction = {64, Cfg::BN, 16};  // wgmma m64nBNk16, one per consumer warpgroup
@@ -52,20 +50,7 @@ struct Sm90TnAdaptor {
     return desc;
   }
 
-  // What the handle would say about its swapped operands, said about the problem's own.
-  static StatusInfo check(const GemmArguments& a) {
-    if (auto s = check_single_matrix_launch(a, "this Hopper kernel", Raster::kAlongM,
-                                            "--raster=along_m: this kernel's tiles walk along N (in groups of --swizzle "
-                                            "column tiles); use --raster=along_n or heuristic");
-        !s.ok())
-      return s;
-    constexpr int kBits = 16;  // bf16 or f16
-    if (auto s = check_extent_alignment("leading dimension of A", a.lda, Gemm::kAlignment, kBits); !s.ok()) return s;
-    if (auto s = check_extent_alignment("leading dimension of B", a.ldb, Gemm::kAlignment, kBits); !s.ok()) return s;
-    if (auto s = check_pointer_alignment("base address of A", a.A, 16); !s.ok()) return s;
-    if (auto s = check_pointer_alignment("base address of B", a.B, 16); !s.ok()) return s;
-    return {};
-  }
+  static StatusInfo check(const GemmArguments& a) { return check_sm90_tn(a, Gemm::kAlignment, 16); }  // bf16 or f16
 
   static typename Gemm::Arguments convert(const GemmArguments& a) {
     using EA = typename Gemm::ElementA;
