@@ -159,12 +159,14 @@ TEST(GemmSmallN, SameBitsOnEveryRun) {
 // Every kernel variant (GemmSmallN::variant_name; bench/NOTES.md "Small-N kernel variants") on
 // ragged shapes, N from 1 to 64 (the streaming variants take N <= 16, above they run the chunked
 // kernel), forced splits across CTAs through the fixup, beta != 0, f32 D, and the same bits
-// on every run. Variant 10 (the Hopper kernel) runs on a compute capability 9.0 GPU only.
+// on every run. Variants 10 (the Hopper kernel) and 11 (the TMA ring) run on a compute
+// capability 9.0 GPU only.
 TEST(GemmSmallN, EveryVariant) {
   TESSEL_SKIP_WITHOUT_GPU();
   for (int v = 0; v < device::GemmSmallN<bfloat16_t>::kVariants; ++v) {
     SCOPED_TRACE(device::GemmSmallN<bfloat16_t>::variant_name(v));
-    if (v == device::GemmSmallN<bfloat16_t>::kHopperVariant && !test::have_sm90()) continue;  // a compute capability 9.0 GPU only
+    using G = device::GemmSmallN<bfloat16_t>;
+    if ((v == G::kHopperVariant || v == G::kTmaVariant) && !test::have_sm90()) continue;  // a compute capability 9.0 GPU only
     for (int n : {1, 7, 16, 17}) run_and_check<bfloat16_t>({1000, n, 1000, 1.f, 0.f, 0, 0, 0, v});
     run_and_check<bfloat16_t>({129, 16, 264, 1.f, 0.f, 0, 0, 0, v});
     run_and_check<bfloat16_t>({1, 8, 8, 1.f, 0.f, 0, 0, 0, v});
@@ -177,6 +179,27 @@ TEST(GemmSmallN, EveryVariant) {
     run_and_check<bfloat16_t>({520, 13, 4096, 0.75f, 2.f, 3, 8, 1, v});
     run_and_check<bfloat16_t>({300, 64, 520, 1.f, 0.f, 0, 0, 0, v});
   }
+}
+
+// The TMA ring (variant 11) with several row blocks per CTA (and fewer for some CTAs than for
+// others), ragged K within a 256-k stage and within a 64-k box, and the plan's choice of it.
+TEST(GemmSmallN, TmaRingSeveralRowBlocksPerCta) {
+  TESSEL_SKIP_WITHOUT_GPU();
+  using G = device::GemmSmallN<bfloat16_t>;
+  if (!test::have_sm90()) GTEST_SKIP() << "variant 11 needs a compute capability 9.0 GPU (sm_90a kernel)";
+  const int v = G::kTmaVariant;
+  run_and_check<bfloat16_t>({9000, 16, 1000, 1.f, 0.f, 0, 0, 0, v}, 2);
+  run_and_check<bfloat16_t>({20000, 5, 264, 1.f, 0.f, 0, 0, 0, v});
+  run_and_check<float>({6000, 12, 4136, 0.5f, 1.5f, 0, 8, 3, v});
+  run_and_check<bfloat16_t>({4300, 16, 40, 1.f, 0.f, 0, 0, 0, v});
+  G::Arguments args{{4096, 16, 4096}, {reinterpret_cast<bfloat16_t const*>(256), 4096},
+                    {reinterpret_cast<bfloat16_t const*>(256), 4096}, {reinterpret_cast<bfloat16_t*>(256), 16}, {1.f, 0.f}};
+  G::Plan plan;
+  ASSERT_TRUE(G::make_plan(args, plan).ok());
+  EXPECT_EQ(plan.variant, G::kTmaVariant) << plan.reason;
+  args.problem_size.m = 512;  // 16 row blocks: too few for a ring that does not split K
+  ASSERT_TRUE(G::make_plan(args, plan).ok());
+  EXPECT_NE(plan.variant, G::kTmaVariant) << plan.reason;
 }
 
 TEST(GemmSmallN, PlanSplitsKForTheDecodeShape) {

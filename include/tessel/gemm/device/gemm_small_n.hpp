@@ -22,7 +22,9 @@
 // (kHopperVariant) is the general Hopper kernel (TMA + wgmma, 128x64 tiles with the tokens padded
 // to 64 by TMA's zero fill, the stream-K scheduler's decomposition): on a compute capability 9.0
 // GPU with sm_90a code, the plan takes it for N > 16, where it read the weights faster than the
-// chunked kernel on the H200 (8192x64x8192: 42.0 against 50.5 us).
+// chunked kernel on the H200 (8192x64x8192: 42.0 against 50.5 us). Variant 11 (kTmaVariant)
+// streams the weights through TMA into a shared-memory ring (kernel/sm90_gemm_small_n_tma.hpp):
+// N <= 16, on a compute capability 9.0 GPU with sm_90a code, where the plan takes it for N <= 16.
 
 #include <cuda_runtime_api.h>
 
@@ -32,12 +34,14 @@
 #include <type_traits>
 
 #include "tessel/arch/runtime.hpp"
+#include "tessel/arch/sm90a_image.hpp"
 #include "tessel/gemm/collective/sm90_builder.hpp"
 #include "tessel/gemm/device/gemm_universal_sm90.hpp"
 #include "tessel/gemm/gemm_shape.hpp"
 #include "tessel/gemm/kernel/decomposition.hpp"
 #include "tessel/gemm/kernel/sm80_gemm_small_n.hpp"
 #include "tessel/gemm/kernel/sm80_gemm_small_n_stream.hpp"
+#include "tessel/gemm/kernel/sm90_gemm_small_n_tma.hpp"
 #include "tessel/gemm/kernel/stream_k_fixup.hpp"
 #include "tessel/status.hpp"
 
@@ -57,8 +61,9 @@ class GemmSmallN {
   static constexpr int kAlignment = 8;  // elements of a 16-byte vector
   static constexpr int kRowsPerCta = kernel::SmallNTile<1>::kRows;  // of the chunked kernel (variant 0)
   static constexpr int kMinRowsPerCta = 16;                          // the narrowest variant's
-  static constexpr int kVariants = 11;
+  static constexpr int kVariants = 12;
   static constexpr int kHopperVariant = 10;
+  static constexpr int kTmaVariant = 11;
 
   struct Epilogue {
     float alpha = 1.f, beta = 0.f;
@@ -141,6 +146,13 @@ class GemmSmallN {
     plan.sms = std::max(plan.sms, 1);
     if (a.variant == kHopperVariant || (a.variant < 0 && p.n > 16 && Hopper::can_implement(hopper_args(a)).ok()))
       return make_hopper_plan(a, plan);
+    // Like the streaming variants, variant 11 runs the chunked kernel from N = 17 on.
+    // NOTES: the TMA ring was the fastest or within 3% of it from M = 2048 (64 row blocks on 132
+    // SMs) to 28672 in the sweep of bench/NOTES.md ("Decode through TMA"). It does not split K,
+    // so with fewer row blocks than about half the SMs the streaming kernels, which do, stay.
+    if (p.n <= 16 && (a.variant == kTmaVariant ||
+                      (a.variant < 0 && 20 * ((p.m + 31) / 32) >= 9 * plan.sms && tma_kernel_runs(plan.n8))))
+      return make_tma_plan(a, plan);
     plan.variant = a.variant >= 0 ? a.variant : pick_variant(p.m, plan.sms);
     if (plan.n8 > 2) plan.variant = 0;  // the streaming kernels take N <= 16
     const KernelInfo info = kernel_info(plan.variant, plan.n8);
@@ -213,6 +225,7 @@ class GemmSmallN {
       case 8: return "stream_1x4_d6";
       case 9: return "stream_2x4_d16_1cta";
       case kHopperVariant: return "sm90_streamk_128x64";
+      case kTmaVariant: return "sm90_tma_32x256";
       default: return "?";
     }
   }
@@ -259,11 +272,18 @@ class GemmSmallN {
       initialized_ = true;
       return {};
     }
+    auto const& p = a.problem_size;
+    if (plan_.variant == kTmaVariant) {
+      if (auto s = make_tma_maps(a, plan_.n8); !s.ok()) return s;
+      params_ = {p.m, p.n, p.k, a.ref_A.data, a.ref_A.ld, a.ref_B.data, a.ref_B.ld, a.ref_D.data, a.ref_D.ld,
+                 a.epilogue.alpha, a.epilogue.beta, plan_.split, {}};
+      initialized_ = true;
+      return {};
+    }
     if (plan_.workspace != 0) {
       auto e = cudaMemsetAsync(workspace, 0, kernel::fixup_counter_bytes(plan_.split), stream);
       if (auto s = arch::status_from_cuda(e, "zeroing the split-K counters"); !s.ok()) return s;
     }
-    auto const& p = a.problem_size;
     params_ = {p.m, p.n, p.k, a.ref_A.data, a.ref_A.ld, a.ref_B.data, a.ref_B.ld, a.ref_D.data, a.ref_D.ld,
                a.epilogue.alpha, a.epilogue.beta, plan_.split,
                kernel::make_fixup_workspace(workspace, plan_.split, plan_.threads * 4 * plan_.n8)};
@@ -274,6 +294,13 @@ class GemmSmallN {
   StatusInfo run(cudaStream_t stream = nullptr) {
     if (!initialized_) return {Status::kErrorInternal, "run() before a successful initialize(): call initialize(args) first"};
     if (plan_.variant == kHopperVariant) return hopper_.run(stream);
+    if (plan_.variant == kTmaVariant) {
+      void* tma_args[] = {&map_a_, &map_b_, &params_, &plan_.row_blocks, &plan_.chunks};
+      auto e = cudaLaunchKernel(tma_kernel(plan_.n8), dim3(unsigned(plan_.split.grid)), dim3(unsigned(plan_.threads)), tma_args,
+                                std::size_t(plan_.smem), stream);
+      if (e != cudaSuccess) return arch::status_from_cuda(e, "launching the small-N TMA kernel");
+      return arch::status_from_cuda(cudaGetLastError(), "launching the small-N TMA kernel");
+    }
     void* kernel_args[] = {&params_};
     auto e = cudaLaunchKernel(kernel_info(plan_.variant, plan_.n8).fn, dim3(unsigned(plan_.split.grid)),
                               dim3(unsigned(plan_.threads)), kernel_args, std::size_t(plan_.smem), stream);
@@ -348,6 +375,53 @@ class GemmSmallN {
     return {};
   }
 
+  // Variant 11: the TMA ring (kernel/sm90_gemm_small_n_tma.hpp), N <= 16, sm_90a code on a
+  // compute capability 9.0 GPU; one persistent CTA per SM over 32-row blocks, no K split.
+  static void const* tma_kernel(int n8) {
+    return n8 == 1 ? reinterpret_cast<void const*>(&kernel::sm90_gemm_small_n_tma<1, ElementD>)
+                   : reinterpret_cast<void const*>(&kernel::sm90_gemm_small_n_tma<2, ElementD>);
+  }
+  static bool tma_kernel_runs(int n8) { return n8 <= 2 && arch::check_sm90a_image(tma_kernel(n8)).ok(); }
+
+  static StatusInfo make_tma_plan(Arguments const& a, Plan& plan) {
+    auto const& p = a.problem_size;
+    if (auto s = arch::check_sm90a_image(tma_kernel(plan.n8)); !s.ok()) return s;
+    using Tile1 = kernel::SmallNTmaTile<1>;
+    using Tile2 = kernel::SmallNTmaTile<2>;
+    plan.variant = kTmaVariant;
+    plan.threads = Tile1::kThreads;
+    plan.smem = plan.n8 == 1 ? Tile1::kSmemBytes : Tile2::kSmemBytes;
+    plan.chunk_k = Tile1::kChunk;
+    plan.row_blocks = (p.m + Tile1::kRows - 1) / Tile1::kRows;
+    plan.chunks = (p.k + plan.chunk_k - 1) / plan.chunk_k;
+    plan.splits = 1;
+    plan.ctas_per_sm = 1;
+    plan.split = {};
+    plan.split.grid = std::min(plan.row_blocks, plan.sms);
+    plan.workspace = 0;
+    auto e = cudaFuncSetAttribute(tma_kernel(plan.n8), cudaFuncAttributeMaxDynamicSharedMemorySize, plan.smem);
+    if (auto s = arch::status_from_cuda(e, "raising the TMA kernel's shared-memory limit"); !s.ok()) return s;
+    plan.reason = std::string(variant_name(kTmaVariant)) + (a.variant >= 0 ? " (requested)" : "") + ", the TMA ring: " +
+                  std::to_string(plan.row_blocks) + " row blocks of " + std::to_string(Tile1::kRows) + " over " +
+                  std::to_string(plan.split.grid) + " persistent CTAs of " + std::to_string(plan.threads) + ", " +
+                  std::to_string(plan.chunks) + " stages of " + std::to_string(plan.chunk_k) + " k each, " +
+                  std::to_string(plan.n8 == 1 ? Tile1::kStages : Tile2::kStages) + " in flight; N padded to " +
+                  std::to_string(8 * plan.n8) + (a.split_k > 1 ? "; split_k ignored: this kernel does not split K" : "");
+    return {};
+  }
+
+  StatusInfo make_tma_maps(Arguments const& a, int n8) {
+    auto const& p = a.problem_size;
+    using Tile = kernel::SmallNTmaTile<1>;
+    const arch::TmaView va{a.ref_A.data, std::uint64_t(p.k), std::uint64_t(p.m), 1, std::uint64_t(a.ref_A.ld), 0,
+                           std::uint32_t(Tile::kBoxK), std::uint32_t(Tile::kRows)};
+    const arch::TmaView vb{a.ref_B.data, std::uint64_t(p.k), std::uint64_t(p.n), 1, std::uint64_t(a.ref_B.ld), 0,
+                           std::uint32_t(Tile::kBoxK), std::uint32_t(8 * n8)};
+    constexpr auto kType = arch::tma_data_type<ElementA>();
+    if (auto s = arch::make_tma_map(map_a_, kType, 2, va, CU_TENSOR_MAP_SWIZZLE_128B, "A"); !s.ok()) return s;
+    return arch::make_tma_map(map_b_, kType, 2, vb, CU_TENSOR_MAP_SWIZZLE_128B, "B");
+  }
+
   static int n8_for(int n) { return n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8; }
   template <int N8, class Cfg>
   static KernelInfo stream_info() {
@@ -383,6 +457,7 @@ class GemmSmallN {
 
   kernel::SmallNParams<ElementD> params_{};
   Hopper hopper_;  // variant 10
+  CUtensorMap map_a_{}, map_b_{};  // variant 11
   Plan plan_{};
   bool initialized_ = false;
 };

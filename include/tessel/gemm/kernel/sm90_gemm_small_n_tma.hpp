@@ -1,0 +1,172 @@
+#pragma once
+// Small-N (decode) GEMM, Hopper form: the weights stream through TMA into a shared-memory ring,
+// and the tensor cores read them from there. Same problem and the same mma.sync m16n8k16 math as
+// sm80_gemm_small_n.hpp (read that first, for the fragment trick):
+//
+//   D(M,N) = alpha * A(M,K) B(N,K)^T + beta * D,  N <= 16
+//
+// Why another kernel. The streaming kernels hold A's loads in registers: each warp reads 64-byte
+// pieces of 16 rows 8 KB apart, and at any moment DRAM sees scattered short pieces; they ran
+// 4096x16x4096 at ~2.7 TB/s where a plain sequential read of A reaches ~3.8 (bench/NOTES.md,
+// "Decode through TMA"). Here one producer thread keeps a ring of stages in flight (kStages x
+// 16 KB of A per SM), each stage 32 rows x 256 k: four TMA boxes of 64 k x 32 rows per operand,
+// issued back to back, so each row is read in 512-byte runs and several stages ahead. No register
+// holds a load in flight, and TMA fills rows past M, columns past N and k past K with zeros, so
+// nothing is masked.
+//
+// Work split. A row block is 32 rows (two m16 blocks) over the whole K; CTAs are persistent and
+// take row blocks i, i + grid, ... Eight consumer warps share each stage: warp (mw, seg) takes
+// m16 block mw and the 64-k box seg, and at the end of a row block the four boxes' sums meet in
+// shared memory, added in box order (the same bits on every run). One CTA per SM.
+//
+// Shared-memory reads. The boxes use TMA's 128-byte swizzle: the 16-byte chunk c of row r sits
+// at chunk c ^ (r % 8). Lane (g, t) reads chunks 2t and 2t + 1 of its rows g and g + 8 (two mma
+// pairs per box, physical k 16t..16t+7 and 16t+8..16t+15 of the box), so the 8 lanes of a
+// quarter-warp (rows g, g + 1) touch 8 different chunks: no bank conflict. B, N x 64 per box,
+// is read the same way, which applies the same k permutation to both operands.
+
+#include <cstdint>
+
+#include "tessel/arch/mbarrier_sm90.hpp"
+#include "tessel/arch/tags.hpp"
+#include "tessel/arch/tma_sm90.hpp"
+#include "tessel/gemm/kernel/sm80_gemm_small_n.hpp"
+
+namespace tessel::gemm::kernel {
+
+// NOTES: one 256-k box per operand and stage, unswizzled (512-byte runs of each row per request),
+// was slower on every shape measured (bench/NOTES.md, "Decode through TMA"): the two-way bank
+// conflicts it brings cost more than the longer runs gave.
+template <int N8>
+struct SmallNTmaTile {
+  static_assert(N8 == 1 || N8 == 2, "SmallNTmaTile: N up to 16");
+  static constexpr int kRows = 32;                   // rows of a row block: two m16 blocks
+  static constexpr int kBoxK = 64;                   // k per box: one 128-byte swizzled row
+  static constexpr int kBoxes = 4;                   // boxes per stage and operand
+  static constexpr int kChunk = kBoxK * kBoxes;      // k per stage
+  static constexpr int kConsumerWarps = 2 * kBoxes;  // (m16 block, box)
+  static constexpr int kThreads = 32 * (kConsumerWarps + 1);  // and one producer warp
+  static constexpr int kABoxBytes = kRows * 128;
+  static constexpr int kBBoxBytes = 8 * N8 * 128;
+  static constexpr int kStageBytes = kBoxes * (kABoxBytes + kBBoxBytes);
+  // NOTES: as many stages as fit beside the reduction area: 128 KB (N8 = 2) to 160 KB (N8 = 1)
+  // of A in flight per SM, against the ~33 KB Little's law asks for at 4.3 TB/s over 132 SMs.
+  static constexpr int kStages = N8 == 1 ? 10 : 8;
+  static constexpr int kAccumulators = 4 * N8;
+  static constexpr int kReduceBytes = (kBoxes - 1) * 2 * kAccumulators * 32 * 4;
+  // The ring, 1024-byte aligned for the swizzle (+1024 of slack to align the dynamic base), the
+  // reduction area, and a full and an empty barrier per stage.
+  static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kReduceBytes + 2 * kStages * 8;
+  static_assert(kStageBytes % 1024 == 0 && kABoxBytes % 1024 == 0 && kBBoxBytes % 1024 == 0, "boxes stay 1024-aligned");
+};
+
+namespace detail {
+__device__ __forceinline__ void consumer_barrier(int threads) { asm volatile("bar.sync 1, %0;" ::"r"(threads) : "memory"); }
+}  // namespace detail
+
+/// `map_a`: A as (K, M), boxes of 64 x 32; `map_b`: B as (K, N), boxes of 64 x 8 N8; both with
+/// the 128-byte swizzle. p's A and B pointers are not used (the maps carry them).
+template <int N8, class ElementD>
+__global__ void __launch_bounds__(SmallNTmaTile<N8>::kThreads, 1)
+    sm90_gemm_small_n_tma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                          SmallNParams<ElementD> p, int row_blocks, int chunks) {
+  using Tile = SmallNTmaTile<N8>;
+  if constexpr (arch::device_pass_supports<arch::Sm90>()) {
+    extern __shared__ unsigned char smem_small_n_tma[];
+    unsigned char* ring = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_small_n_tma) + 1023) & ~std::uintptr_t(1023));
+    float* red = reinterpret_cast<float*>(ring + Tile::kStages * Tile::kStageBytes);  // [box - 1][mw][value][lane]
+    auto* full = reinterpret_cast<std::uint64_t*>(ring + Tile::kStages * Tile::kStageBytes + Tile::kReduceBytes);
+    std::uint64_t* empty = full + Tile::kStages;
+    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+    if (threadIdx.x == 0) {
+      for (int s = 0; s < Tile::kStages; ++s) {
+        arch::mbarrier_init(&full[s], 1);
+        arch::mbarrier_init(&empty[s], Tile::kConsumerWarps);
+      }
+      arch::mbarrier_init_fence();
+    }
+    __syncthreads();
+    // The grid is at most the row blocks, so every CTA has one at least.
+    const int mine = (row_blocks - int(blockIdx.x) + int(gridDim.x) - 1) / int(gridDim.x);
+    const int stages = mine * chunks;  // (row block, chunk) in order
+
+    if (warp == Tile::kConsumerWarps) {  // producer: one thread issues every box
+      if (lane == 0) {
+        arch::tma_prefetch_descriptor(&map_a);
+        arch::tma_prefetch_descriptor(&map_b);
+        for (int s = 0; s < stages; ++s) {
+          const int slot = s % Tile::kStages;
+          arch::mbarrier_wait(&empty[slot], ((s / Tile::kStages) & 1) ^ 1);  // round 0 passes at once
+          const int row0 = (int(blockIdx.x) + (s / chunks) * int(gridDim.x)) * Tile::kRows;
+          const int k0 = (s % chunks) * Tile::kChunk;
+          unsigned char* stage = ring + slot * Tile::kStageBytes;
+          arch::mbarrier_arrive_expect_tx(&full[slot], Tile::kStageBytes);  // zero-filled parts count too
+#pragma unroll
+          for (int b = 0; b < Tile::kBoxes; ++b) {
+            arch::tma_load_3d(stage + b * Tile::kABoxBytes, &map_a, &full[slot], k0 + b * Tile::kBoxK, row0, 0);
+            arch::tma_load_3d(stage + Tile::kBoxes * Tile::kABoxBytes + b * Tile::kBBoxBytes, &map_b, &full[slot],
+                              k0 + b * Tile::kBoxK, 0, 0);
+          }
+        }
+      }
+      return;
+    }
+
+    // Consumers.
+    const int mw = warp % 2, box = warp / 2;
+    const int g = lane / 4, t = lane % 4;
+    float acc[Tile::kAccumulators] = {};
+    for (int s = 0; s < stages; ++s) {
+      const int slot = s % Tile::kStages;
+      arch::mbarrier_wait(&full[slot], (s / Tile::kStages) & 1);
+      const unsigned char* a_box = ring + slot * Tile::kStageBytes + box * Tile::kABoxBytes;
+      const unsigned char* b_box = ring + slot * Tile::kStageBytes + Tile::kBoxes * Tile::kABoxBytes + box * Tile::kBBoxBytes;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        // Row r's chunk c is at c ^ (r % 8); rows 16 mw + g and 16 mw + g + 8 both have r % 8 == g.
+        const int chunk = ((2 * t + half) ^ g) * 16;
+        const uint4 x = *reinterpret_cast<const uint4*>(a_box + (16 * mw + g) * 128 + chunk);
+        const uint4 y = *reinterpret_cast<const uint4*>(a_box + (16 * mw + g + 8) * 128 + chunk);
+        const std::uint32_t a_lo[4] = {x.x, y.x, x.y, y.y};  // physical k 16t + 8 half + 0..3
+        const std::uint32_t a_hi[4] = {x.z, y.z, x.w, y.w};  // physical k 16t + 8 half + 4..7
+#pragma unroll
+        for (int q = 0; q < N8; ++q) {
+          const uint4 bb = *reinterpret_cast<const uint4*>(b_box + (8 * q + g) * 128 + chunk);
+          const std::uint32_t b_lo[2] = {bb.x, bb.y}, b_hi[2] = {bb.z, bb.w};
+          float d[4] = {acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]};
+          detail::SmallNMma::fma(d, a_lo, b_lo, d);
+          detail::SmallNMma::fma(d, a_hi, b_hi, d);
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[4 * q + e] = d[e];
+        }
+      }
+      __syncwarp();
+      if (lane == 0) arch::mbarrier_arrive(&empty[slot]);  // releases this warp's reads of the slot
+
+      if (s % chunks == chunks - 1) {  // the row block is complete: boxes 1.. hand their sums to box 0
+        constexpr int kConsumers = 32 * Tile::kConsumerWarps;
+        if (box > 0) {
+          float* mine_red = red + ((box - 1) * 2 + mw) * Tile::kAccumulators * 32 + lane;
+#pragma unroll
+          for (int e = 0; e < Tile::kAccumulators; ++e) mine_red[e * 32] = acc[e];
+        }
+        detail::consumer_barrier(kConsumers);
+        if (box == 0) {
+#pragma unroll 1
+          for (int b = 1; b < Tile::kBoxes; ++b) {
+            const float* theirs = red + ((b - 1) * 2 + mw) * Tile::kAccumulators * 32 + lane;
+#pragma unroll
+            for (int e = 0; e < Tile::kAccumulators; ++e) acc[e] += theirs[e * 32];
+          }
+          const int row_block = int(blockIdx.x) + (s / chunks) * int(gridDim.x);
+          detail::store_c_fragment<N8>(p, acc, row_block * Tile::kRows + mw * 16 + g, t);
+        }
+        detail::consumer_barrier(kConsumers);  // the reduction area is free for the next row block
+#pragma unroll
+        for (int e = 0; e < Tile::kAccumulators; ++e) acc[e] = 0.f;
+      }
+    }
+  }
+}
+
+}  // namespace tessel::gemm::kernel
