@@ -8,6 +8,8 @@
 #include "app/device_measure.hpp"
 #include "app/modes.hpp"
 #include "app/outputs.hpp"
+#include "app/row_verifier.hpp"
+#include "core/counterpart.hpp"
 #include "core/error.hpp"
 #include "core/progress.hpp"
 #include "core/report.hpp"
@@ -42,12 +44,6 @@ namespace {
 bool has(const std::vector<Provider>& v, Provider p) { return std::find(v.begin(), v.end(), p) != v.end(); }
 bool has(const std::vector<Verifier>& v, Verifier p) { return std::find(v.begin(), v.end(), p) != v.end(); }
 
-std::string sci(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", x);
-  return b;
-}
-
 class Profiler {
  public:
   Profiler(const Options& opt, const DeviceInfo& dev, cudaStream_t stream)
@@ -71,6 +67,11 @@ class Profiler {
   void run(const GemmProblem& problem, const OperandSet& ops, const std::vector<const GemmOperation*>& kernels,
            Progress& progress) {
     const bool reads_c = problem.beta != 0;
+    // cuBLAS's column: the same operation where cuBLAS has it, else its plain GEMM (counterpart.hpp).
+    const OperandSet cublas_ops = cublas_counterpart(ops);
+    const bool fused = std::any_of(kernels.begin(), kernels.end(), [](const GemmOperation* op) {
+      return op->description().epilogue != Epilogue::kLinearCombination;
+    });
     ProfileRow base;
     base.problem = problem;
     base.operands = ops;
@@ -78,13 +79,15 @@ class Profiler {
     try {
       std::size_t free_bytes = 0, total = 0;
       check_cuda(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
-      // Keep room for the reference D and, with device verification, its three doubles per element.
+      // Keep room for the reference D, with device verification its three doubles per element, and
+      // for the fused epilogue's reference its f32 accumulators and e4m3 D.
       const double mn = double(problem.shape.m) * double(problem.shape.n) * double(problem.shape.batch);
-      const double reserve = mn * size_bytes(ops.d.element) + (verify_device_ ? 24.0 * mn : 0.0);
+      const double reserve = mn * size_bytes(cublas_ops.d.element) + (verify_device_ ? 24.0 * mn : 0.0) +
+                             (fused && verify_cublas_ ? 5.0 * mn : 0.0);
       const double budget = std::max(0.0, 0.6 * double(free_bytes) - reserve);
       const BufferPlan plan = plan_buffers(set_bytes(problem.shape, ops, reads_c), dev_.l2_bytes,
                                            opt_.warmup_iterations + opt_.profiling_iterations, std::size_t(budget));
-      buf = std::make_unique<ProblemBuffers>(problem.shape, ops, reads_c, plan, opt_.seed, stream_);
+      buf = std::make_unique<ProblemBuffers>(problem.shape, ops, reads_c, plan, opt_.seed, stream_, fused);
     } catch (const ProfError& e) {
       // Every row of this problem says why none of them ran.
       if (want_cublas_) not_run(base, "cublas", "cublas", "Error Memory Allocation", e.what(), progress);
@@ -95,16 +98,21 @@ class Profiler {
     }
 
     std::optional<double> cublas_tflops;
-    std::string cublas_reference = "cuBLAS was not asked for";
-    bool have_reference = false;
+    VerifierSetup setup;
+    setup.cublas = verify_cublas_;
+    setup.device = verify_device_;
+    setup.blas = cublas_.get();
+    setup.reference_note = "cuBLAS was not asked for";
     if (cublas_) {
       GemmArguments a0 = buf->args(0, problem);
       a0.D = buf->reference_d();
-      if (reads_c) copy_device(buf->reference_d(), a0.C, buf->d_elements() * size_bytes(ops.d.element), stream_);
-      const std::string st = cublas_->gemm(a0, ops, stream_);
+      if (reads_c) copy_device(buf->reference_d(), a0.C, buf->d_elements() * size_bytes(cublas_ops.d.element), stream_);
+      const std::string st = cublas_->gemm(a0, cublas_ops, stream_);
       check_cuda(cudaStreamSynchronize(stream_), "cuBLAS's reference run");
-      have_reference = st == "Success" && ops.c.layout == ops.d.layout;
-      cublas_reference = "cuBLAS returned " + st;
+      setup.have_reference = st == "Success" && ops.c.layout == ops.d.layout && cublas_ops == ops;
+      setup.reference_note = st != "Success" || cublas_ops == ops
+                                 ? "cuBLAS returned " + st
+                                 : "cuBLAS runs a different operation here (" + cublas_counterpart_note(ops) + ")";
       if (want_cublas_) {
         progress.step("cublas " + to_string(problem.shape));
         ProfileRow row = base;
@@ -116,22 +124,22 @@ class Profiler {
         } else {
           const Timing t = time_runs(
               [&](int i) {
-                const std::string s = cublas_->gemm(buf->args(i % buf->sets(), problem), ops, stream_);
+                const std::string s = cublas_->gemm(buf->args(i % buf->sets(), problem), cublas_ops, stream_);
                 if (s != "Success") throw ProfError(kExitFailed, "cuBLAS returned " + s + " during the timed runs");
               },
               opt_.warmup_iterations, opt_.profiling_iterations, stream_);
-          fill_timing(row, t, buf->sets());
+          fill_timing(row, t, buf->sets(), cublas_ops);
           cublas_tflops = row.tflops;
           row.cublas_tflops = row.tflops;
           row.ratio = 1.0;
+          row.reason = cublas_counterpart_note(ops);
         }
         rows_.push_back(row);
       }
     }
     if (!want_tessel_) return;
 
-    std::unique_ptr<DeviceReference> device_ref;
-    std::string device_ref_error;
+    RowVerifier verifier(setup, *buf, problem, ops, stream_);
     for (const GemmOperation* op : kernels) {
       const std::string& name = op->description().name;
       progress.step(name + " " + to_string(problem.shape));
@@ -160,9 +168,12 @@ class Profiler {
       }
       if (opt_.verification_enabled) {
         poison(a0.D, ops.d.element, buf->d_elements(), stream_);
+        // The amax only rises: it starts from 0 for the run whose value is checked. The timed runs
+        // below leave it as they find it (their work does not depend on it).
+        if (a0.amax) check_cuda(cudaMemsetAsync(a0.amax, 0, sizeof(float), stream_), "zeroing amax");
         if (StatusInfo s = launches[0]->run(stream_); !s.ok()) throw ProfError(kExitFailed, name + ": " + s.what());
         check_cuda(cudaStreamSynchronize(stream_), name + " (verification run)");
-        verify(row, *buf, problem, ops, have_reference, cublas_reference, device_ref, device_ref_error);
+        verifier.verify(row, op->description());
       }
       const Timing t = time_runs(
           [&](int i) {
@@ -170,7 +181,7 @@ class Profiler {
               throw ProfError(kExitFailed, name + ": " + s.what());
           },
           opt_.warmup_iterations, opt_.profiling_iterations, stream_);
-      fill_timing(row, t, buf->sets());
+      fill_timing(row, t, buf->sets(), ops);
       if (cublas_tflops) row.ratio = row.tflops / *cublas_tflops;
       if (row.verification == kFailed) any_failed_ = true;
       rows_.push_back(row);
@@ -193,64 +204,16 @@ class Profiler {
     not_run(row, status, reason);
   }
 
-  void fill_timing(ProfileRow& row, const Timing& t, int sets) const {
+  // GB/s counts the operands the timed operation read and wrote (`ops`: cuBLAS's may differ from
+  // the row's group).
+  void fill_timing(ProfileRow& row, const Timing& t, int sets, const OperandSet& ops) const {
     row.ran = true;
     row.runtime_ms = t.median_ms;
     row.iterations = t.iterations;
     row.buffer_sets = sets;
     const double seconds = t.median_ms * 1e-3;
     row.tflops = gemm_flops(row.problem.shape) / seconds / 1e12;
-    row.gbps = gemm_bytes(row.problem.shape, row.operands, row.problem.beta != 0) / seconds / 1e9;
-  }
-
-  void verify(ProfileRow& row, const ProblemBuffers& buf, const GemmProblem& problem, const OperandSet& ops,
-              bool have_reference, const std::string& cublas_reference, std::unique_ptr<DeviceReference>& device_ref,
-              std::string& device_ref_error) {
-    bool checked = false, failed = false;
-    std::string reasons;
-    auto note = [&](const std::string& r) { reasons += (reasons.empty() ? "" : "; ") + r; };
-    if (verify_cublas_) {
-      if (have_reference) {
-        const RelativeError e = relative_error(buf.d(0).data, buf.reference_d(), ops.d.element, buf.d_elements(), stream_);
-        const double tol = cublas_tolerance(problem.shape.k, ops.d.element);
-        row.cublas_rel_error = e.relative;
-        row.cublas_tolerance = tol;
-        checked = true;
-        if (e.nonfinite > 0) {
-          failed = true;
-          note(std::to_string(e.nonfinite) + " elements NaN, infinite or never written");
-        } else if (!(e.relative <= tol)) {
-          failed = true;
-          note("relative error " + sci(e.relative) + " against cuBLAS exceeds the tolerance " + sci(tol));
-        }
-      } else {
-        note("not checked against cuBLAS: " + cublas_reference);
-      }
-    }
-    if (verify_device_) {
-      if (!device_ref && device_ref_error.empty()) {
-        try {
-          device_ref = std::make_unique<DeviceReference>(problem.shape, ops, buf.a(0), buf.b(0), buf.c(0), problem.alpha,
-                                                         problem.beta, stream_);
-        } catch (const std::exception& e) {
-          device_ref_error = e.what();
-        }
-      }
-      if (device_ref) {
-        const DeviceCheck c = device_ref->check(buf.d(0), stream_);
-        row.device_failed = double(c.failed);
-        row.device_worst = c.worst_ratio;
-        checked = true;
-        if (c.failed > 0) {
-          failed = true;
-          note("device reference: " + c.first_failure);
-        }
-      } else {
-        note("not checked against the device reference: " + device_ref_error);
-      }
-    }
-    row.verification = !checked ? kNotVerified : failed ? kFailed : kPassed;
-    row.reason = reasons;
+    row.gbps = gemm_bytes(row.problem.shape, ops, row.problem.beta != 0) / seconds / 1e9;
   }
 
   const Options& opt_;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "device/cuda_check.hpp"
+#include "kernels/element_of.hpp"
 #include "tessel/numeric.hpp"
 #include "tessel/verify/device_compare.cuh"
 #include "tessel/verify/device_fill.cuh"
@@ -15,17 +16,22 @@ namespace tessel::prof {
 
 namespace {
 
-// Calls f with a value of the C++ type `e` names.
+// Calls f with a value of the C++ type `e` names, among Ts; false when none is.
+template <class... Ts, class F>
+bool dispatch_among(Element e, F&& f) {
+  return ((kernels::element_of<Ts>() == e ? (f(Ts{}), true) : false) || ...);
+}
+
+// Every element type: fills, poisoning, comparisons.
 template <class F>
 void dispatch(Element e, F&& f) {
-  switch (e) {
-    case Element::kF16: f(half_t{}); return;
-    case Element::kBF16: f(bfloat16_t{}); return;
-    case Element::kF32: f(float{}); return;
-  }
+  dispatch_among<half_t, bfloat16_t, float, float_e4m3_t, float_e5m2_t>(e, f);
 }
 
 verify::Order order(Layout l) { return l == Layout::kRow ? verify::Order::kRowMajor : verify::Order::kColumnMajor; }
+
+// The FP8 tensor core keeps about 14 bits of its sums (cublas_tolerance): an epsilon of 2^-13.
+constexpr double kFp8AccumulateEps = 1.0 / 8192;
 
 unsigned grid_for(std::size_t count) {
   const std::size_t blocks = (count + 255) / 256;
@@ -67,10 +73,10 @@ __global__ void relative_error_kernel(const T* d, const T* r, std::size_t n, dou
 
 }  // namespace
 
-void fill_random(void* data, Element e, std::size_t count, std::uint64_t seed, cudaStream_t stream) {
+void fill_random(void* data, Element e, std::size_t count, std::uint64_t seed, cudaStream_t stream, double r) {
   dispatch(e, [&](auto t) {
     using T = decltype(t);
-    verify::fill_random_device<T>(static_cast<T*>(data), count, seed, verify::Distribution::uniform(-1.0, 1.0), stream);
+    verify::fill_random_device<T>(static_cast<T*>(data), count, seed, verify::Distribution::uniform(-r, r), stream);
   });
 }
 
@@ -108,9 +114,10 @@ RelativeError relative_error(const void* d, const void* ref, Element e, std::siz
   return r;
 }
 
-double cublas_tolerance(std::int64_t k, Element d, double safety) {
-  const double u_out = d == Element::kF32 ? unit_roundoff<float>() : d == Element::kF16 ? unit_roundoff<half_t>()
-                                                                                         : unit_roundoff<bfloat16_t>();
+double cublas_tolerance(std::int64_t k, Element d, Element ab, double safety) {
+  double u_out = 0;
+  dispatch(d, [&](auto t) { u_out = unit_roundoff<decltype(t)>(); });
+  if (is_fp8(ab)) return 2 * u_out + double((std::max<std::int64_t>(k, 1) + 31) / 32) * kFp8AccumulateEps;
   const double eps_acc = 2 * unit_roundoff<float>();
   return 2 * u_out + safety * std::sqrt(double(k < 1 ? 1 : k)) * eps_acc;
 }
@@ -136,8 +143,8 @@ DeviceReference::DeviceReference(const GemmShape& s, const OperandSet& ops, Matr
     throw ProfError(kExitFailed, "the device reference takes A and B of one type and C of D's type, not " + to_string(ops));
   }
   if (s.batch != 1) throw ProfError(kExitFailed, "the device reference checks one matrix; the problem has a batch");
-  dispatch(ops.a.element, [&](auto ta) {
-    dispatch(ops.d.element, [&](auto tc) {
+  const bool known = dispatch_among<half_t, bfloat16_t, float, float_e4m3_t>(ops.a.element, [&](auto ta) {
+    const bool d_known = dispatch_among<half_t, bfloat16_t, float>(ops.d.element, [&](auto tc) {
       using TA = decltype(ta);
       using TC = decltype(tc);
       auto va = verify::make_view(static_cast<const TA*>(a.data), s.m, s.k, order(ops.a.layout), a.ld);
@@ -145,7 +152,13 @@ DeviceReference::DeviceReference(const GemmShape& s, const OperandSet& ops, Matr
       auto vc = verify::make_view(static_cast<const TC*>(c.data), s.m, s.n, order(ops.c.layout), c.ld);
       impl_->ref = verify::device_reference_gemm<TA, TA, TC>(alpha, va, vb, beta, vc, stream);
     });
+    if (!d_known) {
+      throw ProfError(kExitFailed, "the device reference checks D = alpha A B + beta C with a 16- or 32-bit D, not " +
+                                       std::string(to_string(ops.d.element)) +
+                                       " (an FP8 D is the fused epilogue's, checked against its unfused chain)");
+    }
   });
+  if (!known) throw ProfError(kExitFailed, "the device reference has no instantiation for A and B of " + std::string(to_string(ops.a.element)));
 }
 
 DeviceReference::~DeviceReference() = default;
@@ -153,10 +166,12 @@ DeviceReference::~DeviceReference() = default;
 DeviceCheck DeviceReference::check(MatrixRef d, cudaStream_t stream) const {
   DeviceCheck out;
   const GemmShape& s = impl_->shape;
-  dispatch(impl_->ops.d.element, [&](auto td) {
+  dispatch_among<half_t, bfloat16_t, float>(impl_->ops.d.element, [&](auto td) {
     using TD = decltype(td);
     auto vd = verify::make_view(static_cast<const TD*>(d.data), s.m, s.n, order(impl_->ops.d.layout), d.ld);
-    const auto report = verify::device_compare<TD>(vd, impl_->ref, verify::make_tolerance<float, TD>(), 1, stream);
+    verify::Tolerance tol = verify::make_tolerance<float, TD>();
+    if (is_fp8(impl_->ops.a.element)) tol.accumulate_eps = kFp8AccumulateEps;
+    const auto report = verify::device_compare<TD>(vd, impl_->ref, tol, 1, stream);
     out.checked = report.checked;
     out.failed = report.failed;
     out.unwritten = report.unwritten;
