@@ -35,19 +35,22 @@ inline constexpr int kTmaSwizzle128B = 3;  // CU_TENSOR_MAP_SWIZZLE_128B
 /// CUtensorMapSwizzle for rows of `bytes` bytes: 32B = 1, 64B = 2, 128B = 3 (0: none).
 constexpr int tma_swizzle_code(int bytes) { return bytes == 128 ? 3 : bytes == 64 ? 2 : bytes == 32 ? 1 : 0; }
 
+/// CUtensorMapL2promotion: how much L2 fetches around each piece of a box a load reads.
+inline constexpr int kTmaL2Promotion128B = 2, kTmaL2Promotion256B = 3;
+
 /// Encode `v` (elements of `elem_bytes` bytes) into `map` (a CUtensorMap) with `encode`.
 /// @return kErrorInvalidProblem, naming `what` and TMA's rules, where the driver refuses the map.
 inline StatusInfo encode_tma_map(TmaEncodeTiledFn encode, void* map, int data_type, int elem_bytes, TmaView const& v,
-                                 int swizzle, char const* what) {
+                                 int swizzle, char const* what, int l2_promotion = kTmaL2Promotion256B) {
   // A batch of one still needs a legal stride: any multiple of 16 bytes will do.
   std::uint64_t batch_stride = v.batches > 1 ? v.batch_stride : v.ld * v.outer;
   std::uint64_t dims[3] = {v.inner, v.outer, v.batches};
   std::uint64_t strides[2] = {v.ld * elem_bytes, batch_stride * elem_bytes};
   std::uint32_t box[3] = {v.box_inner, v.box_outer, 1};
   std::uint32_t elem_strides[3] = {1, 1, 1};
-  constexpr int kInterleaveNone = 0, kL2Promotion256B = 3, kOobFillNone = 0;
+  constexpr int kInterleaveNone = 0, kOobFillNone = 0;
   int r = encode(map, data_type, 3, const_cast<void*>(v.base), dims, strides, box, elem_strides, kInterleaveNone, swizzle,
-                 kL2Promotion256B, kOobFillNone);
+                 l2_promotion, kOobFillNone);
   if (r != 0)
     return {Status::kErrorInvalidProblem,
             std::string("the driver refused the TMA descriptor of ") + what + " (" + std::to_string(v.inner) + " x " +

@@ -76,7 +76,7 @@ constexpr CUtensorMapDataType tma_data_type() {
 /// @return kErrorInsufficientDriver without the driver entry point; kErrorInvalidProblem, naming
 ///         `what` and the rule, where the driver refuses the map.
 inline StatusInfo make_tma_map(CUtensorMap& map, CUtensorMapDataType type, int elem_bytes, TmaView const& v,
-                               CUtensorMapSwizzle swizzle, char const* what) {
+                               CUtensorMapSwizzle swizzle, char const* what, int l2_promotion = kTmaL2Promotion256B) {
   static TmaEncodeTiledFn encode = nullptr;
   if (!encode) {
     cudaDriverEntryPointQueryResult q{};
@@ -87,7 +87,7 @@ inline StatusInfo make_tma_map(CUtensorMap& map, CUtensorMapDataType type, int e
               "the driver does not provide cuTensorMapEncodeTiled (TMA needs a CUDA 12 driver or newer): update the driver"};
     encode = reinterpret_cast<TmaEncodeTiledFn>(fn);
   }
-  return encode_tma_map(encode, &map, int(type), elem_bytes, v, int(swizzle), what);
+  return encode_tma_map(encode, &map, int(type), elem_bytes, v, int(swizzle), what, l2_promotion);
 }
 #endif
 

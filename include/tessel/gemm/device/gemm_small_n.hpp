@@ -418,7 +418,10 @@ class GemmSmallN {
     const arch::TmaView vb{a.ref_B.data, std::uint64_t(p.k), std::uint64_t(p.n), 1, std::uint64_t(a.ref_B.ld), 0,
                            std::uint32_t(Tile::kBoxK), std::uint32_t(8 * n8)};
     constexpr auto kType = arch::tma_data_type<ElementA>();
-    if (auto s = arch::make_tma_map(map_a_, kType, 2, va, CU_TENSOR_MAP_SWIZZLE_128B, "A"); !s.ok()) return s;
+    // NOTES: L2 fetches 128 bytes around each 128-byte box row of A, not 256: 2-3% faster on
+    // the shapes of several row blocks per CTA (bench/NOTES.md, "Decode through TMA", run 5).
+    if (auto s = arch::make_tma_map(map_a_, kType, 2, va, CU_TENSOR_MAP_SWIZZLE_128B, "A", arch::kTmaL2Promotion128B); !s.ok())
+      return s;
     return arch::make_tma_map(map_b_, kType, 2, vb, CU_TENSOR_MAP_SWIZZLE_128B, "B");
   }
 
