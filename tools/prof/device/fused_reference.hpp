@@ -14,7 +14,6 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
-#include <string>
 
 #include "device/cublas_gemm.hpp"
 #include "device/cuda_check.hpp"
@@ -28,7 +27,6 @@ struct FusedCheck {
   unsigned worst_ulps = 0;
   double amax = 0, amax_reference = 0, amax_relative = 0, amax_tolerance = 0;
   bool passed() const;
-  std::string summary() const;  // a sentence for the row's note
 };
 
 class FusedReference {
