@@ -93,6 +93,27 @@ TEST(ProfCsv, ProfileRowsRoundTrip) {
   EXPECT_EQ(profile_csv(back), csv);
 }
 
+TEST(ProfCsv, Fp8AndFusedRowsRoundTrip) {
+  ProfileRow fused = sample_rows()[1];
+  fused.kernel = "tessel_sm90_gemm_bf16_bf16_e4m3_128x256x64_c1x1_4stage_coop_bias_gelu_amax_tn";
+  fused.operands.d.element = Element::kE4M3;
+  fused.reason = "against the unfused chain on cuBLAS's f32 accumulators: 12 of 65536 elements 1 e4m3 ulp apart";
+  ProfileRow fp8 = sample_rows()[1];
+  fp8.kernel = "tessel_sm90_gemm_e4m3_e4m3_bf16_128x256x128_c1x1_4stage_coop_tn";
+  fp8.operands.a.element = fp8.operands.b.element = Element::kE4M3;
+  const std::string csv = profile_csv({fused, fp8});
+  EXPECT_NE(csv.find(",bf16:row,bf16:column,bf16:column,e4m3:column,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",e4m3:row,e4m3:column,bf16:column,bf16:column,"), std::string::npos) << csv;
+  const auto back = parse_profile_csv(csv, "fp8.csv");
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].operands, fused.operands);
+  EXPECT_EQ(back[1].operands, fp8.operands);
+  EXPECT_EQ(profile_csv(back), csv);
+  const std::string table = profile_table(back);
+  EXPECT_NE(table.find("bf16/bf16->e4m3 tn"), std::string::npos) << table;
+  EXPECT_NE(table.find("e4m3/e4m3->bf16 tn"), std::string::npos) << table;
+}
+
 TEST(ProfCsv, ReaderNamesWhatIsWrong) {
   try {
     parse_profile_csv("provider,kernel\ncublas,cublas\n", "old.csv");
