@@ -16,6 +16,20 @@ namespace tessel::gemm::kernel {
 namespace detail {
 /// Named barrier 3 over the 256 consumer threads (0 is __syncthreads, 1 and 2 the ping-pong turns).
 __device__ __forceinline__ void consumer_sync() { asm volatile("bar.sync 3, 256;\n" ::: "memory"); }
+
+/// Step 2 of the protocol for the consumers of one CTA, after each thread's part of step 1: the
+/// release fence, one arrival on the tile's counter, and the vote through `flag`. True in the
+/// unit that arrived last, after the acquire fence that lets it read the others' partials.
+__device__ __forceinline__ bool arrived_last(FixupWorkspace const& ws, Decomposition const& d, WorkUnit const& u, int thread,
+                                             int* flag) {
+  __threadfence();  // release: this thread's part of the partial is visible before the arrival below
+  consumer_sync();
+  if (thread == 0) *flag = completes_tile(atomicAdd(ws.counters + d.fixup_index(u.tile), 1u), u.units);
+  consumer_sync();
+  if (!*flag) return false;
+  __threadfence();  // acquire: the loads that follow see what the other units fenced before arriving
+  return true;
+}
 }  // namespace detail
 
 /// @pre the caller is a consumer thread (threadIdx.x in [128, 384)) of a cooperative kernel, and
@@ -34,12 +48,7 @@ __device__ __forceinline__ bool sm90_fixup_partial_tile(FixupWorkspace const& ws
     float* sum = ws.partials + std::size_t(d.slot(u.tile, 0)) * ws.slot_floats + thread;
 #pragma unroll
     for (int e = 0; e < N; ++e) atomicAdd(sum + e * kThreads, acc[e]);
-    __threadfence();  // release: this unit's additions are visible before the arrival below
-    detail::consumer_sync();
-    if (thread == 0) *flag = completes_tile(atomicAdd(ws.counters + d.fixup_index(u.tile), 1u), u.units);
-    detail::consumer_sync();
-    if (!*flag) return false;
-    __threadfence();  // acquire
+    if (!detail::arrived_last(ws, d, u, thread, flag)) return false;
 #pragma unroll
     for (int e = 0; e < N; ++e) acc[e] = __ldcg(sum + e * kThreads);
 #pragma unroll
@@ -50,12 +59,7 @@ __device__ __forceinline__ bool sm90_fixup_partial_tile(FixupWorkspace const& ws
   float* mine = ws.partials + std::size_t(d.slot(u.tile, u.order)) * ws.slot_floats + thread;
 #pragma unroll
   for (int e = 0; e < N; ++e) __stcg(mine + e * kThreads, acc[e]);  // to L2: read by another SM
-  __threadfence();  // release: this thread's partial is visible before the arrival below
-  detail::consumer_sync();
-  if (thread == 0) *flag = completes_tile(atomicAdd(ws.counters + d.fixup_index(u.tile), 1u), u.units);
-  detail::consumer_sync();
-  if (!*flag) return false;
-  __threadfence();  // acquire: the loads below see what the other units fenced before arriving
+  if (!detail::arrived_last(ws, d, u, thread, flag)) return false;
   float const* slots = ws.partials + std::size_t(d.slot(u.tile, 0)) * ws.slot_floats + thread;
   constexpr int kChunk = N <= 64 ? N : N % 64 == 0 ? 64 : N / 2;  // 48 at BN = 192
   sum_slices_in_order<kChunk>(u.units, acc, [&](int j, int e) { return __ldcg(slots + std::size_t(j) * ws.slot_floats + e * kThreads); });
