@@ -118,6 +118,25 @@ __device__ __forceinline__ int fresh_cta_index() {
   return v;
 }
 
+/// The two mma of one 32-wide k block in the permuted order above: the lane's 8 consecutive k of
+/// rows g and g + 8 as the 16-byte vectors x and y, and of column 8q + g of B as b_of(q), added
+/// into C fragment q of acc (values 4q .. 4q + 3) for every n8 block q.
+template <int N8, class BOf>
+__device__ __forceinline__ void mma_k32_block(float (&acc)[4 * N8], uint4 const& x, uint4 const& y, BOf&& b_of) {
+  const std::uint32_t a_lo[4] = {x.x, y.x, x.y, y.y};  // the first 4 of the 8 k
+  const std::uint32_t a_hi[4] = {x.z, y.z, x.w, y.w};  // the last 4
+#pragma unroll
+  for (int q = 0; q < N8; ++q) {
+    const uint4 b = b_of(q);
+    const std::uint32_t b_lo[2] = {b.x, b.y}, b_hi[2] = {b.z, b.w};
+    float d[4] = {acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]};
+    SmallNMma::fma(d, a_lo, b_lo, d);
+    SmallNMma::fma(d, a_hi, b_hi, d);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) acc[4 * q + e] = d[e];
+  }
+}
+
 template <class ElementD>
 __device__ __forceinline__ ElementD from_f32(float v) {
   if constexpr (std::is_same_v<ElementD, float>) return v;
@@ -198,18 +217,8 @@ __global__ void __launch_bounds__(SmallNTile<N8>::kThreads, 2) sm80_gemm_small_n
 
 #pragma unroll
       for (int j = 0; j < Tile::kBlocks; ++j) {
-        const std::uint32_t a_lo[4] = {x[j].x, y[j].x, x[j].y, y[j].y};  // physical k 8t..8t+3
-        const std::uint32_t a_hi[4] = {x[j].z, y[j].z, x[j].w, y[j].w};  // physical k 8t+4..8t+7
-#pragma unroll
-        for (int q = 0; q < N8; ++q) {
-          const uint4 b = stage[(j * N8 + q) * 32 + lane];  // column 8q+g, same k as a_lo, a_hi
-          const std::uint32_t b_lo[2] = {b.x, b.y}, b_hi[2] = {b.z, b.w};
-          float d[4] = {acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]};
-          detail::SmallNMma::fma(d, a_lo, b_lo, d);
-          detail::SmallNMma::fma(d, a_hi, b_hi, d);
-#pragma unroll
-          for (int e = 0; e < 4; ++e) acc[4 * q + e] = d[e];
-        }
+        // Physical k 8t..8t+7 of block j; B's column 8q+g at the same k, staged in fragment order.
+        detail::mma_k32_block<N8>(acc, x[j], y[j], [&](int q) { return stage[(j * N8 + q) * 32 + lane]; });
       }
     }
 

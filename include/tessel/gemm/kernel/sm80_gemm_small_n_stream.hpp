@@ -111,19 +111,8 @@ __global__ void __launch_bounds__(SmallNStreamTile<N8, Cfg>::kThreads, SmallNStr
     for (int base = wb; base < we; base += D) {
 #pragma unroll
       for (int i = 0; i < D; ++i) {
-        // Past the end the ring holds zeros: the mma adds nothing.
-        const std::uint32_t a_lo[4] = {x[i].x, y[i].x, x[i].y, y[i].y};  // physical k 8t..8t+3
-        const std::uint32_t a_hi[4] = {x[i].z, y[i].z, x[i].w, y[i].w};  // physical k 8t+4..8t+7
-#pragma unroll
-        for (int q = 0; q < N8; ++q) {
-          const uint4 bb = b[i % BD][q];
-          const std::uint32_t b_lo[2] = {bb.x, bb.y}, b_hi[2] = {bb.z, bb.w};
-          float d[4] = {acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]};
-          detail::SmallNMma::fma(d, a_lo, b_lo, d);
-          detail::SmallNMma::fma(d, a_hi, b_hi, d);
-#pragma unroll
-          for (int e = 0; e < 4; ++e) acc[4 * q + e] = d[e];
-        }
+        // Physical k 8t..8t+7 of the block; past the end the ring holds zeros: the mma adds nothing.
+        detail::mma_k32_block<N8>(acc, x[i], y[i], [&](int q) { return b[i % BD][q]; });
         load_a(i, i + D);
         load_b(i % BD, i + BD);
       }

@@ -125,20 +125,11 @@ __global__ void __launch_bounds__(SmallNTmaTile<N8>::kThreads, 1)
       for (int half = 0; half < 2; ++half) {
         // Row r's chunk c is at c ^ (r % 8); rows 16 mw + g and 16 mw + g + 8 both have r % 8 == g.
         const int chunk = ((2 * t + half) ^ g) * 16;
+        // Physical k 16t + 8 half .. + 7 of the box.
         const uint4 x = *reinterpret_cast<const uint4*>(a_box + (16 * mw + g) * 128 + chunk);
         const uint4 y = *reinterpret_cast<const uint4*>(a_box + (16 * mw + g + 8) * 128 + chunk);
-        const std::uint32_t a_lo[4] = {x.x, y.x, x.y, y.y};  // physical k 16t + 8 half + 0..3
-        const std::uint32_t a_hi[4] = {x.z, y.z, x.w, y.w};  // physical k 16t + 8 half + 4..7
-#pragma unroll
-        for (int q = 0; q < N8; ++q) {
-          const uint4 bb = *reinterpret_cast<const uint4*>(b_box + (8 * q + g) * 128 + chunk);
-          const std::uint32_t b_lo[2] = {bb.x, bb.y}, b_hi[2] = {bb.z, bb.w};
-          float d[4] = {acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]};
-          detail::SmallNMma::fma(d, a_lo, b_lo, d);
-          detail::SmallNMma::fma(d, a_hi, b_hi, d);
-#pragma unroll
-          for (int e = 0; e < 4; ++e) acc[4 * q + e] = d[e];
-        }
+        detail::mma_k32_block<N8>(acc, x, y,
+                                  [&](int q) { return *reinterpret_cast<const uint4*>(b_box + (8 * q + g) * 128 + chunk); });
       }
       __syncwarp();
       if (lane == 0) arch::mbarrier_arrive(&empty[slot]);  // releases this warp's reads of the slot
