@@ -97,7 +97,19 @@ class Profiler {
       return;
     }
 
-    std::optional<double> cublas_tflops;
+    // Every row in sweep order; the timed ones are timed together at the end, in turns.
+    std::vector<ProfileRow> rows;
+    std::vector<std::function<void(int)>> timed;  // one per timed row
+    std::vector<std::size_t> timed_row;           // its index in `rows`
+    std::vector<OperandSet> timed_ops;            // the operands it reads and writes (GB/s)
+    auto time_later = [&](ProfileRow row, const OperandSet& o, std::function<void(int)> launch) {
+      timed.push_back(std::move(launch));
+      timed_row.push_back(rows.size());
+      timed_ops.push_back(o);
+      rows.push_back(std::move(row));
+    };
+    std::optional<std::size_t> cublas_row;  // the timed cuBLAS row, the ratios' reference
+
     VerifierSetup setup;
     setup.cublas = verify_cublas_;
     setup.device = verify_device_;
@@ -121,79 +133,86 @@ class Profiler {
           row.status = st;
           row.reason = "cuBLAS cannot run this problem";
           row.verification = kNotRun;
+          rows.push_back(row);
         } else {
-          const Timing t = time_runs(
-              [&](int i) {
-                const std::string s = cublas_->gemm(buf->args(i % buf->sets(), problem), cublas_ops, stream_);
-                if (s != "Success") throw ProfError(kExitFailed, "cuBLAS returned " + s + " during the timed runs");
-              },
-              opt_.warmup_iterations, opt_.profiling_iterations, stream_);
-          fill_timing(row, t, buf->sets(), cublas_ops);
-          cublas_tflops = row.tflops;
-          row.cublas_tflops = row.tflops;
           row.ratio = 1.0;
           row.reason = cublas_counterpart_note(ops);
+          cublas_row = rows.size();
+          time_later(row, cublas_ops, [&](int i) {
+            const std::string s = cublas_->gemm(buf->args(i % buf->sets(), problem), cublas_ops, stream_);
+            if (s != "Success") throw ProfError(kExitFailed, "cuBLAS returned " + s + " during the timed runs");
+          });
         }
-        rows_.push_back(row);
       }
     }
-    if (!want_tessel_) return;
 
-    RowVerifier verifier(setup, *buf, problem, ops, stream_);
-    for (const GemmOperation* op : kernels) {
-      const std::string& name = op->description().name;
-      progress.step(name + " " + to_string(problem.shape));
-      ProfileRow row = base;
-      row.provider = "tessel";
-      row.kernel = name;
-      row.cublas_tflops = cublas_tflops;
-      const GemmArguments a0 = buf->args(0, problem);
-      if (StatusInfo s = op->can_implement(a0); !s.ok()) {
-        not_run(row, std::string(to_string(s.status)), s.message);
-        continue;
+    // Each kernel's prepared launches (one per buffer set, so that a timed run only enqueues a
+    // kernel) and workspaces live until the timing below is done.
+    std::vector<std::vector<std::unique_ptr<GemmLaunch>>> prepared;
+    std::vector<std::vector<DeviceAllocation>> workspaces;
+    if (want_tessel_) {
+      RowVerifier verifier(setup, *buf, problem, ops, stream_);
+      prepared.reserve(kernels.size());
+      workspaces.reserve(kernels.size());
+      for (const GemmOperation* op : kernels) {
+        const std::string& name = op->description().name;
+        progress.step(name + " " + to_string(problem.shape));
+        ProfileRow row = base;
+        row.provider = "tessel";
+        row.kernel = name;
+        const GemmArguments a0 = buf->args(0, problem);
+        if (StatusInfo s = op->can_implement(a0); !s.ok()) {
+          not_run(rows, row, std::string(to_string(s.status)), s.message);
+          continue;
+        }
+        auto& launches = prepared.emplace_back();
+        auto& spaces = workspaces.emplace_back();
+        StatusInfo failure;
+        for (int set = 0; set < buf->sets() && failure.ok(); ++set) {
+          const GemmArguments a = buf->args(set, problem);
+          spaces.emplace_back(op->workspace_size(a), "the kernel's workspace");
+          launches.emplace_back();
+          if (StatusInfo s = op->initialize(a, spaces.back().get(), stream_, launches.back()); !s.ok()) failure = s;
+        }
+        if (!failure.ok()) {
+          not_run(rows, row, std::string(to_string(failure.status)), failure.message);
+          continue;
+        }
+        if (opt_.verification_enabled) {
+          poison(a0.D, ops.d.element, buf->d_elements(), stream_);
+          // The amax only rises: it starts from 0 for the run whose value is checked. The timed runs
+          // leave it as they find it (their work does not depend on it).
+          if (a0.amax) check_cuda(cudaMemsetAsync(a0.amax, 0, sizeof(float), stream_), "zeroing amax");
+          if (StatusInfo s = launches[0]->run(stream_); !s.ok()) throw ProfError(kExitFailed, name + ": " + s.what());
+          check_cuda(cudaStreamSynchronize(stream_), name + " (verification run)");
+          verifier.verify(row, op->description());
+        }
+        if (row.verification == kFailed) any_failed_ = true;
+        time_later(row, ops, [&launches, name, this](int i) {
+          if (StatusInfo s = launches[std::size_t(i) % launches.size()]->run(stream_); !s.ok())
+            throw ProfError(kExitFailed, name + ": " + s.what());
+        });
       }
-      // One prepared launch per buffer set, so the timed loop only enqueues kernels.
-      std::vector<std::unique_ptr<GemmLaunch>> launches;
-      std::vector<DeviceAllocation> workspaces;
-      StatusInfo failure;
-      for (int set = 0; set < buf->sets() && failure.ok(); ++set) {
-        const GemmArguments a = buf->args(set, problem);
-        workspaces.emplace_back(op->workspace_size(a), "the kernel's workspace");
-        launches.emplace_back();
-        if (StatusInfo s = op->initialize(a, workspaces.back().get(), stream_, launches.back()); !s.ok()) failure = s;
-      }
-      if (!failure.ok()) {
-        not_run(row, std::string(to_string(failure.status)), failure.message);
-        continue;
-      }
-      if (opt_.verification_enabled) {
-        poison(a0.D, ops.d.element, buf->d_elements(), stream_);
-        // The amax only rises: it starts from 0 for the run whose value is checked. The timed runs
-        // below leave it as they find it (their work does not depend on it).
-        if (a0.amax) check_cuda(cudaMemsetAsync(a0.amax, 0, sizeof(float), stream_), "zeroing amax");
-        if (StatusInfo s = launches[0]->run(stream_); !s.ok()) throw ProfError(kExitFailed, name + ": " + s.what());
-        check_cuda(cudaStreamSynchronize(stream_), name + " (verification run)");
-        verifier.verify(row, op->description());
-      }
-      const Timing t = time_runs(
-          [&](int i) {
-            if (StatusInfo s = launches[std::size_t(i) % launches.size()]->run(stream_); !s.ok())
-              throw ProfError(kExitFailed, name + ": " + s.what());
-          },
-          opt_.warmup_iterations, opt_.profiling_iterations, stream_);
-      fill_timing(row, t, buf->sets(), ops);
-      if (cublas_tflops) row.ratio = row.tflops / *cublas_tflops;
-      if (row.verification == kFailed) any_failed_ = true;
-      rows_.push_back(row);
     }
+
+    if (!timed.empty()) {
+      const std::vector<Timing> t = time_interleaved(timed, opt_.warmup_iterations, opt_.profiling_iterations, stream_);
+      for (std::size_t j = 0; j < t.size(); ++j) fill_timing(rows[timed_row[j]], t[j], buf->sets(), timed_ops[j]);
+    }
+    for (ProfileRow& row : rows) {
+      if (!cublas_row) break;
+      row.cublas_tflops = rows[*cublas_row].tflops;
+      if (row.ran) row.ratio = row.tflops / *row.cublas_tflops;
+    }
+    rows_.insert(rows_.end(), rows.begin(), rows.end());
   }
 
  private:
-  void not_run(ProfileRow row, const std::string& status, const std::string& reason) {
+  static void not_run(std::vector<ProfileRow>& rows, ProfileRow row, const std::string& status, const std::string& reason) {
     row.status = status.empty() ? "Error" : status;
     row.reason = reason;
     row.verification = kNotRun;
-    rows_.push_back(row);
+    rows.push_back(row);
   }
   void not_run(const ProfileRow& base, const std::string& provider, const std::string& kernel, const std::string& status,
                const std::string& reason, Progress& progress) {
@@ -201,7 +220,7 @@ class Profiler {
     ProfileRow row = base;
     row.provider = provider;
     row.kernel = kernel;
-    not_run(row, status, reason);
+    not_run(rows_, row, status, reason);
   }
 
   // GB/s counts the operands the timed operation read and wrote (`ops`: cuBLAS's may differ from

@@ -22,6 +22,15 @@ struct Timing {
 /// `launch(i)` enqueues run i on `stream` (i counts warm-up runs first) and throws on failure.
 Timing time_runs(const std::function<void(int)>& launch, int warmup, int iterations, cudaStream_t stream);
 
+/// Several contenders timed in turns, run by run: round r launches contender 0, 1, ... each
+/// between its own events, so that every contender meets the GPU's clocks and temperature of the
+/// same minute (timed one after the other, a contender that draws the full power budget runs
+/// slower after another has warmed the chip: 12% apart for one cuBLAS call at 8192^3 bf16 on an
+/// H200). `launches[c](i)` enqueues run i of contender c; i counts the runs of all contenders
+/// (i = round * launches.size() + c), so that consecutive runs can take consecutive buffer sets.
+std::vector<Timing> time_interleaved(const std::vector<std::function<void(int)>>& launches, int warmup, int iterations,
+                                     cudaStream_t stream);
+
 /// The median of a sample; the mean of the middle two for an even count.
 double median(std::vector<double> values);
 
