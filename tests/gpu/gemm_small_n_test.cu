@@ -188,10 +188,11 @@ TEST(GemmSmallN, TmaRingSeveralRowBlocksPerCta) {
   using G = device::GemmSmallN<bfloat16_t>;
   if (!test::have_sm90()) GTEST_SKIP() << "variant 11 needs a compute capability 9.0 GPU (sm_90a kernel)";
   const int v = G::kTmaVariant;
-  run_and_check<bfloat16_t>({9000, 16, 1000, 1.f, 0.f, 0, 0, 0, v}, 2);
+  run_and_check<bfloat16_t>({9000, 16, 1000, 1.f, 0.f, 0, 0, 0, v}, 3);
   run_and_check<bfloat16_t>({20000, 5, 264, 1.f, 0.f, 0, 0, 0, v});
-  run_and_check<float>({6000, 12, 4136, 0.5f, 1.5f, 0, 8, 3, v});
+  run_and_check<float>({6000, 12, 4136, 0.5f, 1.5f, 0, 8, 3, v}, 2);
   run_and_check<bfloat16_t>({4300, 16, 40, 1.f, 0.f, 0, 0, 0, v});
+  run_and_check<float>({28672, 16, 1024, 1.f, 0.f, 0, 0, 0, v}, 2);
   G::Arguments args{{4096, 16, 4096}, {reinterpret_cast<bfloat16_t const*>(256), 4096},
                     {reinterpret_cast<bfloat16_t const*>(256), 4096}, {reinterpret_cast<bfloat16_t*>(256), 16}, {1.f, 0.f}};
   G::Plan plan;
