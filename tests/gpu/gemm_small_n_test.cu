@@ -193,11 +193,18 @@ TEST(GemmSmallN, TmaRingSeveralRowBlocksPerCta) {
   run_and_check<float>({6000, 12, 4136, 0.5f, 1.5f, 0, 8, 3, v}, 2);
   run_and_check<bfloat16_t>({4300, 16, 40, 1.f, 0.f, 0, 0, 0, v});
   run_and_check<float>({28672, 16, 1024, 1.f, 0.f, 0, 0, 0, v}, 2);
+  // From K = 8192 on, the ring of 512-k stages: ragged K within a stage and a box, beta in place.
+  run_and_check<bfloat16_t>({5000, 16, 8200, 1.f, 0.f, 0, 0, 0, v}, 2);
+  run_and_check<float>({300, 3, 9000, 0.5f, 1.f, 0, 8, 1, v});
   G::Arguments args{{4096, 16, 4096}, {reinterpret_cast<bfloat16_t const*>(256), 4096},
                     {reinterpret_cast<bfloat16_t const*>(256), 4096}, {reinterpret_cast<bfloat16_t*>(256), 16}, {1.f, 0.f}};
   G::Plan plan;
   ASSERT_TRUE(G::make_plan(args, plan).ok());
   EXPECT_EQ(plan.variant, G::kTmaVariant) << plan.reason;
+  EXPECT_EQ(plan.chunk_k, 256) << plan.reason;
+  args.problem_size.k = args.ref_A.ld = args.ref_B.ld = 8192;
+  ASSERT_TRUE(G::make_plan(args, plan).ok());
+  EXPECT_EQ(plan.chunk_k, 512) << plan.reason;
   args.problem_size.m = 512;  // 16 row blocks: too few for a ring that does not split K
   ASSERT_TRUE(G::make_plan(args, plan).ok());
   EXPECT_NE(plan.variant, G::kTmaVariant) << plan.reason;

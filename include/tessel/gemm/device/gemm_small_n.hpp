@@ -225,7 +225,7 @@ class GemmSmallN {
       case 8: return "stream_1x4_d6";
       case 9: return "stream_2x4_d16_1cta";
       case kHopperVariant: return "sm90_streamk_128x64";
-      case kTmaVariant: return "sm90_tma_32x256";
+      case kTmaVariant: return "sm90_tma_ring";
       default: return "?";
     }
   }
@@ -296,7 +296,7 @@ class GemmSmallN {
     if (plan_.variant == kHopperVariant) return hopper_.run(stream);
     if (plan_.variant == kTmaVariant) {
       void* tma_args[] = {&map_a_, &map_b_, &params_, &plan_.row_blocks, &plan_.chunks};
-      auto e = cudaLaunchKernel(tma_kernel(plan_.n8), dim3(unsigned(plan_.split.grid)), dim3(unsigned(plan_.threads)), tma_args,
+      auto e = cudaLaunchKernel(tma_kernel(plan_.n8, plan_.chunk_k), dim3(unsigned(plan_.split.grid)), dim3(unsigned(plan_.threads)), tma_args,
                                 std::size_t(plan_.smem), stream);
       if (e != cudaSuccess) return arch::status_from_cuda(e, "launching the small-N TMA kernel");
       return arch::status_from_cuda(cudaGetLastError(), "launching the small-N TMA kernel");
@@ -377,21 +377,34 @@ class GemmSmallN {
 
   // Variant 11: the TMA ring (kernel/sm90_gemm_small_n_tma.hpp), N <= 16, sm_90a code on a
   // compute capability 9.0 GPU; one persistent CTA per SM over 32-row blocks, no K split.
-  static void const* tma_kernel(int n8) {
-    return n8 == 1 ? reinterpret_cast<void const*>(&kernel::sm90_gemm_small_n_tma<1, ElementD>)
-                   : reinterpret_cast<void const*>(&kernel::sm90_gemm_small_n_tma<2, ElementD>);
+  // Two rings: 256-k stages, 8 (10 at N <= 8) of them, for K < 8192; 512-k stages, 3 of them,
+  // from K = 8192 on (kernel/sm90_gemm_small_n_tma.hpp says why).
+  using RingShort1 = kernel::SmallNTmaTile<1>;
+  using RingShort2 = kernel::SmallNTmaTile<2>;
+  using RingLong1 = kernel::SmallNTmaTile<1, 8, 3>;
+  using RingLong2 = kernel::SmallNTmaTile<2, 8, 3>;
+  static constexpr int kLongRingMinK = 8192;
+  template <class Tile, int N8>
+  static void const* tma_kernel_of() {
+    return reinterpret_cast<void const*>(&kernel::sm90_gemm_small_n_tma<N8, Tile::kBoxes, Tile::kStages, ElementD>);
   }
-  static bool tma_kernel_runs(int n8) { return n8 <= 2 && arch::check_sm90a_image(tma_kernel(n8)).ok(); }
+  static void const* tma_kernel(int n8, int chunk_k) {
+    if (chunk_k == RingLong1::kChunk) return n8 == 1 ? tma_kernel_of<RingLong1, 1>() : tma_kernel_of<RingLong2, 2>();
+    return n8 == 1 ? tma_kernel_of<RingShort1, 1>() : tma_kernel_of<RingShort2, 2>();
+  }
+  static bool tma_kernel_runs(int n8) { return n8 <= 2 && arch::check_sm90a_image(tma_kernel(n8, RingShort1::kChunk)).ok(); }
 
   static StatusInfo make_tma_plan(Arguments const& a, Plan& plan) {
     auto const& p = a.problem_size;
-    if (auto s = arch::check_sm90a_image(tma_kernel(plan.n8)); !s.ok()) return s;
+    const bool long_ring = p.k >= kLongRingMinK;
+    plan.chunk_k = long_ring ? RingLong1::kChunk : RingShort1::kChunk;
+    if (auto s = arch::check_sm90a_image(tma_kernel(plan.n8, plan.chunk_k)); !s.ok()) return s;
     using Tile1 = kernel::SmallNTmaTile<1>;
-    using Tile2 = kernel::SmallNTmaTile<2>;
     plan.variant = kTmaVariant;
     plan.threads = Tile1::kThreads;
-    plan.smem = plan.n8 == 1 ? Tile1::kSmemBytes : Tile2::kSmemBytes;
-    plan.chunk_k = Tile1::kChunk;
+    plan.smem = long_ring ? (plan.n8 == 1 ? RingLong1::kSmemBytes : RingLong2::kSmemBytes)
+                          : (plan.n8 == 1 ? RingShort1::kSmemBytes : RingShort2::kSmemBytes);
+    const int stages = long_ring ? RingLong1::kStages : plan.n8 == 1 ? RingShort1::kStages : RingShort2::kStages;
     plan.row_blocks = (p.m + Tile1::kRows - 1) / Tile1::kRows;
     plan.chunks = (p.k + plan.chunk_k - 1) / plan.chunk_k;
     plan.splits = 1;
@@ -399,13 +412,13 @@ class GemmSmallN {
     plan.split = {};
     plan.split.grid = std::min(plan.row_blocks, plan.sms);
     plan.workspace = 0;
-    auto e = cudaFuncSetAttribute(tma_kernel(plan.n8), cudaFuncAttributeMaxDynamicSharedMemorySize, plan.smem);
+    auto e = cudaFuncSetAttribute(tma_kernel(plan.n8, plan.chunk_k), cudaFuncAttributeMaxDynamicSharedMemorySize, plan.smem);
     if (auto s = arch::status_from_cuda(e, "raising the TMA kernel's shared-memory limit"); !s.ok()) return s;
     plan.reason = std::string(variant_name(kTmaVariant)) + (a.variant >= 0 ? " (requested)" : "") + ", the TMA ring: " +
                   std::to_string(plan.row_blocks) + " row blocks of " + std::to_string(Tile1::kRows) + " over " +
                   std::to_string(plan.split.grid) + " persistent CTAs of " + std::to_string(plan.threads) + ", " +
                   std::to_string(plan.chunks) + " stages of " + std::to_string(plan.chunk_k) + " k each, " +
-                  std::to_string(plan.n8 == 1 ? Tile1::kStages : Tile2::kStages) + " in flight; N padded to " +
+                  std::to_string(stages) + " in flight; N padded to " +
                   std::to_string(8 * plan.n8) + (a.split_k > 1 ? "; split_k ignored: this kernel does not split K" : "");
     return {};
   }

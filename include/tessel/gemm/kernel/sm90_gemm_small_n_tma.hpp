@@ -8,16 +8,17 @@
 // Why another kernel. The streaming kernels hold A's loads in registers: each warp reads 64-byte
 // pieces of 16 rows 8 KB apart, and at any moment DRAM sees scattered short pieces; they ran
 // 4096x16x4096 at ~2.7 TB/s where a plain sequential read of A reaches ~3.8 (bench/NOTES.md,
-// "Decode through TMA"). Here one producer thread keeps a ring of stages in flight (kStages x
-// 16 KB of A per SM), each stage 32 rows x 256 k: four TMA boxes of 64 k x 32 rows per operand,
-// issued back to back, so each row is read in 512-byte runs and several stages ahead. No register
+// "Decode through TMA"). Here one producer thread keeps a ring of stages in flight, each stage
+// 32 rows x 256 or 512 k: four or eight TMA boxes of 64 k x 32 rows per operand, issued back to
+// back, so each row is read in 512-byte or 1 KB runs, stages ahead. No register
 // holds a load in flight, and TMA fills rows past M, columns past N and k past K with zeros, so
 // nothing is masked.
 //
 // Work split. A row block is 32 rows (two m16 blocks) over the whole K; CTAs are persistent and
-// take row blocks i, i + grid, ... Eight consumer warps share each stage: warp (mw, seg) takes
-// m16 block mw and the 64-k box seg, and at the end of a row block the four boxes' sums meet in
-// shared memory, added in box order (the same bits on every run). One CTA per SM.
+// take row blocks i, i + grid, ... Eight consumer warps share each stage: warp (mw, part) takes
+// m16 block mw and the 64-k boxes part, part + 4, ..., and at the end of a row block the four
+// parts' sums meet in shared memory, added in part order (the same bits on every run). One CTA
+// per SM.
 //
 // Shared-memory reads. The boxes use TMA's 128-byte swizzle: the 16-byte chunk c of row r sits
 // at chunk c ^ (r % 8). Lane (g, t) reads chunks 2t and 2t + 1 of its rows g and g + 8 (two mma
@@ -37,23 +38,29 @@ namespace tessel::gemm::kernel {
 // NOTES: one 256-k box per operand and stage, unswizzled (512-byte runs of each row per request),
 // was slower on every shape measured (bench/NOTES.md, "Decode through TMA"): the two-way bank
 // conflicts it brings cost more than the longer runs gave.
-template <int N8>
+/// Boxes per operand and stage: 4 (256 k a stage) or 8 (512 k: each row read in 1 KB runs);
+/// Stages: 0 for as many as fit (8, or 10 at N <= 8, with 4 boxes).
+/// NOTES: at K >= 8192, 8 boxes and 3 stages ran 3-4% faster than 4 boxes and 8 stages (28672 and
+/// 8192 rows, bench/NOTES.md "Decode through TMA", runs 12-13); at K = 4096 2% slower.
+template <int N8, int Boxes = 4, int Stages = 0>
 struct SmallNTmaTile {
   static_assert(N8 == 1 || N8 == 2, "SmallNTmaTile: N up to 16");
+  static_assert(Boxes == 4 || Boxes == 8, "SmallNTmaTile: 4 or 8 boxes a stage");
   static constexpr int kRows = 32;                   // rows of a row block: two m16 blocks
   static constexpr int kBoxK = 64;                   // k per box: one 128-byte swizzled row
-  static constexpr int kBoxes = 4;                   // boxes per stage and operand
+  static constexpr int kBoxes = Boxes;               // boxes per stage and operand
   static constexpr int kChunk = kBoxK * kBoxes;      // k per stage
-  static constexpr int kConsumerWarps = 2 * kBoxes;  // (m16 block, box)
+  static constexpr int kParts = 4;                   // box groups: warp (mw, part) takes boxes part, part + 4, ...
+  static constexpr int kConsumerWarps = 2 * kParts;  // (m16 block, part)
   static constexpr int kThreads = 32 * (kConsumerWarps + 1);  // and one producer warp
   static constexpr int kABoxBytes = kRows * 128;
   static constexpr int kBBoxBytes = 8 * N8 * 128;
   static constexpr int kStageBytes = kBoxes * (kABoxBytes + kBBoxBytes);
   // NOTES: as many stages as fit beside the reduction area: 128 KB (N8 = 2) to 160 KB (N8 = 1)
   // of A in flight per SM, against the ~33 KB Little's law asks for at 4.3 TB/s over 132 SMs.
-  static constexpr int kStages = N8 == 1 ? 10 : 8;
+  static constexpr int kStages = Stages ? Stages : N8 == 1 ? 10 : 8;
   static constexpr int kAccumulators = 4 * N8;
-  static constexpr int kReduceBytes = (kBoxes - 1) * 2 * kAccumulators * 32 * 4;
+  static constexpr int kReduceBytes = (kParts - 1) * 2 * kAccumulators * 32 * 4;
   // The ring, 1024-byte aligned for the swizzle (+1024 of slack to align the dynamic base), the
   // reduction area, and a full and an empty barrier per stage.
   static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kReduceBytes + 2 * kStages * 8;
@@ -66,11 +73,11 @@ __device__ __forceinline__ void consumer_barrier(int threads) { asm volatile("ba
 
 /// `map_a`: A as (K, M), boxes of 64 x 32; `map_b`: B as (K, N), boxes of 64 x 8 N8; both with
 /// the 128-byte swizzle. p's A and B pointers are not used (the maps carry them).
-template <int N8, class ElementD>
-__global__ void __launch_bounds__(SmallNTmaTile<N8>::kThreads, 1)
+template <int N8, int Boxes, int Stages, class ElementD>
+__global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages>::kThreads, 1)
     sm90_gemm_small_n_tma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                           SmallNParams<ElementD> p, int row_blocks, int chunks) {
-  using Tile = SmallNTmaTile<N8>;
+  using Tile = SmallNTmaTile<N8, Boxes, Stages>;
   if constexpr (arch::device_pass_supports<arch::Sm90>()) {
     extern __shared__ unsigned char smem_small_n_tma[];
     unsigned char* ring = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_small_n_tma) + 1023) & ~std::uintptr_t(1023));
@@ -113,38 +120,42 @@ __global__ void __launch_bounds__(SmallNTmaTile<N8>::kThreads, 1)
     }
 
     // Consumers.
-    const int mw = warp % 2, box = warp / 2;
+    const int mw = warp % 2, part = warp / 2;
     const int g = lane / 4, t = lane % 4;
     float acc[Tile::kAccumulators] = {};
     for (int s = 0; s < stages; ++s) {
       const int slot = s % Tile::kStages;
       arch::mbarrier_wait(&full[slot], (s / Tile::kStages) & 1);
-      const unsigned char* a_box = ring + slot * Tile::kStageBytes + box * Tile::kABoxBytes;
-      const unsigned char* b_box = ring + slot * Tile::kStageBytes + Tile::kBoxes * Tile::kABoxBytes + box * Tile::kBBoxBytes;
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        // Row r's chunk c is at c ^ (r % 8); rows 16 mw + g and 16 mw + g + 8 both have r % 8 == g.
-        const int chunk = ((2 * t + half) ^ g) * 16;
-        // Physical k 16t + 8 half .. + 7 of the box.
-        const uint4 x = *reinterpret_cast<const uint4*>(a_box + (16 * mw + g) * 128 + chunk);
-        const uint4 y = *reinterpret_cast<const uint4*>(a_box + (16 * mw + g + 8) * 128 + chunk);
-        detail::mma_k32_block<N8>(acc, x, y,
-                                  [&](int q) { return *reinterpret_cast<const uint4*>(b_box + (8 * q + g) * 128 + chunk); });
+      for (int j = 0; j < Tile::kBoxes / Tile::kParts; ++j) {  // a trip count ptxas knows: no guarded copies
+        const int box = part + j * Tile::kParts;
+        const unsigned char* a_box = ring + slot * Tile::kStageBytes + box * Tile::kABoxBytes;
+        const unsigned char* b_box = ring + slot * Tile::kStageBytes + Tile::kBoxes * Tile::kABoxBytes + box * Tile::kBBoxBytes;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          // Row r's 16-byte piece j is at j ^ (r % 8); rows 16 mw + g and 16 mw + g + 8 both have r % 8 == g.
+          const int chunk = ((2 * t + half) ^ g) * 16;
+          // Physical k 16t + 8 half .. + 7 of the box.
+          const uint4 x = *reinterpret_cast<const uint4*>(a_box + (16 * mw + g) * 128 + chunk);
+          const uint4 y = *reinterpret_cast<const uint4*>(a_box + (16 * mw + g + 8) * 128 + chunk);
+          detail::mma_k32_block<N8>(acc, x, y,
+                                    [&](int q) { return *reinterpret_cast<const uint4*>(b_box + (8 * q + g) * 128 + chunk); });
+        }
       }
       __syncwarp();
       if (lane == 0) arch::mbarrier_arrive(&empty[slot]);  // releases this warp's reads of the slot
 
-      if (s % chunks == chunks - 1) {  // the row block is complete: boxes 1.. hand their sums to box 0
+      if (s % chunks == chunks - 1) {  // the row block is complete: parts 1.. hand their sums to part 0
         constexpr int kConsumers = 32 * Tile::kConsumerWarps;
-        if (box > 0) {
-          float* mine_red = red + ((box - 1) * 2 + mw) * Tile::kAccumulators * 32 + lane;
+        if (part > 0) {
+          float* mine_red = red + ((part - 1) * 2 + mw) * Tile::kAccumulators * 32 + lane;
 #pragma unroll
           for (int e = 0; e < Tile::kAccumulators; ++e) mine_red[e * 32] = acc[e];
         }
         detail::consumer_barrier(kConsumers);
-        if (box == 0) {
+        if (part == 0) {
 #pragma unroll 1
-          for (int b = 1; b < Tile::kBoxes; ++b) {
+          for (int b = 1; b < Tile::kParts; ++b) {
             const float* theirs = red + ((b - 1) * 2 + mw) * Tile::kAccumulators * 32 + lane;
 #pragma unroll
             for (int e = 0; e < Tile::kAccumulators; ++e) acc[e] += theirs[e * 32];
