@@ -24,7 +24,8 @@
 // GPU with sm_90a code, the plan takes it for N > 16, where it read the weights faster than the
 // chunked kernel on the H200 (8192x64x8192: 42.0 against 50.5 us). Variant 11 (kTmaVariant)
 // streams the weights through TMA into a shared-memory ring (kernel/sm90_gemm_small_n_tma.hpp):
-// N <= 16, on a compute capability 9.0 GPU with sm_90a code, where the plan takes it for N <= 16.
+// N <= 16, on a compute capability 9.0 GPU with sm_90a code, where the plan takes it for N <= 16
+// from about 0.45 row blocks of 32 per SM on (2048 rows on an H200).
 
 #include <cuda_runtime_api.h>
 
@@ -296,7 +297,7 @@ class GemmSmallN {
     if (plan_.variant == kHopperVariant) return hopper_.run(stream);
     if (plan_.variant == kTmaVariant) {
       void* tma_args[] = {&map_a_, &map_b_, &params_, &plan_.row_blocks, &plan_.chunks};
-      auto e = cudaLaunchKernel(tma_kernel(plan_.n8, plan_.chunk_k), dim3(unsigned(plan_.split.grid)), dim3(unsigned(plan_.threads)), tma_args,
+      auto e = cudaLaunchKernel(tma_ring(plan_.n8, params_.k).fn, dim3(unsigned(plan_.split.grid)), dim3(unsigned(plan_.threads)), tma_args,
                                 std::size_t(plan_.smem), stream);
       if (e != cudaSuccess) return arch::status_from_cuda(e, "launching the small-N TMA kernel");
       return arch::status_from_cuda(cudaGetLastError(), "launching the small-N TMA kernel");
@@ -377,34 +378,34 @@ class GemmSmallN {
 
   // Variant 11: the TMA ring (kernel/sm90_gemm_small_n_tma.hpp), N <= 16, sm_90a code on a
   // compute capability 9.0 GPU; one persistent CTA per SM over 32-row blocks, no K split.
+  // One compiled ring: its kernel, shared memory, stages in flight and k per stage.
+  struct RingInfo {
+    void const* fn = nullptr;
+    int smem = 0, stages = 0, chunk_k = 0;
+  };
+  template <int N8, int Boxes, int Stages>
+  static RingInfo ring_info() {
+    using Tile = kernel::SmallNTmaTile<N8, Boxes, Stages>;
+    return {reinterpret_cast<void const*>(&kernel::sm90_gemm_small_n_tma<N8, Boxes, Stages, ElementD>), Tile::kSmemBytes,
+            Tile::kStages, Tile::kChunk};
+  }
   // Two rings: 256-k stages, 8 (10 at N <= 8) of them, for K < 8192; 512-k stages, 3 of them,
   // from K = 8192 on (kernel/sm90_gemm_small_n_tma.hpp says why).
-  using RingShort1 = kernel::SmallNTmaTile<1>;
-  using RingShort2 = kernel::SmallNTmaTile<2>;
-  using RingLong1 = kernel::SmallNTmaTile<1, 8, 3>;
-  using RingLong2 = kernel::SmallNTmaTile<2, 8, 3>;
-  static constexpr int kLongRingMinK = 8192;
-  template <class Tile, int N8>
-  static void const* tma_kernel_of() {
-    return reinterpret_cast<void const*>(&kernel::sm90_gemm_small_n_tma<N8, Tile::kBoxes, Tile::kStages, ElementD>);
+  static RingInfo tma_ring(int n8, int k) {
+    if (k >= 8192) return n8 == 1 ? ring_info<1, 8, 3>() : ring_info<2, 8, 3>();
+    return n8 == 1 ? ring_info<1, 4, 0>() : ring_info<2, 4, 0>();
   }
-  static void const* tma_kernel(int n8, int chunk_k) {
-    if (chunk_k == RingLong1::kChunk) return n8 == 1 ? tma_kernel_of<RingLong1, 1>() : tma_kernel_of<RingLong2, 2>();
-    return n8 == 1 ? tma_kernel_of<RingShort1, 1>() : tma_kernel_of<RingShort2, 2>();
-  }
-  static bool tma_kernel_runs(int n8) { return n8 <= 2 && arch::check_sm90a_image(tma_kernel(n8, RingShort1::kChunk)).ok(); }
+  static bool tma_kernel_runs(int n8) { return n8 <= 2 && arch::check_sm90a_image(tma_ring(n8, 0).fn).ok(); }
 
   static StatusInfo make_tma_plan(Arguments const& a, Plan& plan) {
     auto const& p = a.problem_size;
-    const bool long_ring = p.k >= kLongRingMinK;
-    plan.chunk_k = long_ring ? RingLong1::kChunk : RingShort1::kChunk;
-    if (auto s = arch::check_sm90a_image(tma_kernel(plan.n8, plan.chunk_k)); !s.ok()) return s;
+    const RingInfo ring = tma_ring(plan.n8, p.k);
+    if (auto s = arch::check_sm90a_image(ring.fn); !s.ok()) return s;
     using Tile1 = kernel::SmallNTmaTile<1>;
     plan.variant = kTmaVariant;
     plan.threads = Tile1::kThreads;
-    plan.smem = long_ring ? (plan.n8 == 1 ? RingLong1::kSmemBytes : RingLong2::kSmemBytes)
-                          : (plan.n8 == 1 ? RingShort1::kSmemBytes : RingShort2::kSmemBytes);
-    const int stages = long_ring ? RingLong1::kStages : plan.n8 == 1 ? RingShort1::kStages : RingShort2::kStages;
+    plan.smem = ring.smem;
+    plan.chunk_k = ring.chunk_k;
     plan.row_blocks = (p.m + Tile1::kRows - 1) / Tile1::kRows;
     plan.chunks = (p.k + plan.chunk_k - 1) / plan.chunk_k;
     plan.splits = 1;
@@ -412,13 +413,13 @@ class GemmSmallN {
     plan.split = {};
     plan.split.grid = std::min(plan.row_blocks, plan.sms);
     plan.workspace = 0;
-    auto e = cudaFuncSetAttribute(tma_kernel(plan.n8, plan.chunk_k), cudaFuncAttributeMaxDynamicSharedMemorySize, plan.smem);
+    auto e = cudaFuncSetAttribute(ring.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, plan.smem);
     if (auto s = arch::status_from_cuda(e, "raising the TMA kernel's shared-memory limit"); !s.ok()) return s;
     plan.reason = std::string(variant_name(kTmaVariant)) + (a.variant >= 0 ? " (requested)" : "") + ", the TMA ring: " +
                   std::to_string(plan.row_blocks) + " row blocks of " + std::to_string(Tile1::kRows) + " over " +
                   std::to_string(plan.split.grid) + " persistent CTAs of " + std::to_string(plan.threads) + ", " +
                   std::to_string(plan.chunks) + " stages of " + std::to_string(plan.chunk_k) + " k each, " +
-                  std::to_string(stages) + " in flight; N padded to " +
+                  std::to_string(ring.stages) + " in flight; N padded to " +
                   std::to_string(8 * plan.n8) + (a.split_k > 1 ? "; split_k ignored: this kernel does not split K" : "");
     return {};
   }
