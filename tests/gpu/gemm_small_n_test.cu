@@ -37,6 +37,13 @@ std::string label(const Case& c) {
          "/" + std::to_string(c.pad_d) + " variant " + std::to_string(c.variant);
 }
 
+// Arguments for planning and argument checks only: the pointers are 16-byte aligned stand-ins
+// that nothing dereferences.
+device::GemmSmallN<bfloat16_t>::Arguments plan_only_args(int m, int n, int k) {
+  return {{m, n, k}, {reinterpret_cast<bfloat16_t const*>(256), k}, {reinterpret_cast<bfloat16_t const*>(512), k},
+          {reinterpret_cast<bfloat16_t*>(1024), n}, {1.f, 0.f}};
+}
+
 // Runs `c` `runs` times from the same inputs (D re-poisoned, or reset to its start for beta != 0)
 // and returns every run's D allocation (matrix, padding and a guard behind it).
 template <class TD>
@@ -196,8 +203,7 @@ TEST(GemmSmallN, TmaRingSeveralRowBlocksPerCta) {
   // From K = 8192 on, the ring of 512-k stages: ragged K within a stage and a box, beta in place.
   run_and_check<bfloat16_t>({5000, 16, 8200, 1.f, 0.f, 0, 0, 0, v}, 2);
   run_and_check<float>({300, 3, 9000, 0.5f, 1.f, 0, 8, 1, v});
-  G::Arguments args{{4096, 16, 4096}, {reinterpret_cast<bfloat16_t const*>(256), 4096},
-                    {reinterpret_cast<bfloat16_t const*>(256), 4096}, {reinterpret_cast<bfloat16_t*>(256), 16}, {1.f, 0.f}};
+  G::Arguments args = plan_only_args(4096, 16, 4096);
   G::Plan plan;
   ASSERT_TRUE(G::make_plan(args, plan).ok());
   EXPECT_EQ(plan.variant, G::kTmaVariant) << plan.reason;
@@ -213,8 +219,7 @@ TEST(GemmSmallN, TmaRingSeveralRowBlocksPerCta) {
 TEST(GemmSmallN, PlanSplitsKForTheDecodeShape) {
   TESSEL_SKIP_WITHOUT_GPU();
   using G = device::GemmSmallN<bfloat16_t>;
-  G::Arguments args{{4096, 16, 4096}, {reinterpret_cast<bfloat16_t const*>(256), 4096},
-                    {reinterpret_cast<bfloat16_t const*>(256), 4096}, {reinterpret_cast<bfloat16_t*>(256), 16}, {1.f, 0.f}};
+  G::Arguments args = plan_only_args(4096, 16, 4096);
   G::Plan plan;
   ASSERT_TRUE(G::make_plan(args, plan).ok());
   // 32 row blocks of 128 cannot fill the GPU alone: the chunked kernel splits K across CTAs.
@@ -238,8 +243,7 @@ TEST(GemmSmallN, PlanSplitsKForTheDecodeShape) {
 TEST(GemmSmallN, HopperKernelAboveN16) {
   TESSEL_SKIP_WITHOUT_GPU();
   using G = device::GemmSmallN<bfloat16_t>;
-  G::Arguments args{{8192, 64, 8192}, {reinterpret_cast<bfloat16_t const*>(256), 8192},
-                    {reinterpret_cast<bfloat16_t const*>(256), 8192}, {reinterpret_cast<bfloat16_t*>(256), 64}, {1.f, 0.f}};
+  G::Arguments args = plan_only_args(8192, 64, 8192);
   G::Plan plan;
   ASSERT_TRUE(G::make_plan(args, plan).ok());
   if (test::have_sm90()) EXPECT_EQ(plan.variant, G::kHopperVariant) << plan.reason;
@@ -261,8 +265,7 @@ TEST(GemmSmallN, HopperKernelAboveN16) {
 namespace {
 using G16 = device::GemmSmallN<bfloat16_t>;
 G16::Arguments valid_args() {
-  return {{4096, 16, 4096}, {reinterpret_cast<bfloat16_t const*>(256), 4096}, {reinterpret_cast<bfloat16_t const*>(512), 4096},
-          {reinterpret_cast<bfloat16_t*>(1024), 16}, {1.f, 0.f}};
+  return plan_only_args(4096, 16, 4096);
 }
 void expect_refused(const G16::Arguments& a, Status status, const std::string& words) {
   const StatusInfo s = G16::can_implement(a);
