@@ -80,25 +80,24 @@ foreach(f beta0.svg best.cmake device.txt)
   endif()
 endforeach()
 
+# One more profile run into OUT_DIR/<name>.csv with the options after `name`, then its checks.
+function(profile_and_check name)
+  execute_process(COMMAND "${EXE}" ${common} ${ARGN} --output=${OUT_DIR}/${name}.csv
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "tessel-prof ${ARGN} exited with ${rc}\nstdout: ${out}\nstderr: ${err}")
+  endif()
+  check_csv(${OUT_DIR}/${name}.csv)
+  set(e4m3_rows ${e4m3_rows} PARENT_SCOPE)
+endfunction()
+
 # alpha and beta through C, on a shape no tile divides.
-execute_process(COMMAND "${EXE}" ${common} --m=264 --n=200 --k=136 --alpha=1.5 --beta=-0.5
-                        --output=${OUT_DIR}/beta.csv
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "tessel-prof --beta=-0.5 exited with ${rc}\nstdout: ${out}\nstderr: ${err}")
-endif()
-check_csv(${OUT_DIR}/beta.csv)
+profile_and_check(beta --m=264 --n=200 --k=136 --alpha=1.5 --beta=-0.5)
 
 # The FP8 and fused kernels, where compiled in, on long K: where the FP8 accumulation bound, and
 # the fused rows' 1-ulp and amax bounds against the unfused chain, leave the least room.
 if(e4m3_rows GREATER 0)
-  execute_process(COMMAND "${EXE}" ${common} --kernels=e4m3 --shapes=1024x1024x8192,264x520x4096 --beta=0.5
-                          --output=${OUT_DIR}/e4m3.csv
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "tessel-prof --kernels=e4m3 exited with ${rc}\nstdout: ${out}\nstderr: ${err}")
-  endif()
-  check_csv(${OUT_DIR}/e4m3.csv)
+  profile_and_check(e4m3 --kernels=e4m3 --shapes=1024x1024x8192,264x520x4096 --beta=0.5)
 endif()
 
 # The measured ceilings feed analyze mode: every row gets a roofline floor.
