@@ -15,10 +15,10 @@
 // nothing is masked.
 //
 // Work split. A row block is 32 rows (two m16 blocks) over the whole K; CTAs are persistent and
-// take row blocks i, i + grid, ... Eight consumer warps share each stage: warp (mw, part) takes
-// m16 block mw and the 64-k boxes part, part + 4, ..., and at the end of a row block the four
-// parts' sums meet in shared memory, added in part order (the same bits on every run). One CTA
-// per SM.
+// each takes a contiguous range of row blocks. Eight consumer warps share each stage: warp
+// (mw, part) takes m16 block mw and the 64-k boxes part, part + 4, ..., and at the end of a row
+// block the four parts' sums meet in shared memory, added in part order (the same bits on every
+// run). One CTA per SM.
 //
 // Shared-memory reads. The boxes use TMA's 128-byte swizzle: the 16-byte chunk c of row r sits
 // at chunk c ^ (r % 8). Lane (g, t) reads chunks 2t and 2t + 1 of its rows g and g + 8 (two mma
@@ -94,7 +94,13 @@ __global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages>::kThreads, 1)
     }
     __syncthreads();
     // The grid is at most the row blocks, so every CTA has one at least.
-    const int mine = (row_blocks - int(blockIdx.x) + int(gridDim.x) - 1) / int(gridDim.x);
+    // CTA c takes the contiguous row blocks [first, first + mine): an even share, the first
+    // row_blocks % gridDim.x CTAs one more.
+    // NOTES: contiguous ranges ran 1-1.7% faster than strided ones (blocks c, c + grid, ...) at
+    // K = 8192 and the same at K = 4096 (bench/NOTES.md, run a8).
+    const int per = row_blocks / int(gridDim.x), extra = row_blocks % int(gridDim.x), c = int(blockIdx.x);
+    const int mine = per + (c < extra ? 1 : 0);
+    const int first = c * per + (c < extra ? c : extra);
     const int stages = mine * chunks;  // (row block, chunk) in order
 
     if (warp == Tile::kConsumerWarps) {  // producer: one thread issues every box
@@ -104,7 +110,7 @@ __global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages>::kThreads, 1)
         for (int s = 0; s < stages; ++s) {
           const int slot = s % Tile::kStages;
           arch::mbarrier_wait(&empty[slot], ((s / Tile::kStages) & 1) ^ 1);  // round 0 passes at once
-          const int row0 = (int(blockIdx.x) + (s / chunks) * int(gridDim.x)) * Tile::kRows;
+          const int row0 = (first + s / chunks) * Tile::kRows;
           const int k0 = (s % chunks) * Tile::kChunk;
           unsigned char* stage = ring + slot * Tile::kStageBytes;
           arch::mbarrier_arrive_expect_tx(&full[slot], Tile::kStageBytes);  // zero-filled parts count too
@@ -160,7 +166,7 @@ __global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages>::kThreads, 1)
 #pragma unroll
             for (int e = 0; e < Tile::kAccumulators; ++e) acc[e] += theirs[e * 32];
           }
-          const int row_block = int(blockIdx.x) + (s / chunks) * int(gridDim.x);
+          const int row_block = first + s / chunks;
           detail::store_c_fragment<N8>(p, acc, row_block * Tile::kRows + mw * 16 + g, t);
         }
         detail::consumer_barrier(kConsumers);  // the reduction area is free for the next row block
