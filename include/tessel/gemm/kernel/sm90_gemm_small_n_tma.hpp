@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages>::kThreads, 1)
     // CTA c takes the contiguous row blocks [first, first + mine): an even share, the first
     // row_blocks % gridDim.x CTAs one more.
     // NOTES: contiguous ranges ran 1-1.7% faster than strided ones (blocks c, c + grid, ...) at
-    // K = 8192 and the same at K = 4096 (bench/NOTES.md, run a8).
+    // K = 8192 and the same at K = 4096 (bench/NOTES.md, "Which row blocks a CTA takes").
     const int per = row_blocks / int(gridDim.x), extra = row_blocks % int(gridDim.x), c = int(blockIdx.x);
     const int mine = per + (c < extra ? 1 : 0);
     const int first = c * per + (c < extra ? c : extra);
