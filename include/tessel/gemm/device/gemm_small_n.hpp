@@ -297,16 +297,10 @@ class GemmSmallN {
     if (plan_.variant == kHopperVariant) return hopper_.run(stream);
     if (plan_.variant == kTmaVariant) {
       void* tma_args[] = {&map_a_, &map_b_, &params_, &plan_.row_blocks, &plan_.chunks};
-      auto e = cudaLaunchKernel(tma_ring(plan_.n8, params_.k).fn, dim3(unsigned(plan_.split.grid)), dim3(unsigned(plan_.threads)), tma_args,
-                                std::size_t(plan_.smem), stream);
-      if (e != cudaSuccess) return arch::status_from_cuda(e, "launching the small-N TMA kernel");
-      return arch::status_from_cuda(cudaGetLastError(), "launching the small-N TMA kernel");
+      return launch(tma_ring(plan_.n8, params_.k).fn, tma_args, stream, "launching the small-N TMA kernel");
     }
     void* kernel_args[] = {&params_};
-    auto e = cudaLaunchKernel(kernel_info(plan_.variant, plan_.n8).fn, dim3(unsigned(plan_.split.grid)),
-                              dim3(unsigned(plan_.threads)), kernel_args, std::size_t(plan_.smem), stream);
-    if (e != cudaSuccess) return arch::status_from_cuda(e, "launching the small-N GEMM kernel");
-    return arch::status_from_cuda(cudaGetLastError(), "launching the small-N GEMM kernel");
+    return launch(kernel_info(plan_.variant, plan_.n8).fn, kernel_args, stream, "launching the small-N GEMM kernel");
   }
 
   StatusInfo operator()(cudaStream_t stream = nullptr) { return run(stream); }
@@ -439,6 +433,12 @@ class GemmSmallN {
     return arch::make_tma_map(map_b_, kType, 2, vb, CU_TENSOR_MAP_SWIZZLE_128B, "B");
   }
 
+  /// One launch of the planned grid of `fn`; the launch's error, or the one it left behind.
+  StatusInfo launch(void const* fn, void** args, cudaStream_t stream, char const* what) const {
+    auto e = cudaLaunchKernel(fn, dim3(unsigned(plan_.split.grid)), dim3(unsigned(plan_.threads)), args, std::size_t(plan_.smem), stream);
+    if (e != cudaSuccess) return arch::status_from_cuda(e, what);
+    return arch::status_from_cuda(cudaGetLastError(), what);
+  }
   static int n8_for(int n) { return n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8; }
   template <int N8, class Cfg>
   static KernelInfo stream_info() {
