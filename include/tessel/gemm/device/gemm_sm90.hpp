@@ -67,9 +67,8 @@ class GemmSm90 {
   }
   static std::string name() {
     return "tessel_sm90_gemm_" + element_tag<ElementAB>() + "_" + element_tag<ElementAB>() + "_" + element_tag<ElementD>() + "_" +
-           std::to_string(BM) +
-           "x" + std::to_string(BN) + "x" + std::to_string(BK) + "_c1x1_" + std::to_string(Stages) + "stage_" + Schedule::kName +
-           (std::is_same_v<Scheduler, StreamKScheduler> ? "_streamk" : "") + "_tn";
+           std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + "_c1x1_" + std::to_string(Stages) + "stage_" +
+           Schedule::kName + (std::is_same_v<Scheduler, StreamKScheduler> ? "_streamk" : "") + "_tn";
   }
 
  private:
