@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_main.hpp"
 #include "disassemble.hpp"
 #include "gate.hpp"
 #include "listing.hpp"
@@ -165,9 +166,7 @@ bool selected(const Kernel& k, const Options& o) {
          fnmatch(o.kernel_glob.c_str(), k.demangled.c_str(), 0) == 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   Options o;
   if (const int r = parse_options(argc, argv, o); r != 0) return r;
 
@@ -217,4 +216,9 @@ int main(int argc, char** argv) {
               << "\n";
   }
   return failures.empty() ? 0 : 1;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tessel::tools::guarded_main("tessel-sass", [&] { return run(argc, argv); });
 }
