@@ -133,6 +133,11 @@ class GemmSmallN {
     return arch::check_kernel_arch<arch::Sm80>(kernel_info(0, n8_for(p.n)).fn);
   }
 
+  /// Whether variants 10 and 11 (the Hopper kernel and the TMA ring) can run here: a compute
+  /// capability 9.0 GPU, and sm_90a code for them in this binary (a build whose CUDA
+  /// architectures lack 90a has none). The plan never picks them otherwise.
+  static StatusInfo hopper_variants_available() { return arch::check_sm90a_image(tma_ring(1, 0).fn); }
+
   /// The plan for `a` on the current device: variant, split, workspace, reason.
   static StatusInfo make_plan(Arguments const& a, Plan& plan) {
     auto const& p = a.problem_size;
