@@ -117,3 +117,21 @@ TEST(CalcCli, DrawWritesAnSvgFile) {
   EXPECT_EQ(r.rc, 0);
   EXPECT_EQ(r.out.rfind("<svg", 0), 0u);
 }
+
+// Issue 16: a picture that could not be written must not exit 0.
+TEST(CalcCli, DrawRefusesAnUnwritableFile) {
+  struct Case {
+    std::string path, says;
+  };
+  std::vector<Case> cases = {
+      {"/dev/full", "cannot write '/dev/full': No space left on device; pass -o a writable file"},
+      {"/nonexistent-dir/x.svg", "cannot write '/nonexistent-dir/x.svg': No such file or directory"},
+      {::testing::TempDir(), "Is a directory"},
+  };
+  for (auto const& c : cases) {
+    auto r = cli({"draw", "(2,3):(3,1)", "-o", c.path});
+    EXPECT_EQ(r.rc, 1) << c.path;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
+}

@@ -1,6 +1,8 @@
 #include "cli.hpp"
 
-#include <fstream>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <optional>
 #include <ostream>
 
@@ -80,6 +82,20 @@ Options parse_args(std::vector<std::string> const& args) {
   return o;
 }
 
+// Writes `content` to `path`, checking every step: a full disk or an
+// unwritable path is a refusal that says why, not a silently short file.
+void write_file(std::string const& path, std::string const& content) {
+  auto fail = [&](int error) {
+    throw std::runtime_error("cannot write '" + path + "': " + std::strerror(error) + "; pass -o a writable file");
+  };
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) fail(errno);
+  bool const written = std::fwrite(content.data(), 1, content.size(), f) == content.size() && std::fflush(f) == 0;
+  int const error = errno;
+  if (std::fclose(f) != 0 && written) fail(errno);
+  if (!written) fail(error);
+}
+
 }  // namespace
 
 int run(std::vector<std::string> const& args, std::ostream& out, std::ostream& err) {
@@ -106,10 +122,7 @@ int run(std::vector<std::string> const& args, std::ostream& out, std::ostream& e
       if (o.output.empty()) {
         out << svg;
       } else {
-        std::ofstream f(o.output, std::ios::binary);
-        f << svg;
-        f.close();
-        if (!f) throw std::runtime_error("cannot write " + o.output);
+        write_file(o.output, svg);
       }
     }
     return kExitOk;
