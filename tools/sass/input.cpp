@@ -35,6 +35,12 @@ std::optional<std::string> read_input(const std::string& path, std::string& erro
     error = "'" + path + "' is a directory; pass a binary or a text file of cuobjdump output in it";
     return std::nullopt;
   }
+  // A device (/dev/zero, /dev/urandom, a terminal) is never a listing, and may never end. Pipes
+  // stay accepted (`<(cuobjdump -sass app)`), bounded by the read limit below.
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+    error = "'" + path + "' is a device, not a file; pass a binary or a text file of cuobjdump output";
+    return std::nullopt;
+  }
   if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > kMaxInputBytes) {
     error = too_large(path);
     return std::nullopt;

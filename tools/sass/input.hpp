@@ -1,6 +1,6 @@
 #pragma once
-// Reading one input of tessel-sass within bounds: a directory, a device that never ends
-// (/dev/zero) or a file larger than any listing is refused with a sentence instead of
+// Reading one input of tessel-sass within bounds: a directory, a device (/dev/zero never ends)
+// or a file or pipe larger than any listing is refused with a sentence instead of
 // exhausting memory.
 
 #include <cstddef>

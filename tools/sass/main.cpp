@@ -47,15 +47,24 @@ constexpr const char* kUsage =
     "\n"
     "Exit status: 0 all gates hold, 1 a gate failed, 2 the input could not be checked.\n";
 
+// `s` without control characters, so that a sentence echoing a hostile argument or file name
+// stays one line.
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f') c = ' ';
+  }
+  return s;
+}
+
 // Every refusal is one line: the sentence, then where the options are listed.
 int usage_error(const std::string& sentence) {
-  std::cerr << "tessel-sass: " << sentence << " (tessel-sass --help lists the options)\n";
+  std::cerr << "tessel-sass: " << one_line(sentence) << " (tessel-sass --help lists the options)\n";
   return 2;
 }
 
 // One line on stderr and the status for an input that cannot be checked.
 int input_error(const std::string& sentence) {
-  std::cerr << "tessel-sass: " << sentence << "\n";
+  std::cerr << "tessel-sass: " << one_line(sentence) << "\n";
   return 2;
 }
 
@@ -67,10 +76,7 @@ std::string first_line(const std::string& output) {
   if (begin == std::string::npos) return "no output";
   std::size_t end = output.find_first_of("\r\n", begin);
   if (end == std::string::npos) end = output.size();
-  std::string line = output.substr(begin, std::min(end - begin, kShown));
-  for (char& c : line) {
-    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-  }
+  const std::string line = output.substr(begin, std::min(end - begin, kShown));
   return end - begin > kShown ? line + "..." : line;
 }
 
@@ -238,12 +244,9 @@ int run(int argc, char** argv) {
     if (selected(k, o)) chosen.push_back(&k);
   }
   if (chosen.empty()) {
-    const std::string present = present_kernels(listing);
-    std::cerr << "tessel-sass: no kernel matches"
-              << (o.kernel_glob.empty() ? "" : " --kernel=" + o.kernel_glob)
-              << (o.arch.empty() ? "" : " --arch=" + o.arch) << "; the input holds:" << present
-              << "\n";
-    return 2;
+    return input_error("no kernel matches" + (o.kernel_glob.empty() ? "" : " --kernel=" + o.kernel_glob) +
+                       (o.arch.empty() ? "" : " --arch=" + o.arch) +
+                       "; the input holds:" + present_kernels(listing));
   }
 
   if (o.json) {
@@ -264,7 +267,7 @@ int run(int argc, char** argv) {
       if (auto f = check_no_spills(*k)) failures.push_back(*f);
     }
   }
-  for (const auto& f : failures) std::cerr << "tessel-sass: FAIL: " << f << "\n";
+  for (const auto& f : failures) std::cerr << "tessel-sass: FAIL: " << one_line(f) << "\n";
   const std::size_t checks = chosen.size() * (o.gates.size() + (o.no_spills ? 1 : 0));
   if (checks != 0 && !o.quiet && !o.json) {
     std::cout << "tessel-sass: " << checks << " checks on " << chosen.size() << " kernel"

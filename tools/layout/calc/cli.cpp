@@ -25,10 +25,11 @@ char const* const kUsage =
     "and calls of the layout algebra, e.g. zipped_divide((256,128):(128,1), (16,16)).\n"
     "Functions:";
 
-// Messages carry no newlines: a failure is exactly one line.
+// Messages carry no control characters: a failure is exactly one line, even
+// when it echoes a hostile argument back.
 std::string one_line(std::string s) {
   for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
+    if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f') c = ' ';
   }
   return s;
 }
