@@ -80,6 +80,12 @@ TEST(CalcCli, FailuresAreOneLineWithTheRightStatus) {
       {{"table", "(4,4)"}, 2, "table needs a layout, not a shape (4,4)"},
       {{"eval", std::string(5000, '(')}, 2, "nesting deeper than 64"},
       {{"eval", "(4294967296,4294967296):(1,1)", "--json"}, 1, "integer overflow"},
+      // Issue 16: products of shapes and strides past 2^63 are refused, never wrapped.
+      {{"eval", "size((4294967296,4294967296))"}, 1, "does not fit in 64 bits; use smaller extents or strides"},
+      {{"eval", "cosize(2:9223372036854775807)"}, 1, "integer overflow"},
+      {{"eval", "blocked_product((4,4):(1,4), (4294967296,4294967296):(1,4294967296))"}, 1, "integer overflow"},
+      {{"eval", "size(99999999999999999999)"}, 2, "the integer does not fit in 64 bits"},
+      {{"eval", "-\x0b\x1c\x85"}, 2, "unknown option '- "},  // control characters do not break the line
   };
   for (auto const& c : cases) {
     auto r = cli(c.args);

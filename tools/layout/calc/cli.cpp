@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <string_view>
 #include <ostream>
 
 #include "errors.hpp"
@@ -83,6 +84,13 @@ Options parse_args(std::vector<std::string> const& args) {
   return o;
 }
 
+// The algebra says which product or sum left 64 bits; this says what to do
+// about it, so the refusal is complete.
+std::string overflow_hint(std::string_view what) {
+  if (what.find("integer overflow") == std::string_view::npos) return {};
+  return "; use smaller extents or strides (every size, cosize and index must fit in 64 bits)";
+}
+
 // Writes `content` to `path`, checking every step: a full disk or an
 // unwritable path is a refusal that says why, not a silently short file.
 void write_file(std::string const& path, std::string const& content) {
@@ -134,7 +142,7 @@ int run(std::vector<std::string> const& args, std::ostream& out, std::ostream& e
     err << "tessel-layout: " << one_line(e.what()) << "\n";
     return kExitUsage;
   } catch (rt::Error const& e) {
-    err << "tessel-layout: " << one_line(e.what()) << "\n";
+    err << "tessel-layout: " << one_line(e.what()) << overflow_hint(e.what()) << "\n";
     return kExitAlgebra;
   } catch (std::bad_alloc const&) {
     err << "tessel-layout: out of memory\n";
