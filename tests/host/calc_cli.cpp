@@ -80,6 +80,12 @@ TEST(CalcCli, FailuresAreOneLineWithTheRightStatus) {
       {{"table", "(4,4)"}, 2, "table needs a layout, not a shape (4,4)"},
       {{"eval", std::string(5000, '(')}, 2, "nesting deeper than 64"},
       {{"eval", "(4294967296,4294967296):(1,1)", "--json"}, 1, "integer overflow"},
+      // Issue 16: products of shapes and strides past 2^63 are refused, never wrapped.
+      {{"eval", "size((4294967296,4294967296))"}, 1, "does not fit in 64 bits; use smaller extents or strides"},
+      {{"eval", "cosize(2:9223372036854775807)"}, 1, "integer overflow"},
+      {{"eval", "blocked_product((4,4):(1,4), (4294967296,4294967296):(1,4294967296))"}, 1, "integer overflow"},
+      {{"eval", "size(99999999999999999999)"}, 2, "the integer does not fit in 64 bits"},
+      {{"eval", "-\x0b\x1c\x85"}, 2, "unknown option '- "},  // control characters do not break the line
   };
   for (auto const& c : cases) {
     auto r = cli(c.args);
@@ -116,4 +122,22 @@ TEST(CalcCli, DrawWritesAnSvgFile) {
   r = cli({"draw", "(2,3):(3,1)"});
   EXPECT_EQ(r.rc, 0);
   EXPECT_EQ(r.out.rfind("<svg", 0), 0u);
+}
+
+// Issue 16: a picture that could not be written must not exit 0.
+TEST(CalcCli, DrawRefusesAnUnwritableFile) {
+  struct Case {
+    std::string path, says;
+  };
+  std::vector<Case> cases = {
+      {"/dev/full", "cannot write '/dev/full': No space left on device; pass -o a writable file"},
+      {"/nonexistent-dir/x.svg", "cannot write '/nonexistent-dir/x.svg': No such file or directory"},
+      {::testing::TempDir(), "Is a directory"},
+  };
+  for (auto const& c : cases) {
+    auto r = cli({"draw", "(2,3):(3,1)", "-o", c.path});
+    EXPECT_EQ(r.rc, 1) << c.path;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
 }

@@ -1,6 +1,7 @@
 // SVG pictures: what is drawn, labelled and coloured, and what is refused.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <regex>
 #include <set>
@@ -8,6 +9,8 @@
 
 #include "calc/errors.hpp"
 #include "calc/svg.hpp"
+
+#include <tessel/layout/runtime.hpp>
 
 using tessel::calc::draw_svg;
 using tessel::calc::DrawOptions;
@@ -97,4 +100,36 @@ TEST(CalcDraw, Refusals) {
   says("(4,4)", "draw needs a layout, not a shape (4,4)");
   says("(2048,1024):(1,2048)", "more than the 1048576 cells");
   says("composition((6,2):(8,2), 5:3)", "shape divisibility");
+}
+
+// Issue 16: a tiler far larger than the matrix was walked for minutes before
+// the size check; every panel's size is now checked before any cell is.
+TEST(CalcDraw, OversizedTilerIsRefusedAtOnce) {
+  auto const start = std::chrono::steady_clock::now();
+  try {
+    draw_svg("zipped_divide((4,4):(1,4), (1099511627776,4))");
+    ADD_FAILURE() << "no error";
+  } catch (tessel::rt::Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("1099511627776x4 cells is more than the 1048576 cells drawn at most; draw a smaller layout"),
+              std::string::npos)
+        << e.what();
+  }
+  // A tiler mode larger than its matrix mode, even with a small tile grid.
+  EXPECT_THROW(draw_svg("logical_divide((4,4):(1,4), [(2,524288):(1,0), 2])"), tessel::rt::Error);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2.0);
+}
+
+// Issue 16: pictures of 60-130 MB were written; past kMaxSvgBytes the picture
+// is refused with a sentence saying how to draw less.
+TEST(CalcDraw, PicturesAreBoundedInBytes) {
+  // Neighbouring cells all differ in colour: one rectangle per cell.
+  try {
+    draw_svg("(1024,1024):(1023,1)");
+    ADD_FAILURE() << "no error";
+  } catch (tessel::rt::Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("the picture would be larger than 16 MiB"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("draw a smaller layout"), std::string::npos) << e.what();
+  }
+  // A grid as large, but of long runs of one colour, stays small and is drawn.
+  EXPECT_LT(draw_svg("(1024,1024):(1024,1)").size(), tessel::calc::kMaxSvgBytes);
 }

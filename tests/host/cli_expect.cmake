@@ -3,13 +3,19 @@
 #   cmake -DEXE=<tool> -DARGS="--a=1|--b=2" -DRC=<status>
 #         [-DOUT=<regex on stdout>] [-DERR=<regex on stderr>]
 #         [-DFILE=<path that must be written> [-DFILE_MATCHES=<regex on its content>]]
+#         [-DSTDOUT_FILE=<where stdout goes instead of OUT, e.g. /dev/full>]
 #         -P cli_expect.cmake
 # Arguments are separated by '|' so that globs, commas and semicolons pass through unchanged.
 string(REPLACE "|" ";" args "${ARGS}")
 if(DEFINED FILE)
   file(REMOVE "${FILE}")
 endif()
-execute_process(COMMAND "${EXE}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(DEFINED STDOUT_FILE)
+  execute_process(COMMAND "${EXE}" ${args} RESULT_VARIABLE rc OUTPUT_FILE "${STDOUT_FILE}" ERROR_VARIABLE err)
+  set(out "")
+else()
+  execute_process(COMMAND "${EXE}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+endif()
 if(NOT rc EQUAL RC)
   message(FATAL_ERROR "exit status ${rc}, expected ${RC}\nstdout: ${out}\nstderr: ${err}")
 endif()

@@ -2,10 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "disassemble.hpp"
 #include "gate.hpp"
+#include "input.hpp"
 #include "listing.hpp"
 #include "report.hpp"
 
@@ -181,6 +185,47 @@ TEST(SassParse, UnrelatedTextHoldsNoFacts) {
   EXPECT_TRUE(l.kernels.empty());
 }
 
+// Issue 16: register counts past 2^31 were cast to int. Counts that fit in 64 bits are kept
+// whole; larger ones are refused with the line they are on, never wrapped.
+TEST(SassParse, HugeFiguresAreKeptOrRefused) {
+  Listing l;
+  parse_text("Function _Z1fv:\n REG:4294967297 STACK:0 LOCAL:8589934592\n", l);
+  ASSERT_EQ(l.kernels.size(), 1u);
+  EXPECT_EQ(l.kernels[0].registers, 4294967297);
+  EXPECT_EQ(l.kernels[0].local_bytes, 8589934592);
+  try {
+    Listing m;
+    parse_text("Function _Z1fv:\n REG:99999999999999999999 STACK:0 LOCAL:0\n", m);
+    ADD_FAILURE() << "no error for a register count past 2^63";
+  } catch (const ListingError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("line 2: the figure 99999999999999999999 does not fit", 0), 0u)
+        << e.what();
+  }
+  Listing p;
+  EXPECT_THROW(parse_text("ptxas info : Compiling entry function '_Z1fv' for 'sm_80'\n"
+                          "    99999999999999999999 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n",
+                          p),
+               ListingError);
+}
+
+// Issue 16: a listing of 100,000 kernels took 22 s, one linear search per kernel.
+TEST(SassParse, ManyKernelsInLinearTime) {
+  std::string text = "code for sm_80\n";
+  constexpr int kKernels = 100000;
+  for (int i = 0; i < kKernels; ++i) {
+    text += "Function : k" + std::to_string(i) + "\n/*0000*/ HMMA.16816.F32 R12, R4, R8, RZ ;\n";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  Listing l;
+  EXPECT_EQ(parse_text(text, l), static_cast<std::size_t>(kKernels));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(l.kernels.size(), static_cast<std::size_t>(kKernels));
+  EXPECT_EQ(l.kernels[kKernels - 1].name, "k99999");
+  EXPECT_EQ(l.get("k12345", "sm_80").count("HMMA"), 1);
+  EXPECT_EQ(l.kernels.size(), static_cast<std::size_t>(kKernels));  // found, not added
+  EXPECT_LT(seconds, 5.0);  // about 0.1 s; the linear search took 22 s
+}
+
 TEST(Gate, Parse) {
   std::string error;
   auto g = parse_gate("HMMA>=1", error);
@@ -259,6 +304,24 @@ TEST(Disassemble, BinaryDetectionAndMissingTool) {
   const std::string msg = missing_cuobjdump_message(tried);
   EXPECT_NE(msg.find("/nonexistent/cuobjdump"), std::string::npos);
   EXPECT_NE(msg.find("pip install nvidia-cuda-cuobjdump"), std::string::npos);
+}
+
+// Issue 16: a directory or /dev/zero as input aborted (an uncaught exception, unbounded read).
+TEST(Input, DirectoriesDevicesAndMissingFilesAreRefused) {
+  std::string error;
+  EXPECT_FALSE(read_input(::testing::TempDir(), error));
+  EXPECT_NE(error.find("is a directory"), std::string::npos) << error;
+  EXPECT_FALSE(read_input("/dev/zero", error));
+  EXPECT_NE(error.find("'/dev/zero' is a device, not a file"), std::string::npos) << error;
+  EXPECT_FALSE(read_input("/nonexistent/listing.txt", error));
+  EXPECT_NE(error.find("cannot read '/nonexistent/listing.txt': No such file"), std::string::npos) << error;
+
+  const std::string path = ::testing::TempDir() + "sass_input_test.txt";
+  std::ofstream(path) << "code for sm_80\n";
+  const auto content = read_input(path, error);
+  ASSERT_TRUE(content) << error;
+  EXPECT_EQ(*content, "code for sm_80\n");
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 
@@ -13,7 +14,8 @@ namespace {
 bool executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0; }
 }  // namespace
 
-CommandResult run_command(const std::string& program, const std::vector<std::string>& args) {
+CommandResult run_command(const std::string& program, const std::vector<std::string>& args,
+                          std::size_t max_output) {
   CommandResult result;
   int fds[2];
   if (pipe(fds) != 0) return result;
@@ -40,6 +42,11 @@ CommandResult run_command(const std::string& program, const std::vector<std::str
   for (;;) {
     const ssize_t n = read(fds[0], buf, sizeof buf);
     if (n > 0) {
+      if (result.output.size() + static_cast<std::size_t>(n) > max_output) {
+        result.output_too_large = true;
+        kill(pid, SIGKILL);  // the rest would be thrown away: do not wait for it
+        break;
+      }
       result.output.append(buf, static_cast<std::size_t>(n));
     } else if (n == 0 || errno != EINTR) {
       break;

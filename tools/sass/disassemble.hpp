@@ -1,6 +1,7 @@
 #pragma once
 // Finding and running cuobjdump.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,10 +11,12 @@ namespace tessel::sass {
 struct CommandResult {
   int exit_code = -1;  // -1 when the program could not be started
   std::string output;  // stdout and stderr together
+  bool output_too_large = false;  // stopped (and the program killed) past `max_output` bytes
 };
 
-// Runs `program` with `args`, without a shell.
-CommandResult run_command(const std::string& program, const std::vector<std::string>& args);
+// Runs `program` with `args`, without a shell, keeping at most `max_output` bytes of its output.
+CommandResult run_command(const std::string& program, const std::vector<std::string>& args,
+                          std::size_t max_output);
 
 // cuobjdump's path, looked up in order: `explicit_path` (--cuobjdump), $TESSEL_CUOBJDUMP, the
 // path found when tessel-sass was configured, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin.

@@ -27,28 +27,42 @@ std::string_view first_token(std::string_view s) {
   return s.substr(0, end);
 }
 
-// The integer right after `key` in `s` ("REG:" in "REG:16 STACK:0"), or -1.
-std::int64_t number_after(std::string_view s, std::string_view key) {
-  const std::size_t at = s.find(key);
-  if (at == std::string_view::npos) return -1;
-  std::string_view rest = s.substr(at + key.size());
+// The decimal figure at the start of `s` ("16" in "16 STACK:0"), or -1 when `s` does not start
+// with a digit. A figure past 2^63 is refused: truncating it would report a wrong count.
+std::int64_t figure_at(std::string_view s, std::size_t line_no) {
+  std::size_t end = 0;
+  while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
+  if (end == 0) return -1;
   std::int64_t v = -1;
-  auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
-  return ec == std::errc() ? v : -1;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + end, v);
+  if (ec != std::errc()) {
+    constexpr std::size_t kShown = 24;
+    const std::string digits = end <= kShown ? std::string(s.substr(0, end))
+                                             : std::string(s.substr(0, kShown)) + "...";
+    throw ListingError("line " + std::to_string(line_no) + ": the figure " + digits +
+                       " does not fit in 64 bits; the text is damaged or not cuobjdump or ptxas "
+                       "output, so regenerate it");
+  }
+  return v;
 }
 
-// The integer just before `suffix` in `s` ("16 bytes spill stores"), or -1.
-std::int64_t number_before(std::string_view s, std::string_view suffix) {
+// The figure right after `key` in `s` ("REG:" in "REG:16 STACK:0"), or -1.
+std::int64_t number_after(std::string_view s, std::string_view key, std::size_t line_no) {
+  const std::size_t at = s.find(key);
+  if (at == std::string_view::npos) return -1;
+  return figure_at(s.substr(at + key.size()), line_no);
+}
+
+// The figure just before `suffix` in `s` ("16 bytes spill stores"), or -1.
+std::int64_t number_before(std::string_view s, std::string_view suffix, std::size_t line_no) {
   const std::size_t at = s.find(suffix);
   if (at == std::string_view::npos) return -1;
   std::size_t begin = at;
   while (begin > 0 && s[begin - 1] == ' ') --begin;
-  std::size_t end = begin;
+  const std::size_t end = begin;
   while (begin > 0 && std::isdigit(static_cast<unsigned char>(s[begin - 1]))) --begin;
   if (begin == end) return -1;
-  std::int64_t v = -1;
-  std::from_chars(s.data() + begin, s.data() + end, v);
-  return v;
+  return figure_at(s.substr(begin, end - begin), line_no);
 }
 
 // "sm_80" from "sm_80", "sm_90a", "'sm_80'".
@@ -113,9 +127,10 @@ std::string Kernel::spill_evidence() const {
 }
 
 Kernel& Listing::get(std::string_view name, std::string_view arch) {
-  for (Kernel& k : kernels) {
-    if (k.name == name && k.arch == arch) return k;
-  }
+  // A newline cannot occur in either part: the text is split into lines before.
+  std::string key = std::string(name) + '\n' + std::string(arch);
+  const auto [it, added] = index_.try_emplace(std::move(key), kernels.size());
+  if (!added) return kernels[it->second];
   Kernel k;
   k.name = std::string(name);
   k.demangled = demangle(k.name);
@@ -154,8 +169,9 @@ std::size_t parse_text(std::string_view text, Listing& out) {
     return static_cast<long>(&k - out.kernels.data());
   };
 
-  std::size_t pos = 0;
+  std::size_t pos = 0, line_no = 0;
   while (pos <= text.size()) {
+    ++line_no;
     std::size_t eol = text.find('\n', pos);
     if (eol == std::string_view::npos) eol = text.size();
     const std::string_view raw = text.substr(pos, eol - pos);
@@ -178,9 +194,9 @@ std::size_t parse_text(std::string_view text, Listing& out) {
                line.find("STACK:") != std::string_view::npos) {
       if (res_kernel < 0) continue;
       Kernel& k = out.kernels[static_cast<std::size_t>(res_kernel)];
-      k.registers = static_cast<int>(number_after(line, "REG:"));
-      k.stack_bytes = number_after(line, "STACK:");
-      k.local_bytes = number_after(line, "LOCAL:");
+      k.registers = number_after(line, "REG:", line_no);
+      k.stack_bytes = number_after(line, "STACK:", line_no);
+      k.local_bytes = number_after(line, "LOCAL:", line_no);
       ++facts;
     } else if (line.find("Compiling entry function '") != std::string_view::npos) {
       // ptxas -v: "ptxas info : Compiling entry function '_Z3fooPf' for 'sm_80'"
@@ -201,14 +217,14 @@ std::size_t parse_text(std::string_view text, Listing& out) {
     } else if (line.find("bytes spill stores") != std::string_view::npos) {
       if (ptxas_kernel < 0) continue;
       Kernel& k = out.kernels[static_cast<std::size_t>(ptxas_kernel)];
-      k.stack_bytes = number_before(line, "bytes stack frame");
-      k.spill_stores = number_before(line, "bytes spill stores");
-      k.spill_loads = number_before(line, "bytes spill loads");
+      k.stack_bytes = number_before(line, "bytes stack frame", line_no);
+      k.spill_stores = number_before(line, "bytes spill stores", line_no);
+      k.spill_loads = number_before(line, "bytes spill loads", line_no);
       ++facts;
     } else if (line.find("Used ") != std::string_view::npos &&
                line.find(" registers") != std::string_view::npos && ptxas_kernel >= 0) {
       out.kernels[static_cast<std::size_t>(ptxas_kernel)].registers =
-          static_cast<int>(number_after(line, "Used "));
+          number_after(line, "Used ", line_no);
     } else if (sass_kernel >= 0) {
       const std::string op = opcode_of_line(line);
       if (op.empty()) continue;

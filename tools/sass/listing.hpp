@@ -7,8 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace tessel::sass {
@@ -19,7 +21,7 @@ struct Kernel {
   std::string arch;       // "sm_80", "sm_90a"; empty when the text did not say
   std::map<std::string, std::int64_t> opcodes;
   std::int64_t instructions = 0;
-  int registers = -1;                // -1: not reported
+  std::int64_t registers = -1;       // -1: not reported
   std::int64_t local_bytes = -1;     // cuobjdump -res-usage LOCAL
   std::int64_t stack_bytes = -1;     // res-usage STACK or ptxas "bytes stack frame"
   std::int64_t spill_stores = -1;    // ptxas "bytes spill stores"
@@ -36,14 +38,26 @@ struct Kernel {
 };
 
 struct Listing {
-  std::vector<Kernel> kernels;
-  // The record for (name, arch), created on first use.
+  std::vector<Kernel> kernels;  // in order of first appearance
+  // The record for (name, arch), created on first use. Looked up by hash: a listing of many
+  // kernels stays linear overall.
   Kernel& get(std::string_view name, std::string_view arch);
+
+ private:
+  std::unordered_map<std::string, std::size_t> index_;  // key(name, arch) -> position in kernels
+};
+
+// A text that holds a figure tessel-sass cannot represent (a count past 2^63): refused rather
+// than truncated. what() names the line and the figure.
+class ListingError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // Parse one text; adds to `out`. Lines that are none of the known forms are ignored, so a log
 // with other output mixed in is fine. Returns how many facts about kernels the text held
 // (instructions, resource lines, ptxas entries): 0 means it was not such a text.
+// @throws ListingError for a number that does not fit in 64 bits.
 std::size_t parse_text(std::string_view text, Listing& out);
 
 // The opcode of one cuobjdump -sass instruction line ("/*0080*/  @!P0 HMMA.1688.F32 R8, ..."),

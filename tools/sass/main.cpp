@@ -8,18 +8,16 @@
 
 #include <fnmatch.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <algorithm>
 #include <iostream>
-#include <iterator>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli_main.hpp"
 #include "disassemble.hpp"
 #include "gate.hpp"
+#include "input.hpp"
 #include "listing.hpp"
 #include "report.hpp"
 
@@ -49,9 +47,37 @@ constexpr const char* kUsage =
     "\n"
     "Exit status: 0 all gates hold, 1 a gate failed, 2 the input could not be checked.\n";
 
+// `s` without control characters, so that a sentence echoing a hostile argument or file name
+// stays one line.
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f') c = ' ';
+  }
+  return s;
+}
+
+// Every refusal is one line: the sentence, then where the options are listed.
 int usage_error(const std::string& sentence) {
-  std::cerr << "tessel-sass: " << sentence << "\n(tessel-sass --help lists the options)\n";
+  std::cerr << "tessel-sass: " << one_line(sentence) << " (tessel-sass --help lists the options)\n";
   return 2;
+}
+
+// One line on stderr and the status for an input that cannot be checked.
+int input_error(const std::string& sentence) {
+  std::cerr << "tessel-sass: " << one_line(sentence) << "\n";
+  return 2;
+}
+
+// The first non-empty line of a program's output, shortened: enough to say why it failed
+// while keeping the refusal one line.
+std::string first_line(const std::string& output) {
+  constexpr std::size_t kShown = 300;
+  std::size_t begin = output.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return "no output";
+  std::size_t end = output.find_first_of("\r\n", begin);
+  if (end == std::string::npos) end = output.size();
+  const std::string line = output.substr(begin, std::min(end - begin, kShown));
+  return end - begin > kShown ? line + "..." : line;
 }
 
 struct Options {
@@ -123,40 +149,78 @@ int parse_options(int argc, char** argv, Options& o) {
   return 0;
 }
 
+// Adds the kernels of `text` (from `file`) to `listing`; returns how many facts it held, or
+// nothing after reporting a figure it cannot represent.
+std::optional<std::size_t> parse_listing(const std::string& text, const std::string& file,
+                                         Listing& listing) {
+  try {
+    return parse_text(text, listing);
+  } catch (const ListingError& e) {
+    input_error("'" + file + "' " + e.what());
+    return std::nullopt;
+  }
+}
+
+// Runs cuobjdump on a binary in both modes and parses what it prints; returns the facts found,
+// or nothing after reporting why it could not.
+std::optional<std::size_t> disassemble(const std::string& file, const Options& o,
+                                       Listing& listing) {
+  std::vector<std::string> tried;
+  const auto tool = find_cuobjdump(o.cuobjdump, tried);
+  if (!tool) {
+    std::cerr << missing_cuobjdump_message(tried) << "\n";
+    return std::nullopt;
+  }
+  std::size_t facts = 0;
+  for (const char* mode : {"-sass", "-res-usage"}) {
+    const CommandResult r = run_command(*tool, {mode, file}, kMaxInputBytes);
+    const std::string command = "`" + *tool + " " + mode + " " + file + "`";
+    if (r.output_too_large) {
+      input_error(command + " printed more than " + mebibytes(kMaxInputBytes) +
+                  "; select fewer kernels, e.g. with cuobjdump -sass -fun NAME into a text file");
+      return std::nullopt;
+    }
+    if (r.exit_code != 0) {
+      input_error(command + " failed" +
+                  (r.exit_code < 0 ? " to start" : " with status " + std::to_string(r.exit_code)) +
+                  ": " + first_line(r.output) +
+                  " (is it a binary with device code? a text listing is read directly)");
+      return std::nullopt;
+    }
+    const auto found = parse_listing(r.output, file, listing);
+    if (!found) return std::nullopt;
+    facts += *found;
+  }
+  return facts;
+}
+
 // Adds the file's kernels to `listing`; returns 0 or the exit status.
 int load(const std::string& file, const Options& o, Listing& listing) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return usage_error("cannot read '" + file + "': " + std::strerror(errno));
-  const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::size_t facts = 0;
-  if (!looks_binary(content)) {
-    facts = parse_text(content, listing);
-  } else {
-    std::vector<std::string> tried;
-    const auto tool = find_cuobjdump(o.cuobjdump, tried);
-    if (!tool) {
-      std::cerr << missing_cuobjdump_message(tried) << "\n";
-      return 2;
-    }
-    for (const char* mode : {"-sass", "-res-usage"}) {
-      const CommandResult r = run_command(*tool, {mode, file});
-      if (r.exit_code != 0) {
-        std::cerr << "tessel-sass: `" << *tool << " " << mode << " " << file << "` failed"
-                  << (r.exit_code < 0 ? " to start" : " with status " + std::to_string(r.exit_code))
-                  << ":\n"
-                  << r.output.substr(0, 2000) << "\n";
-        return 2;
-      }
-      facts += parse_text(r.output, listing);
-    }
-  }
-  if (facts == 0) {
-    std::cerr << "tessel-sass: '" << file
-              << "' holds no kernel: it is neither a binary with device code nor a text of "
-                 "cuobjdump or ptxas output\n";
-    return 2;
+  std::string error;
+  const auto content = read_input(file, error);
+  if (!content) return input_error(error);
+  const auto facts =
+      looks_binary(*content) ? disassemble(file, o, listing) : parse_listing(*content, file, listing);
+  if (!facts) return 2;
+  if (*facts == 0) {
+    return input_error("'" + file +
+                       "' holds no kernel: it is neither a binary with device code nor a text of "
+                       "cuobjdump or ptxas output");
   }
   return 0;
+}
+
+// "a [sm_80], b [sm_80] and 99998 more": the kernels to choose from, on one line and at most a
+// screenful however large the listing.
+std::string present_kernels(const Listing& listing) {
+  constexpr std::size_t kShown = 20;
+  std::string s;
+  const std::size_t n = listing.kernels.size();
+  for (std::size_t i = 0; i < n && i < kShown; ++i) {
+    s += (i ? "; " : " ") + kernel_label(listing.kernels[i]);
+  }
+  if (n > kShown) s += "; and " + std::to_string(n - kShown) + " more";
+  return s;
 }
 
 bool selected(const Kernel& k, const Options& o) {
@@ -180,13 +244,9 @@ int run(int argc, char** argv) {
     if (selected(k, o)) chosen.push_back(&k);
   }
   if (chosen.empty()) {
-    std::string present;
-    for (const Kernel& k : listing.kernels) present += "\n  " + kernel_label(k);
-    std::cerr << "tessel-sass: no kernel matches"
-              << (o.kernel_glob.empty() ? "" : " --kernel=" + o.kernel_glob)
-              << (o.arch.empty() ? "" : " --arch=" + o.arch) << "; the input holds:" << present
-              << "\n";
-    return 2;
+    return input_error("no kernel matches" + (o.kernel_glob.empty() ? "" : " --kernel=" + o.kernel_glob) +
+                       (o.arch.empty() ? "" : " --arch=" + o.arch) +
+                       "; the input holds:" + present_kernels(listing));
   }
 
   if (o.json) {
@@ -207,7 +267,7 @@ int run(int argc, char** argv) {
       if (auto f = check_no_spills(*k)) failures.push_back(*f);
     }
   }
-  for (const auto& f : failures) std::cerr << "tessel-sass: FAIL: " << f << "\n";
+  for (const auto& f : failures) std::cerr << "tessel-sass: FAIL: " << one_line(f) << "\n";
   const std::size_t checks = chosen.size() * (o.gates.size() + (o.no_spills ? 1 : 0));
   if (checks != 0 && !o.quiet && !o.json) {
     std::cout << "tessel-sass: " << checks << " checks on " << chosen.size() << " kernel"

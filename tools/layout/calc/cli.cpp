@@ -1,7 +1,10 @@
 #include "cli.hpp"
 
-#include <fstream>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <optional>
+#include <string_view>
 #include <ostream>
 
 #include "errors.hpp"
@@ -23,10 +26,11 @@ char const* const kUsage =
     "and calls of the layout algebra, e.g. zipped_divide((256,128):(128,1), (16,16)).\n"
     "Functions:";
 
-// Messages carry no newlines: a failure is exactly one line.
+// Messages carry no control characters: a failure is exactly one line, even
+// when it echoes a hostile argument back.
 std::string one_line(std::string s) {
   for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
+    if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f') c = ' ';
   }
   return s;
 }
@@ -80,6 +84,27 @@ Options parse_args(std::vector<std::string> const& args) {
   return o;
 }
 
+// The algebra says which product or sum left 64 bits; this says what to do
+// about it, so the refusal is complete.
+std::string overflow_hint(std::string_view what) {
+  if (what.find("integer overflow") == std::string_view::npos) return {};
+  return "; use smaller extents or strides (every size, cosize and index must fit in 64 bits)";
+}
+
+// Writes `content` to `path`, checking every step: a full disk or an
+// unwritable path is a refusal that says why, not a silently short file.
+void write_file(std::string const& path, std::string const& content) {
+  auto fail = [&](int error) {
+    throw std::runtime_error("cannot write '" + path + "': " + std::strerror(error) + "; pass -o a writable file");
+  };
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) fail(errno);
+  bool const written = std::fwrite(content.data(), 1, content.size(), f) == content.size() && std::fflush(f) == 0;
+  int const error = errno;
+  if (std::fclose(f) != 0 && written) fail(errno);
+  if (!written) fail(error);
+}
+
 }  // namespace
 
 int run(std::vector<std::string> const& args, std::ostream& out, std::ostream& err) {
@@ -106,10 +131,7 @@ int run(std::vector<std::string> const& args, std::ostream& out, std::ostream& e
       if (o.output.empty()) {
         out << svg;
       } else {
-        std::ofstream f(o.output, std::ios::binary);
-        f << svg;
-        f.close();
-        if (!f) throw std::runtime_error("cannot write " + o.output);
+        write_file(o.output, svg);
       }
     }
     return kExitOk;
@@ -120,7 +142,7 @@ int run(std::vector<std::string> const& args, std::ostream& out, std::ostream& e
     err << "tessel-layout: " << one_line(e.what()) << "\n";
     return kExitUsage;
   } catch (rt::Error const& e) {
-    err << "tessel-layout: " << one_line(e.what()) << "\n";
+    err << "tessel-layout: " << one_line(e.what()) << overflow_hint(e.what()) << "\n";
     return kExitAlgebra;
   } catch (std::bad_alloc const&) {
     err << "tessel-layout: out of memory\n";

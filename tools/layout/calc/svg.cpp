@@ -34,15 +34,24 @@ struct Geometry {
   double cell_w = 0, cell_h = 0, font = 11, left = 0, top = 0;
 };
 
-// Sizes a grid: labelled cells wide enough for their numbers, or, for large
-// grids, small unlabelled cells fitting within max_px.
+// How to draw less, said by every size refusal.
+char const* const kDrawLess = "draw a smaller layout, e.g. one block of it with composition(L, (64,64)) or one mode with layout(L, 0)";
+
 void check_cells(std::int64_t rows, std::int64_t cols) {
   if (rows > kMaxCells / std::max<std::int64_t>(cols, 1)) {
-    throw UsageError("draw: a grid of " + std::to_string(rows) + "x" + std::to_string(cols) +
-                     " cells is more than the " + std::to_string(kMaxCells) + " cells drawn at most");
+    throw rt::Error("draw: a grid of " + std::to_string(rows) + "x" + std::to_string(cols) +
+                    " cells is more than the " + std::to_string(kMaxCells) + " cells drawn at most; " + kDrawLess);
   }
 }
 
+// A picture that refuses to grow past kMaxSvgBytes.
+SvgWriter picture() {
+  return SvgWriter(kMaxSvgBytes, "draw: the picture would be larger than " + std::to_string(kMaxSvgBytes >> 20) +
+                                     " MiB (a rectangle for nearly every cell); " + kDrawLess);
+}
+
+// Sizes a grid: labelled cells wide enough for their numbers, or, for large
+// grids, small unlabelled cells fitting within max_px.
 Geometry measure(Grid const& g, double max_px) {
   check_cells(g.rows, g.cols);
   Geometry m;
@@ -157,7 +166,7 @@ std::string draw_layout(rt::Layout const& l, std::string_view expr, DrawOptions 
   };
   check_mark(opt.mark, g.rows, g.cols);
   g.mark = opt.mark;
-  SvgWriter svg;
+  SvgWriter svg = picture();
   svg.text(20, 28, 15, std::string(expr), "start", "bold");
   svg.text(20, 48, 13, "= " + rt::to_string(l));
   Geometry m = measure(g, 900);
@@ -195,6 +204,13 @@ struct ModeSplit {
 
 ModeSplit split_mode(rt::Layout const& a_mode, rt::Layout const& t) {
   rt::Layout bb = rt::make_layout(t, rt::complement(t, a_mode.shape));
+  // Every position of the tiler and its complement is visited: refuse a
+  // tiler far larger than the mode before walking it.
+  if (rt::size(bb) > kMaxCells) {
+    throw rt::Error("draw: the tiler " + rt::to_string(t) + " covers " + std::to_string(rt::size(bb)) +
+                    " positions of a mode of size " + std::to_string(rt::size(a_mode)) + ", more than the " +
+                    std::to_string(kMaxCells) + " cells drawn at most; use a tiler no larger than the layout");
+  }
   std::int64_t n = rt::size(a_mode);
   ModeSplit s{std::vector<std::int64_t>(static_cast<std::size_t>(n), -1),
               std::vector<std::int64_t>(static_cast<std::size_t>(n), -1)};
@@ -222,14 +238,17 @@ std::string cell(std::int64_t a, std::int64_t b) { return "(" + std::to_string(a
 std::string draw_divide(Node const& call, rt::Layout const& a, rt::Tiler const& t, std::string_view expr,
                         DrawOptions const& opt) {
   rt::Layout result = evaluate(call).layout;  // the requested divide, as printed
-  // Refuse oversized matrices before sizing per-row tables for them.
-  check_cells(rt::size(a, 0), rt::size(a, 1));
   rt::Layout zd = rt::zipped_divide(a, t);
-  ModeSplit s0 = split_mode(rt::layout(a, 0), t[0]);
-  ModeSplit s1 = split_mode(rt::layout(a, 1), t[1]);
   rt::Layout tile = rt::layout(zd, 0), rest = rt::layout(zd, 1);
   rt::Layout t0 = rt::layout(tile, 0), t1 = rt::layout(tile, 1);
   rt::Layout r0 = rt::layout(rest, 0), r1 = rt::layout(rest, 1);
+  // Refuse any oversized panel (the matrix, one tile, the tile grid) before
+  // a cell of any is walked or a per-row table sized for it.
+  check_cells(rt::size(a, 0), rt::size(a, 1));
+  check_cells(rt::size(t0), rt::size(t1));
+  check_cells(rt::size(r0), rt::size(r1));
+  ModeSplit s0 = split_mode(rt::layout(a, 0), t[0]);
+  ModeSplit s1 = split_mode(rt::layout(a, 1), t[1]);
 
   Grid mat;
   mat.rows = rt::size(a, 0);
@@ -265,7 +284,7 @@ std::string draw_divide(Node const& call, rt::Layout const& a, rt::Tiler const& 
     if (mj0 >= 0 && mj1 >= 0) rg.mark = Cell{mj0, mj1};
   }
 
-  SvgWriter svg;
+  SvgWriter svg = picture();
   svg.text(20, 28, 15, std::string(expr), "start", "bold");
   svg.text(20, 48, 13, "= " + rt::to_string(result));
 

@@ -1,13 +1,21 @@
 #pragma once
 // A minimal SVG writer: rectangles, text, lines and an arrow head.
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <string>
+#include <utility>
+
+#include <tessel/layout/runtime.hpp>
 
 namespace tessel::calc {
 
 class SvgWriter {
  public:
+  // A picture whose body would pass max_bytes is refused (rt::Error with
+  // `refusal`) as soon as it does, so memory stays bounded too.
+  SvgWriter(std::size_t max_bytes, std::string refusal) : max_bytes_(max_bytes), refusal_(std::move(refusal)) {}
+
   void rect(double x, double y, double w, double h, std::string const& fill, std::string const& stroke = "none",
             double stroke_width = 0) {
     body_ += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(w) + "\" height=\"" + num(h) +
@@ -15,6 +23,7 @@ class SvgWriter {
     if (stroke != "none") body_ += " stroke=\"" + stroke + "\" stroke-width=\"" + num(stroke_width) + "\"";
     body_ += "/>\n";
     grow(x + w, y + h);
+    check_size();
   }
 
   // anchor: start, middle or end.
@@ -22,6 +31,7 @@ class SvgWriter {
             std::string const& weight = "normal") {
     body_ += "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" font-size=\"" + num(size) + "\" text-anchor=\"" +
              anchor + "\" font-weight=\"" + weight + "\">" + escape(s) + "</text>\n";
+    check_size();
     double w = 0.66 * size * static_cast<double>(s.size());  // generous: bold monospace runs wider than 0.6 em
     grow(anchor == "start" ? x + w : anchor == "middle" ? x + w / 2 : x, y + size * 0.3);
   }
@@ -66,11 +76,16 @@ class SvgWriter {
     }
     return out;
   }
+  void check_size() const {
+    if (body_.size() > max_bytes_) throw rt::Error(refusal_);
+  }
   void grow(double x, double y) {
     width_ = std::max(width_, x);
     height_ = std::max(height_, y);
   }
 
+  std::size_t max_bytes_;
+  std::string refusal_;
   std::string body_;
   double width_ = 0, height_ = 0;
 };
