@@ -32,6 +32,13 @@ nb::object to_python(calc::Value const& v) {
   throw nb::value_error("unsupported calculator value");
 }
 
+std::string expression_text(nb::handle h) {
+  if (!PyUnicode_Check(h.ptr())) {
+    throw nb::type_error((std::string("the expression must be a str such as \"size((4,8))\", not ") + nb::type_name(h.type()).c_str()).c_str());
+  }
+  return nb::cast<std::string>(h);
+}
+
 }  // namespace
 
 void bind_calc(nb::module_& m) {
@@ -48,9 +55,9 @@ void bind_calc(nb::module_& m) {
       },
       parse_error.ptr());
 
-  m.def("evaluate", [](std::string const& text) { return to_python(calc::evaluate(text)); }, nb::arg("expression"),
+  m.def("evaluate", [](nb::handle text) { return to_python(calc::evaluate(expression_text(text))); }, nb::arg("expression").none(),
         "Evaluate a tessel-layout expression: a Layout, an int, a tuple (shape or coordinate) or a list (tiler).");
-  m.def("evaluate_json", [](std::string const& text) { return calc::to_json(calc::evaluate(text)); }, nb::arg("expression"),
+  m.def("evaluate_json", [](nb::handle text) { return calc::to_json(calc::evaluate(expression_text(text))); }, nb::arg("expression").none(),
         "tessel-layout eval --json: one JSON object (for a layout: shape, stride, size, cosize and every index).");
   m.def("calculator_functions", &calc::function_names, "The function names the calculator understands.");
 }

@@ -81,7 +81,12 @@ std::uintptr_t stream_handle(Torch const* t, nb::handle stream, int device, bool
       attr = stream.attr("cuda_stream");
       s = attr;
     }
-    return nb::cast<std::uintptr_t>(s);
+    std::uintptr_t handle = 0;
+    if (PyBool_Check(s.ptr()) || !nb::try_cast(s, handle, false)) {
+      throw nb::type_error("tessel.gemm: stream must be a CUDA stream handle (a non-negative int) or an object with "
+                           ".cuda_stream such as torch.cuda.Stream");
+    }
+    return handle;
   }
   if (!torch_cuda || !t) return 0;  // the legacy default stream, for DLPack producers without a stream API
   if (t->raw_stream) {

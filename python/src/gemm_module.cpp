@@ -13,6 +13,7 @@
 #include "dispatcher.hpp"
 #include "gemm_kernel.hpp"
 #include "gemm_operands.hpp"
+#include "torch_tensor.hpp"
 
 namespace tessel::py {
 
@@ -100,6 +101,38 @@ nb::dict sm90_params_layout() {
   return d;
 }
 
+// tessel.gemm's operands are arrays; anything else is refused before the operand checks, whose
+// refusals (GemmError) are about arrays a kernel cannot take.
+void require_array(nb::handle x, char const* name, char const* caller = "tessel.gemm") {
+  if (is_torch_tensor(x) || nb::hasattr(x, "__dlpack__")) return;
+  throw nb::type_error((std::string(caller) + ": " + name + " must be a tensor (an object with __dlpack__), got " +
+                        nb::type_name(x.type()).c_str())
+                           .c_str());
+}
+
+// alpha and beta: a real number (an int, a float, or anything with __float__), never a bool or
+// a string; float("2") would take text for a number.
+double real_number(nb::handle x, char const* name, char const* caller = "tessel.gemm") {
+  PyNumberMethods const* n = Py_TYPE(x.ptr())->tp_as_number;
+  if (PyBool_Check(x.ptr()) || !n || !n->nb_float) {
+    throw nb::type_error((std::string(caller) + ": " + name + " must be a real number such as 1.0, got " +
+                          nb::type_name(x.type()).c_str())
+                             .c_str());
+  }
+  double const v = PyFloat_AsDouble(x.ptr());
+  if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
+  return v;
+}
+
+nb::object checked_gemm(Dispatcher& self, nb::handle a, nb::handle b, nb::handle c, nb::handle alpha, nb::handle beta,
+                        nb::handle out_dtype, nb::handle epilogue, nb::handle config, nb::handle out, nb::handle stream) {
+  require_array(a, "A");
+  require_array(b, "B");
+  if (!c.is_none()) require_array(c, "C");
+  if (!out.is_none()) require_array(out, "out");
+  return self.gemm(a, b, c, real_number(alpha, "alpha"), real_number(beta, "beta"), out_dtype, epilogue, config, out, stream);
+}
+
 }  // namespace
 
 void bind_gemm(nb::module_& m) {
@@ -132,6 +165,10 @@ void bind_gemm(nb::module_& m) {
       nb::arg("obj"), nb::arg("via"),
       "(data pointer, dtype, DLPack device type, device index, ndim, shape, strides) as the launcher reads an operand through "
       "one path, or None when that path cannot read it: the two must agree.");
+  m.def("require_array", [](nb::handle x, std::string const& name, std::string const& caller) { require_array(x, name.c_str(), caller.c_str()); },
+        nb::arg("x").none(), nb::arg("name"), nb::arg("caller"), "TypeError unless x is a tensor (a PyTorch tensor or an object with __dlpack__).");
+  m.def("real_number", [](nb::handle x, std::string const& name, std::string const& caller) { return real_number(x, name.c_str(), caller.c_str()); },
+        nb::arg("x").none(), nb::arg("name"), nb::arg("caller"), "x as a float when it is a real number (not a bool or a string); else TypeError.");
   m.def("gemm_params_layout", &params_layout, "Offsets of the kernel parameter block the launcher fills (bytes).");
   m.def("sm90_params_layout", &sm90_params_layout,
         "Offsets of the Hopper kernel's parameter block the launcher fills, and the block's size (bytes).");
@@ -213,8 +250,8 @@ void bind_gemm(nb::module_& m) {
       .def("run_kernel", &Dispatcher::run_kernel, nb::arg("kernel"), nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"),
            nb::arg("alpha"), nb::arg("beta"), nb::arg("stream"))
       .def("select", &Dispatcher::select, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("epilogue"))
-      .def("gemm", &Dispatcher::gemm, nb::arg("A"), nb::arg("B"), nb::arg("C").none() = nb::none(), nb::kw_only(),
-           nb::arg("alpha") = 1.0, nb::arg("beta") = 0.0, nb::arg("out_dtype").none() = nb::none(), nb::arg("epilogue").none() = nb::none(),
+      .def("gemm", &checked_gemm, nb::arg("A").none(), nb::arg("B").none(), nb::arg("C").none() = nb::none(), nb::kw_only(),
+           nb::arg("alpha").none() = 1.0, nb::arg("beta").none() = 0.0, nb::arg("out_dtype").none() = nb::none(), nb::arg("epilogue").none() = nb::none(),
            nb::arg("config").none() = nb::none(), nb::arg("out").none() = nb::none(), nb::arg("stream").none() = nb::none(),
            R"(D = epilogue(alpha * A @ B + beta * C), returned (a new tensor, or `out`).
 

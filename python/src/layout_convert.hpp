@@ -6,6 +6,8 @@
 //   Layout, "(4,8):(1,4)", 8 -> rt::Layout  (a bare integer n is the layout n:1)
 //   (16,16), [L0, 4]      -> rt::Tiler      (one layout per mode)
 //
+// An integer is an int or anything with __index__ (numpy's integers), never a bool or a float.
+//
 // The rules for operands are the layout calculator's (tools/layout/calc/evaluator.cpp), so that
 // a Python call and the same expression given to tessel-layout mean the same thing.
 #include <nanobind/nanobind.h>
@@ -21,6 +23,11 @@ namespace nb = nanobind;
 // products as make_layout(n) (1:0 for n == 1).
 enum class IntAs { Stride1, Compact };
 
+// An int or an object with __index__ (numpy's integers), not a bool.
+bool is_integer(nb::handle h);
+// @throws TypeError for a non-integer, ValueError for one outside int64.
+std::int64_t to_int64(nb::handle h, char const* what);
+// Nested deeper than rt::kMaxNesting (a list that contains itself, say) is refused.
 rt::IntTuple to_int_tuple(nb::handle h, char const* what);
 nb::object from_int_tuple(rt::IntTuple const& t);
 rt::Coord to_coord(nb::handle h);

@@ -82,7 +82,11 @@ def _stream(stream, D) -> int:
     """The CUDA stream handle to launch on: `stream` when given (an int, or an object with
     .cuda_stream such as torch.cuda.Stream), else PyTorch's current stream on D's device."""
     if stream is not None:
-        return int(getattr(stream, "cuda_stream", stream))
+        handle = getattr(stream, "cuda_stream", stream)
+        if isinstance(handle, bool) or not isinstance(handle, int) or handle < 0:
+            raise TypeError(f"stream {stream!r}: give a CUDA stream handle (a non-negative int) or an object with "
+                            ".cuda_stream such as torch.cuda.Stream")
+        return handle
     if _is_torch(D) and D.is_cuda:
         torch = _torch()
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # the cheap spelling, if present
@@ -131,6 +135,7 @@ gemm = _dispatcher.gemm  # the whole call in C++; see its docstring
 def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=None):
     """The kernel (tessel._core.Kernel: .name, .target) that tessel.gemm would launch for these
     arguments, compiling it if needed but launching nothing."""
+    _require_operands("tessel.kernel_for", A, B, C, out)
     out_element = None if out_dtype is None else element_name(out_dtype)
     if config is not None:
         device = _device_of(out if out is not None else A)
@@ -139,6 +144,14 @@ def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=
         return _kernel_for(config, device)
     D = _allocate(A, B, C, out_element) if out is None else out
     return _dispatcher.select(A, B, C, D, _epilogue(epilogue))
+
+
+def _require_operands(caller: str, A, B, C, out):
+    """TypeError for an operand that is no array, before anything reads it (tessel.gemm's own
+    check, in C++)."""
+    for name, x in (("A", A), ("B", B), ("C", C), ("out", out)):
+        if x is not None or name in ("A", "B"):
+            _core.require_array(x, name, caller)
 
 
 def _device_of(x) -> int:
@@ -153,6 +166,9 @@ def _device_of(x) -> int:
 
 def run_kernel(kernel, out_element, A, B, C=None, *, alpha=1.0, beta=0.0, out=None, stream=None):
     """Launch one compiled kernel (tessel.compile(...)(A, B, ...))."""
+    caller = "a compiled kernel"
+    _require_operands(caller, A, B, C, out)
+    alpha, beta = _core.real_number(alpha, "alpha", caller), _core.real_number(beta, "beta", caller)
     D = _allocate(A, B, C, out_element) if out is None else out
-    _dispatcher.run_kernel(kernel, A, B, C, D, float(alpha), float(beta), _stream(stream, D))
+    _dispatcher.run_kernel(kernel, A, B, C, D, alpha, beta, _stream(stream, D))
     return D

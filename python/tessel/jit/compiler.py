@@ -9,22 +9,43 @@ from dataclasses import dataclass, field
 from .. import _core
 from . import cache, codegen, nvrtc, paths
 from . import kernel as kernel_module
-from .config import GemmConfig
+from .config import SMEM_PER_CTA, GemmConfig
 from .nvrtc import CompileError
-from .status import refuse
+from .status import is_integer, refuse
+
+
+_TARGETS = "a target such as 'sm_80' or 'sm_90a', or a compute capability (major * 10 + minor) such as 90 or '9.0'"
+
+
+def _compute_capability(value) -> int:
+    """A compute capability as major*10+minor (75, 80, 90, 100): an integer of two or three
+    digits. A bool, a float, None or a string is refused: 'sm_None' is no target."""
+    if not is_integer(value):
+        raise TypeError(f"compute capability {value!r} ({type(value).__name__}): give an integer such as 80 or 90 "
+                        "(major * 10 + minor)")
+    cc = value.__index__()
+    if not 10 <= cc <= 999:
+        raise ValueError(f"compute capability {cc}: give major * 10 + minor, such as 80 or 90")
+    return cc
 
 
 def target_for(compute_capability: int) -> str:
     """The SASS target for a device: sm_90a on compute capability 9.0 (the arch-specific target,
     which Hopper kernels need and Sm80 kernels accept), sm_XY elsewhere."""
-    return "sm_90a" if compute_capability == 90 else f"sm_{compute_capability}"
+    cc = _compute_capability(compute_capability)
+    return "sm_90a" if cc == 90 else f"sm_{cc}"
 
 
 def normalize_target(target) -> str:
     """'sm_90a', 'sm_80', or a compute capability (90, 80) / '9.0' as the target for it."""
-    if isinstance(target, int):
-        return target_for(target)
-    text = str(target).strip()
+    if not isinstance(target, str):
+        try:
+            return target_for(target)
+        except TypeError:
+            raise TypeError(f"target {target!r} ({type(target).__name__}): give {_TARGETS}") from None
+        except ValueError:
+            raise ValueError(f"target {target!r}: give {_TARGETS}") from None
+    text = target.strip()
     if re.fullmatch(r"\d+\.\d", text):
         major, minor = text.split(".")
         return target_for(int(major) * 10 + int(minor))
@@ -41,16 +62,25 @@ def target_sm(target: str) -> int:
 
 def check_target(config: GemmConfig, target: str):
     """A kernel tagged for a newer architecture than the target compiles, with its body compiled
-    out (tessel/arch/tags.hpp): refuse that here instead of producing a kernel that does nothing."""
-    if config.hopper:
-        if target != "sm_90a":
-            refuse("kErrorArchMismatch", f"arch 'sm90a' compiles for the target sm_90a only (wgmma and setmaxnreg exist in "
-                                         f"the arch-specific target alone), not {target}: use arch='sm80' for other GPUs")
-        return
-    need = {"sm80": 80, "sm75": 75}[config.arch]
+    out (tessel/arch/tags.hpp): refuse that here instead of producing a kernel that does nothing.
+    A kernel needing more shared memory than the target gives one CTA would fail at its launch."""
+    if config.hopper and target != "sm_90a":
+        refuse("kErrorArchMismatch", f"arch 'sm90a' compiles for the target sm_90a only (wgmma and setmaxnreg exist in "
+                                     f"the arch-specific target alone), not {target}: use arch='sm80' for other GPUs")
+    need = 90 if config.hopper else {"sm80": 80, "sm75": 75}[config.arch]
     if target_sm(target) < need:
         raise ValueError(f"arch {config.arch!r} needs sm_{need} or newer, but the target is {target}: "
                          + ("use arch='sm75' (two stages, float16)" if target_sm(target) >= 75 else "tessel's kernels need sm_75 or newer"))
+    check_shared_memory(config, target)
+
+
+def check_shared_memory(config: GemmConfig, target: str):
+    """A target whose limit is not in SMEM_PER_CTA is left to the launch to check."""
+    limit = SMEM_PER_CTA.get(target_sm(target))
+    if limit is not None and config.smem_bytes > limit:
+        refuse("kErrorNotSupported", f"tile {config.tile} with {config.stage_count} stages needs {config.smem_bytes} bytes of "
+                                     f"shared memory, more than the {limit} that {target} gives one CTA: use fewer stages or a "
+                                     "smaller tile")
 
 
 def current_device() -> int:

@@ -14,7 +14,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from . import sm90_rules
-from .status import ConfigError, refuse
+from .status import ConfigError, integer, refuse, refuse_type
 
 # Element-type spellings accepted, and their canonical short names.
 _ELEMENTS = {
@@ -28,6 +28,12 @@ LAYOUTS = ("row", "col")
 # Kernel families: Hopper's TMA/wgmma kernel, and the mma.sync kernels of Ampere and Turing.
 ARCHS = ("sm80", "sm75", "sm90a")
 SCHEDULES = ("auto", "multistage", "twostage")
+# The most dynamic shared memory one CTA may have on each GPU generation, by SM number (the
+# opt-in limit of the CUDA C++ Programming Guide's technical specifications). sm_90's is the
+# Hopper kernel's own constant. compile() holds a configuration to its target's; GemmConfig to
+# the largest, which no GPU exceeds.
+SMEM_PER_CTA = {75: 64 * 1024, 80: 163 * 1024, 86: 99 * 1024, 87: 163 * 1024, 89: 99 * 1024,
+                90: sm90_rules.SMEM_BYTES, 100: 227 * 1024, 120: 99 * 1024}
 
 
 def element_name(dtype) -> str:
@@ -43,13 +49,20 @@ def element_name(dtype) -> str:
 
 
 def _triple(value, what):
-    try:
-        t = tuple(int(v) for v in value)
-    except TypeError:
-        refuse("kErrorNotSupported", f"{what} must be three integers (M, N, K), not {value!r}")
+    if not isinstance(value, (tuple, list)):
+        refuse_type(f"{what} must be a tuple of three integers (M, N, K), not {type(value).__name__} {value!r}")
+    t = tuple(integer(v, f"every number of {what}", "an integer") for v in value)
     if len(t) != 3 or min(t) <= 0:
         refuse("kErrorNotSupported", f"{what} must be three positive integers (M, N, K), not {value!r}")
     return t
+
+
+def _stages(value, hopper: bool):
+    if value is None:
+        return "auto" if hopper else 3
+    if hopper and value == "auto":
+        return value
+    return integer(value, "stages", "a number or 'auto'" if hopper else "a number (an integer, 2 or more)")
 
 
 @dataclass(frozen=True)
@@ -97,13 +110,7 @@ class GemmConfig:
         if not hopper or self.warp is not None:
             set_("warp", _triple(self.warp if self.warp is not None else (64, 64, 32), "warp"))
         set_("cluster", _triple(self.cluster, "cluster"))
-        if self.stages is None:
-            set_("stages", "auto" if hopper else 3)
-        elif self.stages != "auto" or not hopper:
-            try:
-                set_("stages", int(self.stages))
-            except (TypeError, ValueError):
-                refuse("kErrorNotSupported", f"stages {self.stages!r}: a number" + (" or 'auto'" if hopper else ""))
+        set_("stages", _stages(self.stages, hopper))
         self._validate_common()
         if hopper:
             sm90_rules.validate(self)
@@ -156,6 +163,10 @@ class GemmConfig:
             refuse("kErrorNotSupported", f"tile {self.tile}: row-major B (N contiguous) needs the tile's N to be a multiple of 64")
         if self.threads > 1024:
             refuse("kErrorNotSupported", f"tile {self.tile} over warp {self.warp} needs {self.threads} threads; a CTA has at most 1024")
+        most = max(SMEM_PER_CTA.values())
+        if self.smem_bytes > most:
+            refuse("kErrorNotSupported", f"tile {self.tile} with {self.stages} stages needs {self.smem_bytes} bytes of shared memory, "
+                                         f"more than the {most} any GPU gives one CTA: use fewer stages or a smaller tile")
 
     # ---- derived ------------------------------------------------------------------------------
     @property

@@ -18,6 +18,11 @@
 
 namespace tessel::rt {
 
+// The deepest nesting a reader of layouts (text, Python values, calculator expressions) accepts.
+// The readers recurse once per level, so a bound keeps hostile input from exhausting the stack;
+// the algebra's own results are far shallower.
+inline constexpr int kMaxNesting = 64;
+
 class IntTuple {
  public:
   // A default IntTuple is the leaf 0.

@@ -17,7 +17,7 @@ class LiteralReader {
   explicit LiteralReader(std::string_view s) : s_(s) {}
 
   IntTuple read_tuple(int depth = 0) {
-    if (depth > 64) fail("nesting deeper than 64 levels");
+    if (depth > kMaxNesting) fail("nesting deeper than " + std::to_string(kMaxNesting) + " levels");
     skip();
     if (peek() == '(') {
       ++i_;
