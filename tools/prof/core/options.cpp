@@ -106,7 +106,8 @@ std::vector<std::string> parse_patterns(const std::string& flag, const std::stri
   std::vector<std::string> out = split_list(v);
   const bool has_empty = std::any_of(out.begin(), out.end(), [](const std::string& p) { return p.empty(); });
   if (out.empty() || has_empty) {
-    bad_value(flag, v, "comma-separated kernel names or globs without empty entries, such as 'tessel_sm80_gemm_bf16_*_tn'");
+    throw usage_error(flag + "=" + v + ": an empty pattern would match every kernel; pass comma-separated kernel "
+                      "names or globs without empty entries, such as 'tessel_sm80_gemm_bf16_*_tn'");
   }
   return out;
 }
