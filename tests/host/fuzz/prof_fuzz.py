@@ -7,7 +7,7 @@ Every run fails the test on a signal, a timeout, an escaped C++ exception ("term
 exit without exactly one line "tessel-prof: ..." on stderr. A valid analyze run must exit 0 and
 its CSV must hold the arithmetic of analyze mode: tiles = ceil(M/BM) ceil(N/BN) batch (whole
 clusters), waves = tiles / slots, tile efficiency in (0, 1], nothing "inf" or "nan". The fixed
-cases are the regressions of issue 16, each refused with exit 2 and one sentence.
+cases are the regressions of issue 16, each refused with its exit status and sentence.
 
 No GPU is needed: CUDA_VISIBLE_DEVICES=-1 hides any, so profile mode exits 3 (a clean refusal).
 
@@ -394,6 +394,8 @@ def fixed_cases(workdir, sample):
         ("max_int64_m_profile", ["--m=9223372036854775807"], 2, "is out of range"),
         ("cross_product", analyze + ["--tile=128x128", "--m=1:4096", "--n=1:4096"], 2,
          r"^tessel-prof: the sweep has more than 100000 problems \(4096 --m x 4096 --n x 1 --k"),
+        ("analysis_rows", analyze + ["--tile=1x1,2x2", "--m=1:4096", "--n=1:24"], 2,
+         r"^tessel-prof: the analysis has 196608 rows \(98304 problems x 2 kernels and tiles\), more than the limit"),
         ("shapes_file_urandom", analyze + ["--tile=128x128", "--shapes-file=/dev/urandom"], 2,
          r"^tessel-prof: --shapes-file=/dev/urandom: is not a text file \(byte [0-9]+ is NUL\); pass a text file"),
         ("shapes_file_zero", analyze + ["--tile=128x128", "--shapes-file=/dev/zero"], 2,
