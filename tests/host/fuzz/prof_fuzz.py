@@ -11,8 +11,8 @@ cases are the regressions of issue 16, each refused with its exit status and sen
 
 No GPU is needed: CUDA_VISIBLE_DEVICES=-1 hides any, so profile mode exits 3 (a clean refusal).
 
-  prof_fuzz.py --exe build/tools/prof/tessel-prof --sample tests/host/data/prof_sample.csv \
-               --workdir build/fuzz [--runs 220] [--seed 16]
+  prof_fuzz.py --exe build/tools/prof/tessel-prof --limits tools/prof/core/limits.hpp \
+               --sample tests/host/data/prof_sample.csv --workdir build/fuzz [--runs 220] [--seed 16]
 """
 
 import argparse
@@ -29,10 +29,22 @@ import time
 
 MEMORY_LIMIT = 2 << 30  # bytes of address space per run
 TIMEOUT_S = 30  # per run; a run normally takes milliseconds
-MAX_EXTENT = 2**31 - 1  # core/limits.hpp
-MAX_TILE = 4096
-MAX_SMS = 4096
-MAX_CTAS = 64
+
+# The limits of tools/prof/core/limits.hpp, read from it by read_limits (one place for them).
+MAX_EXTENT = MAX_TILE = MAX_SMS = MAX_CTAS = MIN_RATE = MAX_RATE = None
+
+
+def read_limits(path):
+    """The numeric constants (`inline constexpr T kName = 123;`) of core/limits.hpp."""
+    with open(path) as f:
+        found = dict(re.findall(r"constexpr\s+[\w:]+\s+(k\w+)\s*=\s*([0-9.e+-]+);", f.read()))
+    global MAX_EXTENT, MAX_TILE, MAX_SMS, MAX_CTAS, MIN_RATE, MAX_RATE
+    try:
+        MAX_EXTENT, MAX_TILE = int(found["kMaxExtent"]), int(found["kMaxTileExtent"])
+        MAX_SMS, MAX_CTAS = int(found["kMaxSmCount"]), int(found["kMaxCtasPerSm"])
+        MIN_RATE, MAX_RATE = float(found["kMinRate"]), float(found["kMaxRate"])
+    except KeyError as e:
+        sys.exit(f"prof_fuzz: {path} has no constant {e}; expected tools/prof/core/limits.hpp")
 
 ESCAPED = re.compile(r"terminate called|bad_alloc|what\(\):|out of memory|Segmentation|Aborted")
 NONFINITE = re.compile(r"(?<![A-Za-z])(inf|nan)(?![A-Za-z])", re.IGNORECASE)
@@ -171,8 +183,10 @@ def check_analysis_csv(path, expect=None):
 
 # ---- Generators ----------------------------------------------------------------------------------
 
-def extent(rng, high=MAX_EXTENT):
-    """A problem extent: mostly small and realistic, sometimes at the edges."""
+def extent(rng, high=None):
+    """A problem extent up to `high` (the largest the kernels take): mostly small and realistic,
+    sometimes at the edges."""
+    high = high or MAX_EXTENT
     pick = rng.random()
     if pick < 0.15:
         return rng.choice([1, 2, 3, 7, 16, 127, 128, 129, high, high - 1])
@@ -195,6 +209,11 @@ def value_list(rng, count):
             [start + i * step for i in range(count)]
     values = [extent(rng) for _ in range(count)]
     return ",".join(map(str, values)), values
+
+
+def rate(rng):
+    """A matrix rate or bandwidth within the limits, at any scale."""
+    return min(MAX_RATE, max(MIN_RATE, 10 ** rng.uniform(math.log10(MIN_RATE), math.log10(MAX_RATE))))
 
 
 def tiles_overflow(expect):
@@ -240,15 +259,15 @@ def valid_analyze(rng, runner, index):
     if rng.random() < 0.25:
         path = os.path.join(runner.workdir, f"device_{index}.txt")
         with open(path, "w") as f:
-            f.write(f"sm_count = {rng.randint(1, MAX_SMS)}\ncopy_bandwidth_gbps = {rng.uniform(0.001, 1e6):.3f}\n"
-                    f"matrix_tflops_f16 = {rng.uniform(0.001, 1e6):.3f}\n")
+            f.write(f"sm_count = {rng.randint(1, MAX_SMS)}\ncopy_bandwidth_gbps = {rate(rng):.3f}\n"
+                    f"matrix_tflops_f16 = {rate(rng):.3f}\n")
         args.append(f"--device-profile={path}")
     else:
         args.append(f"--sm-count={rng.choice([1, 108, 132, rng.randint(1, MAX_SMS)])}")
         if rng.random() < 0.5:
-            args.append(f"--matrix-tflops={rng.choice([989, rng.uniform(0.001, 1e6)])}")
+            args.append(f"--matrix-tflops={rng.choice([989, rate(rng)])}")
         if rng.random() < 0.5:
-            args.append(f"--bandwidth-gbps={rng.choice([4800, rng.uniform(0.001, 1e6)])}")
+            args.append(f"--bandwidth-gbps={rng.choice([4800, rate(rng)])}")
     if rng.random() < 0.3:
         args.append(f"--ctas-per-sm={rng.randint(1, MAX_CTAS)}")
     if rng.random() < 0.2:
@@ -500,11 +519,13 @@ def check_random_case(index, args, kind, expect, result, workdir):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--exe", required=True, help="the tessel-prof binary")
+    ap.add_argument("--limits", required=True, help="tools/prof/core/limits.hpp")
     ap.add_argument("--sample", required=True, help="a profile CSV for report mode (tests/host/data/prof_sample.csv)")
     ap.add_argument("--workdir", required=True, help="a scratch directory (emptied first)")
     ap.add_argument("--runs", type=int, default=220, help="random command lines")
     ap.add_argument("--seed", type=int, default=16)
     opts = ap.parse_args()
+    read_limits(opts.limits)
 
     exe = os.path.abspath(opts.exe)
     sample = os.path.abspath(opts.sample)
