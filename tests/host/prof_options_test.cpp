@@ -105,6 +105,7 @@ TEST(ProfIntList, SingleIntegersNameTheirRange) {
   EXPECT_EQ(message("4294967297"), "--sm-count=4294967297: the value must be at most 4096; pass an integer from 1 to 4096");
   EXPECT_EQ(message("0"), "--sm-count=0: the value must be at least 1; pass an integer from 1 to 4096");
   EXPECT_NE(message("123456789012345678901234").find("must be at most 4096"), std::string::npos);
+  EXPECT_NE(message("-123456789012345678901234").find("must be at least 1"), std::string::npos);
   EXPECT_NE(message("12x").find("'12x' is not an integer"), std::string::npos);
   EXPECT_EQ(parse_int("--sm-count", "132", 1, kMaxSmCount), 132);
   EXPECT_THROW(parse_rate("--matrix-tflops", "0"), ProfError);

@@ -55,13 +55,15 @@ std::int64_t parse_int(std::string_view flag, std::string_view text, std::int64_
                        std::int64_t max_value) {
   const std::string whole = std::string(flag) + "=" + std::string(text);
   std::int64_t v = 0;
-  const std::errc ec = to_int(trim(text), v);
+  const std::string_view digits = trim(text);
+  const std::errc ec = to_int(digits, v);
   if (ec == std::errc::invalid_argument) {
     throw usage_error(whole + ": '" + std::string(text) + "' is not an integer; pass an integer " +
                       range_text(min_value, max_value));
   }
   const std::string fix = "; pass an integer " + range_text(min_value, max_value);
-  if (ec == std::errc() && v < min_value) {
+  const bool below_int64 = ec != std::errc() && digits.front() == '-';
+  if (below_int64 || (ec == std::errc() && v < min_value)) {
     throw usage_error(whole + ": the value must be at least " + std::to_string(min_value) + fix);
   }
   if (ec != std::errc() || v > max_value) {
