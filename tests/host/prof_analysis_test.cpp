@@ -4,6 +4,9 @@
 #include "core/analysis.hpp"
 #include "core/device_profile.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
+
+#include <cmath>
 
 namespace tessel::prof {
 namespace {
@@ -124,6 +127,35 @@ TEST(ProfAnalysis, RejectsNonsense) {
   EXPECT_THROW(analyze(input(0, 4096, 4096, {128, 128, 32})), std::invalid_argument);
 }
 
+// Issue 16: huge M, N and batch wrapped the tile count to 0 or a negative number ("inf%").
+TEST(ProfAnalysis, LargestExtentsCountExactlyOrAreRefused) {
+  AnalysisInput in = input(kMaxExtent, kMaxExtent, 1, {1, 1, 0});
+  Analysis a = analyze(in);
+  EXPECT_EQ(a.tiles, kMaxExtent * kMaxExtent);
+  EXPECT_DOUBLE_EQ(a.tile_efficiency, 1.0);
+  EXPECT_GT(a.waves, 0);
+  in.shape.batch = kMaxExtent;  // 2^93 tiles
+  try {
+    analyze(in);
+    FAIL() << "no error";
+  } catch (const ProfError& e) {
+    EXPECT_EQ(e.exit_code(), kExitUsage);
+    EXPECT_EQ(std::string(e.what()), "2147483647x2147483647x1x2147483647 on a 1x1 tile has more than 2^63 output "
+                                     "tiles; analyze a smaller problem or a larger tile");
+  }
+  in = input(kMaxExtent, kMaxExtent, kMaxExtent, {kMaxTileExtent, kMaxTileExtent, kMaxTileExtent}, kMaxSmCount);
+  in.shape.batch = std::int64_t(1) << 24;  // 2^19 x 2^19 x 2^24 = 2^62 tiles, the most that fit
+  in.ctas_per_sm = kMaxCtasPerSm;
+  in.matrix_tflops = kMinRate;
+  in.bandwidth_gbps = kMinRate;
+  a = analyze(in);
+  EXPECT_EQ(a.tiles, std::int64_t(1) << 62);
+  EXPECT_GT(a.tile_efficiency, 0);
+  EXPECT_LE(a.tile_efficiency, 1);
+  EXPECT_TRUE(std::isfinite(*a.quantized_floor_us));
+  EXPECT_TRUE(std::isfinite(*a.floor_us));
+}
+
 TEST(ProfDeviceProfile, RoundTripAndErrors) {
   DeviceProfile p;
   p.device = "NVIDIA H200";
@@ -152,6 +184,28 @@ TEST(ProfDeviceProfile, RoundTripAndErrors) {
     EXPECT_EQ(std::string(e.what()), "p.txt:2: expected 'key = value', got 'this line is wrong'");
   }
   EXPECT_THROW(parse_device_profile("sm_count = many\n", "p.txt"), ProfError);
+}
+
+// Issue 16: sm_count = 4294967297 was used as 1, negative rates were taken.
+TEST(ProfDeviceProfile, ValuesOutOfRangeAreRefused) {
+  auto message = [](const std::string& text) {
+    try {
+      parse_device_profile(text, "p.txt");
+    } catch (const ProfError& e) {
+      EXPECT_EQ(e.exit_code(), kExitUsage);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("sm_count = 4294967297\n"),
+            "p.txt:1: sm_count=4294967297: the value must be at most 4096; pass an integer from 1 to 4096");
+  EXPECT_NE(message("sm_count = 0\n").find("must be at least 1"), std::string::npos);
+  EXPECT_NE(message("sm_count = 132\nmatrix_tflops_bf16 = -751.9\n").find("p.txt:2: matrix_tflops_bf16=-751.9: "),
+            std::string::npos);
+  EXPECT_NE(message("copy_bandwidth_gbps = 0\n").find("must be from 0.001 to 1e+06"), std::string::npos);
+  EXPECT_NE(message("copy_bandwidth_gbps = 1e308\n").find("must be from"), std::string::npos);
+  EXPECT_NE(message("l2_bytes = -1\n").find("must be at least 0"), std::string::npos);
+  EXPECT_EQ(message("sm_count = 4096\nmatrix_tflops_f16 = 1e6\ncopy_bandwidth_gbps = 0.001\n"), "no error");
 }
 
 }  // namespace

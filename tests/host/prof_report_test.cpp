@@ -127,6 +127,33 @@ TEST(ProfCsv, ReaderNamesWhatIsWrong) {
   EXPECT_THROW(parse_profile_csv(csv, "bad.csv"), ProfError);
 }
 
+// Issue 16: zero and negative runtimes were read and ranked; profile mode never writes them.
+TEST(ProfCsv, ReaderRefusesNumbersProfileModeNeverWrites) {
+  const std::string csv = profile_csv(sample_rows());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string bad = csv;
+    bad.replace(bad.find(from), from.size(), to);
+    try {
+      parse_profile_csv(bad, "bad.csv");
+    } catch (const ProfError& e) {
+      EXPECT_EQ(e.exit_code(), kExitUsage);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(with(",0.19,723.4,", ",0,723.4,"),
+            "bad.csv:2: runtime_ms is '0'; expected a positive number, as --mode=profile --output writes");
+  EXPECT_NE(with(",0.19,723.4,", ",-0.19,723.4,").find("runtime_ms is '-0.19'"), std::string::npos);
+  EXPECT_NE(with(",0.19,723.4,", ",0.19,-723.4,").find("tflops is '-723.4'"), std::string::npos);
+  EXPECT_NE(with(",0.19,723.4,530.25,", ",0.19,,530.25,").find("no tflops or gbps"), std::string::npos);
+  EXPECT_NE(with(",0.0012,", ",-0.0012,").find("cublas_rel_error is '-0.0012'; expected a nonnegative number"),
+            std::string::npos);
+  EXPECT_NE(with(",4096,4096,4096,1,", ",4096,4096,9223372036854775807,1,").find("must be at most 2147483647"),
+            std::string::npos);
+  EXPECT_NE(with(",100,3,", ",-100,3,").find("iterations=-100: the value must be at least 0"), std::string::npos);
+  EXPECT_EQ(with(",0.0012,", ",0,"), "no error");  // an exact match has no error at all
+}
+
 TEST(ProfJson, EscapingNumbersAndStructure) {
   EXPECT_EQ(json_string("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
   EXPECT_EQ(json_number(7.76), "7.76");

@@ -8,6 +8,7 @@
 #include "core/analysis.hpp"
 #include "core/device_profile.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "core/selection.hpp"
 #include "device/device_info.hpp"
 #include "kernels/registry.hpp"
@@ -62,6 +63,17 @@ std::optional<double> matrix_rate(const Ceilings& c, Element a) {
   return std::nullopt;
 }
 
+// Each row is held and printed: a sweep within its own limit can still ask for millions of rows
+// when many kernels or tiles analyze every problem.
+void require_rows_within_limit(std::size_t problems, std::size_t per_problem) {
+  const std::int64_t rows = std::int64_t(problems) * std::int64_t(per_problem);
+  if (rows > kMaxAnalysisRows) {
+    throw usage_error("the analysis has " + std::to_string(rows) + " rows (" + std::to_string(problems) +
+                      " problems x " + std::to_string(per_problem) + " kernels and tiles), more than the limit of " +
+                      std::to_string(kMaxAnalysisRows) + "; analyze fewer problems, or fewer kernels with --kernels");
+  }
+}
+
 std::string f1(double x) {
   char b[32];
   std::snprintf(b, sizeof b, "%.1f", x);
@@ -90,6 +102,7 @@ int run_analyze(const Options& opt, std::ostream& out) {
   for (const GemmProblem& p : expand_problems(opt))
     if (seen.insert(p.shape).second) shapes.push_back(p.shape);
 
+  require_rows_within_limit(shapes.size(), opt.tiles.size() + kernels.size());
   std::vector<AnalysisRow> rows;
   auto add = [&](const std::string& label, const GemmShape& s, const OperandSet& ops, Extent3 tile, Extent3 cluster,
                  int stages, int smem) {

@@ -8,7 +8,7 @@
 namespace tessel::prof {
 
 int run_report(const Options& opt, std::ostream& out) {
-  const auto rows = parse_profile_csv(read_text_file(opt.input, "--input"), opt.input);
+  const auto rows = parse_profile_csv(read_text_file(opt.input, "--input", "a CSV written by --mode=profile --output=FILE.csv"), opt.input);
   out << profile_table(rows);
   RunInfo info;
   info.fields = {{"source", opt.input}};

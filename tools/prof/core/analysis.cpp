@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "core/error.hpp"
+
 namespace tessel::prof {
 
 namespace {
@@ -29,7 +31,11 @@ Analysis analyze(const AnalysisInput& in) {
   // A cluster launches whole: the tile grid is padded to a multiple of the cluster shape.
   a.tiles_m = ceil_div(ceil_div(s.m, in.tile.m), cm) * cm;
   a.tiles_n = ceil_div(ceil_div(s.n, in.tile.n), cn) * cn;
-  a.tiles = a.tiles_m * a.tiles_n * s.batch;
+  // Extents of 2^31 each on a 1x1 tile are 2^93 tiles: refuse what an int64 cannot count.
+  if (__builtin_mul_overflow(a.tiles_m, a.tiles_n, &a.tiles) || __builtin_mul_overflow(a.tiles, s.batch, &a.tiles)) {
+    throw usage_error(to_string(s) + " on a " + std::to_string(in.tile.m) + "x" + std::to_string(in.tile.n) +
+                      " tile has more than 2^63 output tiles; analyze a smaller problem or a larger tile");
+  }
   const std::int64_t cluster_size = std::int64_t(cm) * cn;
   a.slots = (std::int64_t(in.sm_count) * in.ctas_per_sm / cluster_size) * cluster_size;
   if (a.slots <= 0) throw std::invalid_argument("the cluster is larger than the GPU's CTA slots");

@@ -47,7 +47,8 @@ struct Analysis {
   std::string bound;                 // "compute", "memory", or "" when a ceiling is unknown
 };
 
-/// Throws std::invalid_argument for a nonpositive SM count, tile or problem extent.
+/// Throws std::invalid_argument for a nonpositive SM count, tile or problem extent, and
+/// usage_error for a tile count past 2^63.
 Analysis analyze(const AnalysisInput& in);
 
 /// "7.76": waves and other ratios are printed with two decimals.

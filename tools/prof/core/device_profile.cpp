@@ -5,9 +5,15 @@
 
 #include "core/error.hpp"
 #include "core/int_list.hpp"
+#include "core/limits.hpp"
 #include "core/text_file.hpp"
 
 namespace tessel::prof {
+
+namespace {
+// An L2 of 1 TiB: a thousand times an H200's, and far from overflowing the buffer plan's sums.
+constexpr std::int64_t kMaxL2Bytes = std::int64_t(1) << 40;
+}  // namespace
 
 std::optional<double> DeviceProfile::matrix_rate(Element e) const {
   auto it = matrix_tflops.find(std::string(to_string(e)));
@@ -58,16 +64,16 @@ DeviceProfile parse_device_profile(const std::string& text, const std::string& s
     if (key == "device") p.device = value;
     else if (key == "compute_capability") p.compute_capability = value;
     else if (key == "measured") p.measured = value;
-    else if (key == "sm_count") p.sm_count = int(parse_int(where, value, 1));
-    else if (key == "l2_bytes") p.l2_bytes = parse_int(where, value, 0);
-    else if (key == "copy_bandwidth_gbps") p.copy_bandwidth_gbps = parse_double(where, value);
-    else if (key.rfind("matrix_tflops_", 0) == 0) p.matrix_tflops[key.substr(14)] = parse_double(where, value);
+    else if (key == "sm_count") p.sm_count = int(parse_int(where, value, 1, kMaxSmCount));
+    else if (key == "l2_bytes") p.l2_bytes = parse_int(where, value, 0, kMaxL2Bytes);
+    else if (key == "copy_bandwidth_gbps") p.copy_bandwidth_gbps = parse_rate(where, value);
+    else if (key.rfind("matrix_tflops_", 0) == 0) p.matrix_tflops[key.substr(14)] = parse_rate(where, value);
   }
   return p;
 }
 
 DeviceProfile read_device_profile(const std::string& path) {
-  return parse_device_profile(read_text_file(path, "--device-profile"), path);
+  return parse_device_profile(read_text_file(path, "--device-profile", "a device profile written by --mode=profile --device-profile=FILE"), path);
 }
 
 void write_device_profile(const std::string& path, const DeviceProfile& p) {

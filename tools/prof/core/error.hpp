@@ -11,6 +11,7 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitFailed = 1,  // the run finished but something failed (verification, a CUDA call)
   kExitUsage = 2,   // the command line or an input file is malformed
+  kExitUnwritable = 2,  // an output cannot be written (tools/common/cli_main.hpp's status for it)
   kExitNoGpu = 3,   // the mode needs a CUDA device and none is visible
 };
 

@@ -1,11 +1,14 @@
 #include "core/options.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <set>
 
 #include "core/error.hpp"
 #include "core/int_list.hpp"
+#include "core/limits.hpp"
+#include "core/problem.hpp"
 #include "core/shapes.hpp"
 #include "core/text_file.hpp"
 
@@ -84,26 +87,32 @@ std::vector<Extent3> parse_tiles(const std::string& flag, const std::string& v) 
   for (const std::string& item : items) {
     const auto parts = split_list(item, 'x');
     if (parts.size() != 2 && parts.size() != 3) bad_value(flag, v, "tile shapes MxN or MxNxK, such as 128x128,128x256x64");
+    const std::string where = flag + "=" + v + ": ";
     Extent3 e;
-    e.m = int(parse_int(flag, parts[0], 1));
-    e.n = int(parse_int(flag, parts[1], 1));
-    e.k = parts.size() == 3 ? int(parse_int(flag, parts[2], 1)) : 0;
+    e.m = int(parse_int(where + "M", parts[0], 1, kMaxTileExtent));
+    e.n = int(parse_int(where + "N", parts[1], 1, kMaxTileExtent));
+    e.k = parts.size() == 3 ? int(parse_int(where + "K", parts[2], 1, kMaxTileExtent)) : 0;
     out.push_back(e);
   }
   return out;
 }
 
-int parse_small_int(const std::string& flag, const std::string& v, int min_value) {
-  const std::int64_t x = parse_int(flag, v, min_value);
-  if (x > 1000000000) bad_value(flag, v, "a value below 10^9");
-  return int(x);
+int parse_int_in(const std::string& flag, const std::string& v, std::int64_t min_value, std::int64_t max_value) {
+  return int(parse_int(flag, v, min_value, max_value));
 }
 
-double parse_positive(const std::string& flag, const std::string& v) {
-  const double x = parse_double(flag, v);
-  if (x <= 0) bad_value(flag, v, "a positive number");
-  return x;
+// Kernel patterns: an empty one (--kernels=, or a,,b) would match every name as a substring.
+std::vector<std::string> parse_patterns(const std::string& flag, const std::string& v) {
+  std::vector<std::string> out = split_list(v);
+  const bool has_empty = std::any_of(out.begin(), out.end(), [](const std::string& p) { return p.empty(); });
+  if (out.empty() || has_empty) {
+    throw usage_error(flag + "=" + v + ": an empty pattern would match every kernel; pass comma-separated kernel "
+                      "names or globs without empty entries, such as 'tessel_sm80_gemm_bf16_*_tn'");
+  }
+  return out;
 }
+
+const char* const kShapesFileExpected = "a text file with one MxNxK per line, such as bench/shapes.txt";
 
 const std::vector<Flag>& flags() {
   static const std::vector<Flag> table = {
@@ -121,15 +130,10 @@ const std::vector<Flag>& flags() {
        }},
       {{"--kernels", "--kernel"}, false,
        [](Options& o, auto& f, auto& v) {
-         o.kernels = split_list(v);
-         if (o.kernels.empty()) bad_value(f, v, "kernel names or globs, such as 'tessel_sm80_gemm_bf16_*_tn'");
+         o.kernels = parse_patterns(f, v);
          o.kernels_given = true;
        }},
-      {{"--ignore-kernels"}, false,
-       [](Options& o, auto& f, auto& v) {
-         o.ignore_kernels = split_list(v);
-         if (o.ignore_kernels.empty()) bad_value(f, v, "kernel names or globs");
-       }},
+      {{"--ignore-kernels"}, false, [](Options& o, auto& f, auto& v) { o.ignore_kernels = parse_patterns(f, v); }},
       {{"--m"}, false, [](Options& o, auto& f, auto& v) { o.m = parse_int_list(f, v); }},
       {{"--n"}, false, [](Options& o, auto& f, auto& v) { o.n = parse_int_list(f, v); }},
       {{"--k"}, false, [](Options& o, auto& f, auto& v) { o.k = parse_int_list(f, v); }},
@@ -142,7 +146,7 @@ const std::vector<Flag>& flags() {
       {{"--shapes-file"}, false,
        [](Options& o, auto& f, auto& v) {
          o.shapes.clear();
-         for (const GemmShape& s : parse_shapes_file(read_text_file(v, f), v)) o.shapes.push_back({s.m, s.n, s.k, s.batch});
+         for (const GemmShape& s : parse_shapes_file(read_text_file(v, f, kShapesFileExpected), v)) o.shapes.push_back({s.m, s.n, s.k, s.batch});
        }},
       {{"--A"}, false, [](Options& o, auto& f, auto& v) { o.a = parse_operand(f, v); }},
       {{"--B"}, false, [](Options& o, auto& f, auto& v) { o.b = parse_operand(f, v); }},
@@ -155,11 +159,11 @@ const std::vector<Flag>& flags() {
          o.raster = parse_enum_list<Raster>(f, v, {{"heuristic", Raster::kHeuristic}, {"along_m", Raster::kAlongM},
                                                    {"along_n", Raster::kAlongN}});
        }},
-      {{"--swizzle", "--swizzle_size"}, false, [](Options& o, auto& f, auto& v) { o.swizzle = parse_int_list(f, v, 0); }},
+      {{"--swizzle", "--swizzle_size"}, false, [](Options& o, auto& f, auto& v) { o.swizzle = parse_int_list(f, v, 0, kMaxExtent); }},
       {{"--warmup-iterations", "--warmup_iterations"}, false,
-       [](Options& o, auto& f, auto& v) { o.warmup_iterations = parse_small_int(f, v, 0); }},
+       [](Options& o, auto& f, auto& v) { o.warmup_iterations = parse_int_in(f, v, 0, kMaxIterations); }},
       {{"--profiling-iterations", "--profiling_iterations"}, false,
-       [](Options& o, auto& f, auto& v) { o.profiling_iterations = parse_small_int(f, v, 1); }},
+       [](Options& o, auto& f, auto& v) { o.profiling_iterations = parse_int_in(f, v, 1, kMaxIterations); }},
       {{"--providers"}, false,
        [](Options& o, auto& f, auto& v) {
          o.providers = parse_enum_list<Provider>(f, v, {{"tessel", Provider::kTessel}, {"cublas", Provider::kCublas}});
@@ -170,8 +174,8 @@ const std::vector<Flag>& flags() {
        }},
       {{"--verification-enabled", "--verification_enabled"}, true,
        [](Options& o, auto& f, auto& v) { o.verification_enabled = parse_bool(f, v); }},
-      {{"--device"}, false, [](Options& o, auto& f, auto& v) { o.device = parse_small_int(f, v, 0); }},
-      {{"--seed"}, false, [](Options& o, auto& f, auto& v) { o.seed = std::uint64_t(parse_int(f, v, 0)); }},
+      {{"--device"}, false, [](Options& o, auto& f, auto& v) { o.device = parse_int_in(f, v, 0, kMaxIterations); }},
+      {{"--seed"}, false, [](Options& o, auto& f, auto& v) { o.seed = std::uint64_t(parse_int(f, v, 0, INT64_MAX)); }},
       {{"--output"}, false, [](Options& o, auto&, auto& v) { o.output = v; }},
       {{"--json"}, false, [](Options& o, auto&, auto& v) { o.json = v; }},
       {{"--plot"}, false, [](Options& o, auto&, auto& v) { o.plot = v; }},
@@ -187,11 +191,11 @@ const std::vector<Flag>& flags() {
        }},
       {{"--device-info"}, true, [](Options& o, auto& f, auto& v) { o.device_info = parse_bool(f, v); }},
       {{"--help", "-h"}, true, [](Options& o, auto& f, auto& v) { o.help = parse_bool(f, v); }},
-      {{"--sm-count"}, false, [](Options& o, auto& f, auto& v) { o.sm_count = parse_small_int(f, v, 1); }},
-      {{"--ctas-per-sm"}, false, [](Options& o, auto& f, auto& v) { o.ctas_per_sm = parse_small_int(f, v, 1); }},
+      {{"--sm-count"}, false, [](Options& o, auto& f, auto& v) { o.sm_count = parse_int_in(f, v, 1, kMaxSmCount); }},
+      {{"--ctas-per-sm"}, false, [](Options& o, auto& f, auto& v) { o.ctas_per_sm = parse_int_in(f, v, 1, kMaxCtasPerSm); }},
       {{"--tile"}, false, [](Options& o, auto& f, auto& v) { o.tiles = parse_tiles(f, v); }},
-      {{"--matrix-tflops"}, false, [](Options& o, auto& f, auto& v) { o.matrix_tflops = parse_positive(f, v); }},
-      {{"--bandwidth-gbps"}, false, [](Options& o, auto& f, auto& v) { o.bandwidth_gbps = parse_positive(f, v); }},
+      {{"--matrix-tflops"}, false, [](Options& o, auto& f, auto& v) { o.matrix_tflops = parse_rate(f, v); }},
+      {{"--bandwidth-gbps"}, false, [](Options& o, auto& f, auto& v) { o.bandwidth_gbps = parse_rate(f, v); }},
   };
   return table;
 }
@@ -282,6 +286,7 @@ Options parse_options(const std::vector<std::string>& args) {
     given.insert(it->names.front());
   }
   check_mode_flags(o, given);
+  require_sweep_within_limit(o);  // in every mode, before a GPU is looked for
   return o;
 }
 

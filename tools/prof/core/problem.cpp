@@ -1,5 +1,10 @@
 #include "core/problem.hpp"
 
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/limits.hpp"
+
 namespace tessel::prof {
 
 std::string to_string(const GemmShape& s) {
@@ -28,7 +33,31 @@ double gemm_bytes(const GemmShape& s, const OperandSet& o, bool reads_c) {
   return bytes * double(s.batch);
 }
 
+void require_sweep_within_limit(const Options& opt) {
+  // Each factor is at most kMaxListValues (or kMaxProblems shapes), but six of them can pass
+  // 2^63: the product saturates just above the limit instead.
+  std::vector<std::pair<const char*, std::size_t>> factors;
+  if (opt.shapes.empty()) {
+    factors = {{"--m", opt.m.size()}, {"--n", opt.n.size()}, {"--k", opt.k.size()}, {"--batch", opt.batch.size()}};
+  } else {
+    factors = {{"--shapes", opt.shapes.size()}};
+  }
+  factors.insert(factors.end(), {{"--raster", opt.raster.size()}, {"--swizzle", opt.swizzle.size()}});
+  std::int64_t count = 1;
+  std::string terms;
+  for (const auto& [flag, size] : factors) {
+    count = std::min<std::int64_t>(count * std::int64_t(size), kMaxProblems + 1);
+    terms += std::string(terms.empty() ? "" : " x ") + std::to_string(size) + " " + flag;
+  }
+  if (count > kMaxProblems) {
+    throw usage_error("the sweep has more than " + std::to_string(kMaxProblems) + " problems (" + terms +
+                      "), the limit of one run; sweep fewer sizes (a range with a larger step, such as "
+                      "--m=1024:8192:1024) or list the problems you serve with --shapes");
+  }
+}
+
 std::vector<GemmProblem> expand_problems(const Options& opt) {
+  require_sweep_within_limit(opt);
   std::vector<GemmProblem> out;
   if (!opt.shapes.empty()) {
     for (const auto& s : opt.shapes)

@@ -41,8 +41,12 @@ double gemm_flops(const GemmShape& s);
 /// The smallest traffic a GEMM can have: A, B and D once each, and C when beta reads it.
 double gemm_bytes(const GemmShape& s, const OperandSet& o, bool reads_c);
 
+/// Throws usage_error, naming each flag's count, when the options expand to more than
+/// kMaxProblems problems (core/limits.hpp); cheap, it expands nothing.
+void require_sweep_within_limit(const Options& opt);
+
 /// Every (m, n, k, batch, raster, swizzle) of the options, in that nesting order (m outermost), or
-/// every --shapes entry crossed with raster and swizzle.
+/// every --shapes entry crossed with raster and swizzle. Checks require_sweep_within_limit first.
 std::vector<GemmProblem> expand_problems(const Options& opt);
 
 }  // namespace tessel::prof

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/int_list.hpp"
 #include "core/json.hpp"
+#include "core/limits.hpp"
 #include "core/table.hpp"
 
 namespace tessel::prof {
@@ -145,6 +146,17 @@ std::vector<ProfileRow> parse_profile_csv(const std::string& text, const std::st
       if (v.empty()) return std::nullopt;
       return parse_double(where + ": " + c, v);
     };
+    // Measurements are positive and error measures nonnegative; anything else was not written by
+    // profile mode and would rank kernels by a wrong number.
+    auto measured = [&](const std::string& c, bool zero_allowed) -> std::optional<double> {
+      const auto x = opt(c);
+      if (x && (*x < 0 || (*x == 0 && !zero_allowed))) {
+        throw usage_error(where + ": " + c + " is '" + get(c) + "'; expected a " +
+                          (zero_allowed ? "nonnegative" : "positive") + " number, as --mode=profile --output writes");
+      }
+      return x;
+    };
+    auto count = [&](const std::string& c, std::int64_t max_value) { return parse_int(where + ": " + c, get(c), 0, max_value); };
     auto operand = [&](const std::string& c) {
       const std::string v = get(c);
       const auto colon = v.find(':');
@@ -156,29 +168,35 @@ std::vector<ProfileRow> parse_profile_csv(const std::string& text, const std::st
     ProfileRow r;
     r.provider = get("provider");
     r.kernel = get("kernel");
-    r.problem.shape = {parse_int(where + ": m", get("m"), 1), parse_int(where + ": n", get("n"), 1),
-                       parse_int(where + ": k", get("k"), 1), parse_int(where + ": batch", get("batch"), 1)};
+    auto extent = [&](const std::string& c) { return parse_int(where + ": " + c, get(c), 1, kMaxExtent); };
+    r.problem.shape = {extent("m"), extent("n"), extent("k"), extent("batch")};
     r.operands = {operand("A"), operand("B"), operand("C"), operand("D")};
     r.problem.alpha = parse_double(where + ": alpha", get("alpha"));
     r.problem.beta = parse_double(where + ": beta", get("beta"));
     const std::string raster = get("raster");
     r.problem.raster = raster == "along_m" ? Raster::kAlongM : raster == "along_n" ? Raster::kAlongN : Raster::kHeuristic;
-    r.problem.swizzle = parse_int(where + ": swizzle", get("swizzle"), 0);
+    r.problem.swizzle = count("swizzle", kMaxExtent);
     r.status = get("status");
-    const auto runtime = opt("runtime_ms");
+    const auto runtime = measured("runtime_ms", false);
+    const auto tflops = measured("tflops", false);
+    const auto gbps = measured("gbps", false);
     r.ran = runtime.has_value();
+    if (r.ran && (!tflops || !gbps)) {
+      throw usage_error(where + ": the row has a runtime_ms but no tflops or gbps; expected a CSV written by "
+                        "--mode=profile --output");
+    }
     r.runtime_ms = runtime.value_or(0);
-    r.tflops = opt("tflops").value_or(0);
-    r.gbps = opt("gbps").value_or(0);
-    r.cublas_tflops = opt("cublas_tflops");
-    r.ratio = opt("ratio_to_cublas");
+    r.tflops = tflops.value_or(0);
+    r.gbps = gbps.value_or(0);
+    r.cublas_tflops = measured("cublas_tflops", false);
+    r.ratio = measured("ratio_to_cublas", false);
     r.verification = get("verification");
-    r.cublas_rel_error = opt("cublas_rel_error");
-    r.cublas_tolerance = opt("cublas_tolerance");
-    r.device_failed = opt("device_failed");
-    r.device_worst = opt("device_worst_ratio");
-    r.iterations = int(parse_int(where + ": iterations", get("iterations"), 0));
-    r.buffer_sets = int(parse_int(where + ": buffer_sets", get("buffer_sets"), 0));
+    r.cublas_rel_error = measured("cublas_rel_error", true);
+    r.cublas_tolerance = measured("cublas_tolerance", true);
+    r.device_failed = measured("device_failed", true);
+    r.device_worst = measured("device_worst_ratio", true);
+    r.iterations = int(count("iterations", kMaxIterations));
+    r.buffer_sets = int(count("buffer_sets", kMaxIterations));
     r.reason = get("reason");
     rows.push_back(r);
   }

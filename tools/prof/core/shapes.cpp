@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/int_list.hpp"
+#include "core/limits.hpp"
 
 namespace tessel::prof {
 
@@ -21,10 +22,10 @@ GemmShape parse_shape(std::string_view where, std::string_view text) {
   }
   const std::string w(where);
   GemmShape s;
-  s.m = parse_int(w + ": M", parts[0], 1);
-  s.n = parse_int(w + ": N", parts[1], 1);
-  s.k = parse_int(w + ": K", parts[2], 1);
-  s.batch = parts.size() == 4 ? parse_int(w + ": batch", parts[3], 1) : 1;
+  s.m = parse_int(w + ": M", parts[0], 1, kMaxExtent);
+  s.n = parse_int(w + ": N", parts[1], 1, kMaxExtent);
+  s.k = parse_int(w + ": K", parts[2], 1, kMaxExtent);
+  s.batch = parts.size() == 4 ? parse_int(w + ": batch", parts[3], 1, kMaxExtent) : 1;
   return s;
 }
 
@@ -45,6 +46,10 @@ std::vector<GemmShape> parse_shapes_file(const std::string& text, const std::str
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
     line.erase(0, line.find_first_not_of(" \t"));
+    if (std::int64_t(out.size()) == kMaxProblems) {
+      throw usage_error(source + ": lists more than " + std::to_string(kMaxProblems) +
+                        " shapes, the limit of one run; split the file");
+    }
     out.push_back(parse_shape(source + ":" + std::to_string(number), line));
   }
   if (out.empty()) throw usage_error(source + ": no shapes; expected one MxNxK per line");
