@@ -47,7 +47,9 @@ class Outcome:
         return " ".join(shlex.quote(a) for a in self.argv)
 
 
-def _limit_memory(memory_bytes):
+def limit_memory(memory_bytes):
+    """A preexec_fn that caps the child's address space and turns off core files."""
+
     def apply():
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files from a crash
@@ -64,7 +66,7 @@ def run_limited(argv, stdin_bytes=None, timeout_s=DEFAULT_TIMEOUT_S,
     start = time.monotonic()
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE if stdin_bytes is not None else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
-                            preexec_fn=_limit_memory(memory_bytes))
+                            preexec_fn=limit_memory(memory_bytes))
     timed_out = False
     try:
         out, err = proc.communicate(stdin_bytes, timeout=timeout_s)
@@ -104,6 +106,16 @@ def clean_end_problems(outcome, one_line_errors=True):
         elif one_line_errors and len(lines) > 1:
             problems.append("exit status %d with %d lines on stderr, not one" % (outcome.returncode, len(lines)))
     return problems
+
+
+def run_checked(argv, failures, statuses=(0, 1, 2)):
+    """Runs argv under the default limits, records its clean-end problems and an exit status
+    outside `statuses` in `failures`; the outcome when it ended cleanly, else None."""
+    outcome = run_limited(argv)
+    clean = failures.check(outcome)
+    if clean and outcome.returncode not in statuses:
+        failures.add(outcome, "exit status %d is none of %s" % (outcome.returncode, ", ".join(map(str, statuses))))
+    return outcome if clean else None
 
 
 class Failures:

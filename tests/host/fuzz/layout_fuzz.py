@@ -133,11 +133,7 @@ class Fuzzer:
         self.exe, self.rng, self.failures = exe, rng, failures
 
     def run(self, *args):
-        outcome = fuzz_common.run_limited([self.exe] + list(args))
-        clean = self.failures.check(outcome)
-        if clean and outcome.returncode not in (0, 1, 2):
-            self.failures.add(outcome, "exit status %d is none of 0, 1, 2" % outcome.returncode)
-        return outcome if clean else None
+        return fuzz_common.run_checked([self.exe] + list(args), self.failures)
 
     def json_of(self, expr):
         """The --json object of expr, or None when the calculator refused (or failed)."""

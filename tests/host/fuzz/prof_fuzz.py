@@ -21,14 +21,15 @@ import math
 import os
 import random
 import re
-import resource
 import shutil
 import subprocess
 import sys
 import time
 
-MEMORY_LIMIT = 2 << 30  # bytes of address space per run
-TIMEOUT_S = 30  # per run; a run normally takes milliseconds
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fuzz_common  # noqa: E402  (the limits every fuzz test runs its children under)
+
+TIMEOUT_S = 30  # per run; a run normally takes milliseconds, but loading cuBLAS is slow
 
 # The limits of tools/prof/core/limits.hpp, read from it by read_limits (one place for them).
 MAX_EXTENT = MAX_TILE = MAX_SMS = MAX_CTAS = MIN_RATE = MAX_RATE = None
@@ -54,11 +55,6 @@ class Failure(Exception):
     pass
 
 
-def limit_child():
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
 class Runner:
     """Runs command lines of tessel-prof, several at a time: each run mostly waits for the loader
     (cuBLAS is large). One thread starts them all, so preexec_fn (the limits) is safe to use."""
@@ -81,7 +77,7 @@ class Runner:
                 out = open(stdout_path or os.path.join(self.workdir, f"stdout_{i}"), "w+b")
                 err = open(os.path.join(self.workdir, f"stderr_{i}"), "w+b")
                 p = subprocess.Popen([self.exe] + args, stdout=out, stderr=err, env=self.env, cwd=self.workdir,
-                                     preexec_fn=limit_child)
+                                     preexec_fn=fuzz_common.limit_memory(fuzz_common.DEFAULT_MEMORY_BYTES))
                 running.append((i, p, out, err, time.monotonic() + TIMEOUT_S, stdout_path is None))
             still = []
             for job in running:

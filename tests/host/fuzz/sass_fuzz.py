@@ -81,11 +81,7 @@ class Fuzzer:
         return path
 
     def run(self, *args):
-        outcome = fuzz_common.run_limited([self.exe] + list(args))
-        clean = self.failures.check(outcome)
-        if clean and outcome.returncode not in (0, 1, 2):
-            self.failures.add(outcome, "exit status %d is none of 0, 1, 2" % outcome.returncode)
-        return outcome if clean else None
+        return fuzz_common.run_checked([self.exe] + list(args), self.failures)
 
     def expect(self, outcome, condition, what):
         if not condition:
