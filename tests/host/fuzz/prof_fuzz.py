@@ -47,7 +47,7 @@ def read_limits(path):
     except KeyError as e:
         sys.exit(f"prof_fuzz: {path} has no constant {e}; expected tools/prof/core/limits.hpp")
 
-ESCAPED = re.compile(r"terminate called|bad_alloc|what\(\):|out of memory|Segmentation|Aborted")
+ESCAPED = re.compile(r"terminate called|bad_alloc|what\(\):|tessel-prof: out of memory|Segmentation|Aborted")
 NONFINITE = re.compile(r"(?<![A-Za-z])(inf|nan)(?![A-Za-z])", re.IGNORECASE)
 
 
