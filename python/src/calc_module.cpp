@@ -1,13 +1,13 @@
-// tessel._core: the layout calculator (tools/layout/calc), so that Python can ask the same
-// evaluator tessel-layout uses: tessel.layout.evaluate("zipped_divide((8,8):(8,1), (4,2))").
+// tessel._core: the run-time algebra's expression evaluator (tessel/layout/runtime/expression), the
+// one tessel-layout fronts too: tessel.layout.evaluate("zipped_divide((8,8):(8,1), (4,2))").
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <calc/errors.hpp>
-#include <calc/evaluator.hpp>
-#include <calc/json.hpp>
-#include <calc/value.hpp>
+#include "tessel/layout/runtime/expression/errors.hpp"
+#include "tessel/layout/runtime/expression/evaluator.hpp"
+#include "tessel/layout/runtime/expression/json.hpp"
+#include "tessel/layout/runtime/expression/value.hpp"
 
 #include "bindings.hpp"
 #include "layout_convert.hpp"
@@ -15,6 +15,8 @@
 namespace tessel::py {
 
 namespace {
+
+namespace calc = ::tessel::rt::expr;
 
 nb::object to_python(calc::Value const& v) {
   switch (v.kind) {

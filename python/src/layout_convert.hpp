@@ -8,7 +8,7 @@
 //
 // An integer is an int or anything with __index__ (numpy's integers), never a bool or a float.
 //
-// The rules for operands are the layout calculator's (tools/layout/calc/evaluator.cpp), so that
+// The rules for operands are the layout calculator's (tessel/layout/runtime/expression/evaluator.hpp), so that
 // a Python call and the same expression given to tessel-layout mean the same thing.
 #include <nanobind/nanobind.h>
 

@@ -4,7 +4,7 @@
 #include "bindings.hpp"
 
 NB_MODULE(_core, m) {
-  m.doc() = "tessel's C++ core: the run-time layout algebra, the layout calculator and the GEMM launcher.";
+  m.doc() = "tessel's C++ core: the run-time layout algebra with its expression evaluator, and the GEMM launcher.";
   tessel::py::bind_layout(m);
   tessel::py::bind_calc(m);
   tessel::py::bind_gemm(m);

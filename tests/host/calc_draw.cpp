@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "calc/errors.hpp"
+#include "calc/expression.hpp"
 #include "calc/svg.hpp"
 
 #include <tessel/layout/runtime.hpp>

@@ -3,9 +3,7 @@
 
 #include <string>
 
-#include "calc/errors.hpp"
-#include "calc/evaluator.hpp"
-#include "calc/json.hpp"
+#include "calc/expression.hpp"
 #include "runtime_testing.hpp"
 
 using tessel::calc::evaluate;

@@ -3,8 +3,7 @@
 
 #include <string>
 
-#include "calc/errors.hpp"
-#include "calc/parser.hpp"
+#include "calc/expression.hpp"
 
 using tessel::calc::Node;
 using tessel::calc::parse;

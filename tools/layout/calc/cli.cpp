@@ -7,9 +7,7 @@
 #include <string_view>
 #include <ostream>
 
-#include "errors.hpp"
-#include "evaluator.hpp"
-#include "json.hpp"
+#include "expression.hpp"
 #include "svg.hpp"
 
 namespace tessel::calc {

@@ -4,9 +4,7 @@
 #include <functional>
 #include <vector>
 
-#include "errors.hpp"
-#include "evaluator.hpp"
-#include "parser.hpp"
+#include "expression.hpp"
 #include "svg_writer.hpp"
 
 namespace tessel::calc {

@@ -1,13 +1,25 @@
-#include "parser.hpp"
+#pragma once
+// Parsing calculator expressions into a syntax tree.
+#include <string_view>
+#include "tessel/layout/runtime/int_tuple.hpp"
 
+#include "tessel/layout/runtime/expression/ast.hpp"
 #include <cctype>
 #include <string>
+#include "tessel/layout/runtime/expression/errors.hpp"
 
-#include "errors.hpp"
+namespace tessel::rt::expr {
 
-namespace tessel::calc {
+// Nesting of parentheses, brackets and calls beyond this is refused rather
+// than recursed into: the limit every layout reader shares.
+inline constexpr int kMaxNesting = rt::kMaxNesting;
 
-namespace {
+// @throws ParseError naming the column and what was expected.
+Node parse(std::string_view text);
+
+
+// ---- Definitions ----------------------------------------------------------------------
+namespace detail {
 
 class Parser {
  public:
@@ -184,8 +196,8 @@ class Parser {
   std::size_t i_ = 0;
 };
 
-}  // namespace
+}  // namespace detail
 
-Node parse(std::string_view text) { return Parser(text).parse_all(); }
+inline Node parse(std::string_view text) { return detail::Parser(text).parse_all(); }
 
-}  // namespace tessel::calc
+}  // namespace tessel::rt::expr

@@ -1,15 +1,32 @@
-#include "evaluator.hpp"
+#pragma once
+// Evaluating a calculator expression with the run-time layout algebra.
+#include <string>
+#include <string_view>
+#include <vector>
 
+#include "tessel/layout/runtime/expression/ast.hpp"
+#include "tessel/layout/runtime/expression/value.hpp"
 #include <functional>
 #include <map>
 #include <variant>
+#include "tessel/layout/runtime/expression/errors.hpp"
+#include "tessel/layout/runtime/expression/parser.hpp"
 
-#include "errors.hpp"
-#include "parser.hpp"
+namespace tessel::rt::expr {
 
-namespace tessel::calc {
+// @throws UsageError for unknown functions or wrong arguments,
+//         rt::Error when the algebra refuses an operation.
+Value evaluate(Node const& n);
 
-namespace {
+// parse + evaluate.
+Value evaluate(std::string_view text);
+
+// The names evaluate() understands, for help text.
+std::vector<std::string> function_names();
+
+
+// ---- Definitions ----------------------------------------------------------------------
+namespace detail {
 
 using Args = std::vector<Value>;
 
@@ -102,7 +119,7 @@ struct Call {
 using Fn = std::function<Value(Call const&)>;
 
 template <class F>
-Fn by_tiler(F f, IntAs as) {
+inline Fn by_tiler(F f, IntAs as) {
   return [f, as](Call const& c) {
     c.arity(2, 2);
     rt::Layout a = c.layout(0);
@@ -113,14 +130,14 @@ Fn by_tiler(F f, IntAs as) {
 #define TESSEL_CALC_BY_TILER(name, as) \
   {#name, by_tiler([](rt::Layout const& a, auto const& t) { return rt::name(a, t); }, as)}
 
-Fn unary(rt::Layout (*f)(rt::Layout const&)) {
+inline Fn unary(rt::Layout (*f)(rt::Layout const&)) {
   return [f](Call const& c) {
     c.arity(1, 1);
     return Value::of_layout(f(c.layout(0)));
   };
 }
 
-Value make_layout_fn(Call const& c) {
+inline Value make_layout_fn(Call const& c) {
   auto const& a = c.args;
   if (a.empty()) c.fail("takes at least 1 argument");
   bool first_shape = a[0].kind == Value::Kind::Int || a[0].kind == Value::Kind::Shape;
@@ -138,7 +155,7 @@ Value make_layout_fn(Call const& c) {
   return Value::of_layout(rt::make_layout(ls));
 }
 
-Value layout_of(Call const& c) {
+inline Value layout_of(Call const& c) {
   if (c.args.size() < 2) c.fail("takes a layout and at least one mode index");
   rt::Layout l = c.layout(0);
   std::vector<int> path;
@@ -146,7 +163,7 @@ Value layout_of(Call const& c) {
   return Value::of_layout(rt::layout(l, path));
 }
 
-std::map<std::string, Fn> const& table() {
+inline std::map<std::string, Fn> const& table() {
   static std::map<std::string, Fn> const t = {
       TESSEL_CALC_BY_TILER(composition, IntAs::Stride1),
       TESSEL_CALC_BY_TILER(logical_divide, IntAs::Compact),
@@ -288,9 +305,9 @@ std::map<std::string, Fn> const& table() {
   return t;
 }
 
-}  // namespace
+}  // namespace detail
 
-Value evaluate(Node const& n) {
+inline Value evaluate(Node const& n) {
   switch (n.kind) {
     case Node::Kind::Int: return Value::of_int(n.value);
     case Node::Kind::Shape: {
@@ -330,23 +347,23 @@ Value evaluate(Node const& n) {
       return v;
     }
     case Node::Kind::Call: {
-      auto const& t = table();
+      auto const& t = detail::table();
       auto it = t.find(n.name);
       if (it == t.end()) throw UsageError("column " + std::to_string(n.column()) + ": unknown function '" + n.name + "'");
-      Args args;
+      detail::Args args;
       for (auto const& a : n.args) args.push_back(evaluate(a));
-      return it->second(Call{n, args});
+      return it->second(detail::Call{n, args});
     }
   }
   throw UsageError("unsupported expression");
 }
 
-Value evaluate(std::string_view text) { return evaluate(parse(text)); }
+inline Value evaluate(std::string_view text) { return evaluate(parse(text)); }
 
-std::vector<std::string> function_names() {
+inline std::vector<std::string> function_names() {
   std::vector<std::string> out;
-  for (auto const& [name, fn] : table()) out.push_back(name);
+  for (auto const& [name, fn] : detail::table()) out.push_back(name);
   return out;
 }
 
-}  // namespace tessel::calc
+}  // namespace tessel::rt::expr

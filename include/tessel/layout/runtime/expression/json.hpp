@@ -1,8 +1,30 @@
-#include "json.hpp"
+#pragma once
+// JSON rendering of calculator results.
+#include <cstdint>
+#include <string>
 
-namespace tessel::calc {
+#include "tessel/layout/runtime/expression/value.hpp"
 
-std::string to_json(rt::IntTuple const& t) {
+
+namespace tessel::rt::expr {
+
+// --json lists every index; beyond this many elements it refuses instead.
+inline constexpr std::int64_t kMaxJsonIndices = std::int64_t{1} << 24;
+
+// One JSON object. For a layout:
+//   {"layout":"(2,3):(1,2)","shape":[2,3],"stride":[1,2],"size":6,"cosize":6,
+//    "indices":[0,1,2,3,4,5]}
+// shape and stride are nested arrays (a leaf is a bare integer); indices[i]
+// is the layout at 1-D coordinate i. Other values give {"value": ...}.
+// @throws rt::Error when a layout has more than kMaxJsonIndices elements.
+std::string to_json(Value const& v);
+
+// A nested IntTuple as JSON: 8 -> 8, ((2,2),8) -> [[2,2],8].
+std::string to_json(rt::IntTuple const& t);
+
+
+// ---- Definitions ----------------------------------------------------------------------
+inline std::string to_json(rt::IntTuple const& t) {
   if (t.is_leaf()) return std::to_string(t.value());
   std::string s = "[";
   for (std::size_t k = 0; k < t.elems().size(); ++k) {
@@ -12,11 +34,11 @@ std::string to_json(rt::IntTuple const& t) {
   return s + "]";
 }
 
-namespace {
+namespace detail {
 
 // Every string written comes from CuTe notation, digits and punctuation, but
 // quote defensively anyway.
-std::string quoted(std::string const& s) {
+inline std::string quoted(std::string const& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
@@ -25,7 +47,7 @@ std::string quoted(std::string const& s) {
   return out + "\"";
 }
 
-std::string layout_json(rt::Layout const& l) {
+inline std::string layout_json(rt::Layout const& l) {
   std::int64_t n = rt::size(l);
   if (n > kMaxJsonIndices) {
     throw rt::Error("--json lists every index, and " + rt::to_string(l) + " has " + std::to_string(n) +
@@ -53,15 +75,15 @@ std::string layout_json(rt::Layout const& l) {
   return s + "]}";
 }
 
-}  // namespace
+}  // namespace detail
 
-std::string to_json(Value const& v) {
+inline std::string to_json(Value const& v) {
   switch (v.kind) {
-    case Value::Kind::Layout: return layout_json(v.layout);
+    case Value::Kind::Layout: return detail::layout_json(v.layout);
     case Value::Kind::Int: return "{\"value\":" + std::to_string(v.i) + "}";
     case Value::Kind::Shape: return "{\"value\":" + to_json(v.tuple) + "}";
-    default: return "{\"value\":" + quoted(to_text(v)) + "}";
+    default: return "{\"value\":" + detail::quoted(to_text(v)) + "}";
   }
 }
 
-}  // namespace tessel::calc
+}  // namespace tessel::rt::expr

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include <tessel/layout/runtime.hpp>
+#include "tessel/layout/runtime.hpp"
 
-namespace tessel::calc {
+namespace tessel::rt::expr {
 
 struct Node {
   enum class Kind {
@@ -37,4 +37,4 @@ struct Node {
   int column() const { return static_cast<int>(begin) + 1; }
 };
 
-}  // namespace tessel::calc
+}  // namespace tessel::rt::expr

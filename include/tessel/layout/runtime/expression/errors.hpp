@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tessel::calc {
+namespace tessel::rt::expr {
 
 // A malformed expression: `column` is 1-based into the expression text.
 class ParseError : public std::runtime_error {
@@ -24,4 +24,4 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-}  // namespace tessel::calc
+}  // namespace tessel::rt::expr
