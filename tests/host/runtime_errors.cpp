@@ -34,10 +34,10 @@ void expect_all(std::string const& msg, std::vector<std::string> const& parts) {
 TEST(RuntimeErrors, CompositionDivisibility) {
   // 4:4 steps over 6 by 4: neither divides the other.
   expect_all(error_of([] { composition(L("(6,2):(8,2)"), L("4:4")); }),
-             {"composition((6,2):(8,2), 4:4)", "stride divisibility fails", "shape 6", "stride 4"});
+             {"composition((6,2):(8,2), 4:4)", "stride divisibility fails", "extent 6", "stride 4"});
   // 5:3: the stride divides (6/3 = 2), but 5 elements do not fit 2 per mode.
   expect_all(error_of([] { composition(L("(6,2):(8,2)"), L("5:3")); }),
-             {"composition((6,2):(8,2), 5:3)", "shape divisibility fails", "shape 2", "shape 5"});
+             {"composition((6,2):(8,2), 5:3)", "shape divisibility fails", "the 5 elements", "the 2 elements"});
   // Negative strides of B through a multi-mode A.
   expect_all(error_of([] { composition(L("(6,2):(8,2)"), L("3:-1")); }), {"negative stride -1"});
 }

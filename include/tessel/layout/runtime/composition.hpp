@@ -42,7 +42,8 @@ inline std::string fault_text(layout_rules::CompositionVerdict const& v, Layout 
              " divide neither way, and B does not fit inside that mode";
     case CompositionFault::shape_divisibility:
       return "shape divisibility fails: for " + leaf() + ", the " + std::to_string(v.value) +
-             " elements left neither fit in " + mode() + " nor are a multiple of it";
+             " elements left neither fit in the " + std::to_string(v.extent) + " elements it visits in mode " +
+             std::to_string(v.mode) + " of coalesced A nor are a multiple of them";
     case CompositionFault::carry:
       return "the modes of B carry: their largest digits in " + mode() + " sum to " + std::to_string(v.value) +
              ", past " + std::to_string(v.extent - 1) + ", so A(B(c)) is not the sum of A over B's modes";
