@@ -37,8 +37,8 @@ void expect_same(char const* op, S const& stat, rt::Layout const& dyn) {
 /// the static composition would not compile, and the run-time one must throw.
 template <class A, class B>
 constexpr bool composable() {
-  using F = decltype(detail::coalesce_x(A{}));
-  return detail::static_composition_verdict<std::remove_cvref_t<decltype(F{}.shape())>, typename B::shape_type,
+  using F = decltype(tessel::detail::coalesce_x(A{}));
+  return tessel::detail::static_composition_verdict<std::remove_cvref_t<decltype(F{}.shape())>, typename B::shape_type,
                                             typename B::stride_type>()
       .ok();
 }
