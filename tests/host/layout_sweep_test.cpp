@@ -12,15 +12,16 @@
 //     A's strides by g scales A o B by g and leaves coalescing alone;
 //   * a rank-2 right operand of composition is taken once per unordered pair of modes: swapping
 //     B's modes swaps the result's modes, and the rule is symmetric in them.
-// What each sweep takes from the set (chosen to run in about 40 s of one core in all; each TEST
-// is its own CTest entry, so two cores share them):
+// What each sweep takes from the set (chosen to run in under 40 s of one core in all, about 6 s
+// each; each TEST is its own CTest entry, so two cores share them):
 //   composition, B of rank 1:  every pruned A (extents <= 8, strides <= 16) x every B:s:d
 //   composition, B of rank 2:  A of rank 2 with extents 2..8 and strides 0..8 x B of rank 2 with
 //                              extents 2..4 and strides 1..8 (extent-1 or stride-0 leaves of B
 //                              never reach past A(0), the rank-1 sweep covers them)
-//   logical_divide, products:  A with strides 0..8 (extents <= 8) x every tiler s:d with d 1..8, and 1:0
+//   logical_divide:            A with strides 0..8 (extents <= 8) x every tiler s:d with d 1..8, and 1:0
+//   products:                  A with strides 0..4 (extents <= 8) x every tiler s:d with d 1..4, and 1:0
 //   inverses:                  every layout of the set
-//   complement:                every layout of the set x cotargets 1..24 and (m0,m1) with m0,m1 in 2..6
+//   complement:                every layout of the set x cotargets 1..24 and (m0,m1) with m0,m1 in 2..4
 //
 #include <gtest/gtest.h>
 
@@ -147,11 +148,11 @@ TEST(LayoutSweep, CompositionIsAoBOrRefusedRankTwoB) {
             << t.refused_right_by_stride0 << " right only through a stride-0 mode of A\n";
 }
 
-// The tilers of the divide and product sweeps: s:d with d in 1..8, and 1:0.
-std::vector<Layout> tilers() {
+// The tilers of the divide and product sweeps: s:d with d in 1..max_stride, and 1:0.
+std::vector<Layout> tilers(int max_stride = 8) {
   std::vector<Layout> t{Layout(1, 0)};
   for (int s = 2; s <= kMaxExtent; ++s)
-    for (int d = 1; d <= 8; ++d) t.emplace_back(s, d);
+    for (int d = 1; d <= max_stride; ++d) t.emplace_back(s, d);
   return t;
 }
 
@@ -194,11 +195,11 @@ TEST(LayoutSweep, LogicalDivideHasAoBAsModeZeroAndCoversA) {
 }
 
 TEST(LayoutSweep, ProductsRepeatTheBlockWithoutOverlap) {
-  auto as = all_layouts(false, false, 8);
+  auto as = all_layouts(false, false, 4);
   long accepted = 0;
   for (auto const& a : as) {
     bool inj_a = rt_testing::is_injective(a);
-    for (auto const& b : tilers()) {
+    for (auto const& b : tilers(4)) {
         Layout p;
         try {
           p = logical_product(a, b);
@@ -212,13 +213,11 @@ TEST(LayoutSweep, ProductsRepeatTheBlockWithoutOverlap) {
         ASSERT_TRUE(composes(rest, b, layout(p, 1)));
         // Injective block and tiler: the copies never overlap.
         if (inj_a && rt_testing::is_injective(b)) ASSERT_TRUE(rt_testing::is_injective(p));
-        // blocked and raked pair the same modes, only nested differently (or are refused where
-        // the pairing has no rank-matching modes, as in CuTe).
-        try {
-          ASSERT_EQ(sorted_values(blocked_product(a, b)), sorted_values(p));
-          ASSERT_EQ(sorted_values(raked_product(a, b)), sorted_values(p));
-        } catch (Error const&) {
-        }
+        // blocked and raked pair the same modes, only nested differently: never refused where
+        // logical_product answers (rank 1 included: raked_product(2:2, 4:1) = (((2,2),2)):(((1,4),2))).
+        auto vp = sorted_values(p);
+        ASSERT_EQ(sorted_values(blocked_product(a, b)), vp);
+        ASSERT_EQ(sorted_values(raked_product(a, b)), vp);
       }
   }
   EXPECT_GT(accepted, 0);
@@ -249,8 +248,8 @@ TEST(LayoutSweep, InversesInvert) {
 TEST(LayoutSweep, ComplementMeetsItsPostConditions) {
   std::vector<IntTuple> cotargets;
   for (int m = 1; m <= 24; ++m) cotargets.emplace_back(m);
-  for (int m0 = 2; m0 <= 6; ++m0)
-    for (int m1 = 2; m1 <= 6; ++m1) cotargets.push_back(tuple(m0, m1));
+  for (int m0 = 2; m0 <= 4; ++m0)
+    for (int m1 = 2; m1 <= 4; ++m1) cotargets.push_back(tuple(m0, m1));
   for (auto const& l : all_layouts(false, false)) {
     auto image = sorted_values(l);
     for (auto const& m : cotargets) {

@@ -71,10 +71,19 @@ Layout flat_product(Layout const& a, B const& b) {
 
 namespace detail {
 
+// At rank 1 each half of the product is one mode, whatever its nesting: the rest mode of
+// logical_product(2:2, 4:1) is (2,2):(1,4), one mode (as CuTe's append<1> wraps it), not two.
+inline IntTuple sole_mode(IntTuple const& t) { return !t.is_leaf() && t.rank() == 1 ? t[0] : t; }
+
 inline Layout rank_sensitive_product(Layout const& block, Layout const& tiler, bool raked) {
   int r = std::max(rank(block), rank(tiler));
   Layout p = logical_product(append_to_rank(block, r), append_to_rank(tiler, r));
-  return raked ? zip(layout(p, 1), layout(p, 0)) : zip(layout(p, 0), layout(p, 1));
+  Layout first = layout(p, raked ? 1 : 0), second = layout(p, raked ? 0 : 1);
+  if (r == 1) {
+    return Layout(tuple(tuple(sole_mode(first.shape), sole_mode(second.shape))),
+                  tuple(tuple(sole_mode(first.stride), sole_mode(second.stride))));
+  }
+  return zip(first, second);
 }
 
 }  // namespace detail
