@@ -166,9 +166,15 @@ PINNED = [
     (lambda: tl.complement(L((2, 4), (1, 6)), 32), "(3,2):(2,24)"),
     (lambda: tl.logical_divide(L(24, 3), 8), "(8,3):(3,24)"),
     (lambda: tl.logical_product(L((2, 2), (4, 1)), L(6, 1)), "((2,2),(2,3)):((4,1),(2,8))"),
-    (lambda: tl.blocked_product(L((2, 5), (5, 1)), L((3, 4), (1, 3))), "(6,(5,4)):(5,(1,30))"),  # mode 0 coalesced, as CuTe does
+    # CuTe 4.7: blocked_product no longer coalesces each mode (3.7 gave (6,(5,4)):(5,(1,30)))
+    (lambda: tl.blocked_product(L((2, 5), (5, 1)), L((3, 4), (1, 3))), "((2,3),(5,4)):((5,10),(1,30))"),
     (lambda: tl.raked_product(L((2, 5), (5, 1)), L((3, 4), (1, 3))), "((3,2),(4,5)):((10,5),(30,1))"),
     (lambda: tl.right_inverse(L((4, (2, 3)), (2, (1, 8)))), "(2,4,3):(4,1,8)"),
+    # CuTe 4.7's rules: stride 0 outside the image, the complement against A's coalesced shape,
+    # the weaker composition check (pycute's mid-layout truncation)
+    (lambda: tl.left_inverse(L(16, 2)), "(2,16):(0,1)"),
+    (lambda: tl.logical_divide(L((8, 2, 6), (1, 8, 16)), L(6, 2)), "(6,(2,8)):(2,(1,12))"),
+    (lambda: tl.composition(L((4, 6, 8, 10), (2, 3, 5, 7)), L(6, 12)), "(2,3):(9,5)"),
 ]
 
 

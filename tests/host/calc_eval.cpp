@@ -50,7 +50,8 @@ TEST(CalcEval, DocumentExamples) {
   EXPECT_EQ(eval("complement((2,2):(1,6), (4,6))"), "(3,2):(2,12)");
   EXPECT_EQ(eval("logical_divide((4,2,3):(2,1,8), 4:2)"), "((2,2),(2,3)):((4,1),(2,8))");
   EXPECT_EQ(eval("logical_product((2,2):(4,1), 6)"), "((2,2),(2,3)):((4,1),(2,8))");
-  EXPECT_EQ(eval("blocked_product((2,5):(5,1), (3,4):(1,3))"), "(6,(5,4)):(5,(1,30))");
+  // CuTe 4.7 pairs the modes without coalescing them (3.7 gave (6,(5,4)):(5,(1,30))).
+  EXPECT_EQ(eval("blocked_product((2,5):(5,1), (3,4):(1,3))"), "((2,3),(5,4)):((5,10),(1,30))");
   EXPECT_EQ(eval("raked_product((2,5):(5,1), (3,4):(1,3))"), "((3,2),(4,5)):((10,5),(30,1))");
   // Nested calls: the tile of the seed's divide, composed again.
   EXPECT_EQ(eval("layout(zipped_divide((256,128):(128,1), (16,16)), 0)"), "(16,16):(128,1)");
@@ -64,7 +65,8 @@ TEST(CalcEval, OtherFunctions) {
   EXPECT_EQ(eval("make_layout((4,(2,3)), LayoutRight)"), "(4,(2,3)):(6,(3,1))");
   EXPECT_EQ(eval("make_layout((4,8), (8,1))"), "(4,8):(8,1)");
   EXPECT_EQ(eval("right_inverse((4,2):(2,1))"), "(2,4):(4,1)");
-  EXPECT_EQ(eval("left_inverse(4:2)"), "(2,4):(4,1)");
+  // CuTe 4.7: odd offsets are outside the image and map to 0 (3.7 gave (2,4):(4,1)).
+  EXPECT_EQ(eval("left_inverse(4:2)"), "(2,4):(0,1)");
   EXPECT_EQ(eval("max_common_vector((4,8):(1,4), (4,8):(1,16))"), "4");
   EXPECT_EQ(eval("upcast((4,8):(1,4), 2)"), "(2,8):(1,2)");
   EXPECT_EQ(eval("downcast((2,8):(1,2), 2)"), "(4,8):(1,4)");

@@ -83,12 +83,34 @@ TESSEL_HD constexpr auto complement_filtered(S const& s, D const& d, T const& co
 /// @pre L is injective on its nonzero-stride modes
 /// @post R is ordered: R(i) < R(i+1) for i + 1 < size(R)
 /// @post R(i) != L(j) for every i > 0 and every j
-/// @post size(R) * size(filter(L)) >= size(cotarget) when L's strides tile without holes
+/// @post cosize(make_layout(L, R)) >= size(cotarget), size(R) >= size(cotarget) / size(filter(L))
+///       (a compile error where static and violated: complement(6:3, (16,9)))
 ///   complement(4:2, 24) = (2,3):(1,8)       complement((2,2):(1,6), 24) = (3,2):(2,12)
+namespace detail {
+// complement's covering post-conditions (CuTe's), checked where everything is static:
+//   cosize(make_layout(L, R)) >= size(M)   and   size(R) >= size(M) / size(filter(L)).
+// complement(6:3, (16,9)) fails them: (3,5):(1,18) with L reaches only 90 of 144.
+template <class L, class R, class T>
+TESSEL_HD constexpr void check_complement_covers(L const& l, R const& r, T const& cotarget) {
+  using Reach = decltype(cosize(make_layout(l, r)));
+  using M = decltype(size(cotarget));
+  using N = decltype(size(r));
+  using F = decltype(size(filter(l)));
+  if constexpr (StaticIntegral<Reach> && StaticIntegral<M> && StaticIntegral<N> && StaticIntegral<F>) {
+    static_assert(Reach::value >= M::value,
+                  "complement: L and its complement do not cover the cotarget (cosize(make_layout(L, R)) < size(M)): "
+                  "a stride of L is not a multiple of the extent below it, or the cotarget's modes fold short");
+    static_assert(N::value >= M::value / F::value, "complement: size(R) < size(M) / size(filter(L))");
+  }
+}
+}  // namespace detail
+
 template <class S, class D, class T>
 TESSEL_HD constexpr auto complement(Layout<S, D> const& l, T const& cotarget) {
   auto f = filter(l);
-  return detail::complement_filtered(f.shape(), f.stride(), shape(cotarget));
+  auto r = detail::complement_filtered(f.shape(), f.stride(), shape(cotarget));
+  detail::check_complement_covers(l, r, shape(cotarget));
+  return r;
 }
 /// complement(L) = complement(L, cosize(L)).
 template <class S, class D>

@@ -32,13 +32,16 @@ TESSEL_HD constexpr auto tile_unzip(Layout<S, D> const& l, Tiler const& t) {
   return make_layout(detail::zip2_by(l.shape(), t), detail::zip2_by(l.stride(), t));
 }
 
-/// logical_divide(A, B) = A o (B, complement(B, shape(A))): mode 0 walks the elements that B
-/// selects (one tile), mode 1 walks the tiles. A tuple tiler divides mode by mode.
-/// @post size(result) == size(A) when B tiles A evenly; layout<0>(result) == A o B
+/// logical_divide(A, B) = A o (B, complement(B, shape(coalesce(A)))) (CuTe 4.7: the complement
+/// is taken against A's coalesced shape, so the rest mode covers all of A): mode 0 walks the
+/// elements that B selects (one tile), mode 1 walks the tiles. A tuple tiler divides by mode.
+/// @post size(result) == size(A) when B tiles A evenly, every A(i) covered exactly once; else A
+///       is padded along its extended last mode; layout<0>(result) == A o B
+///   logical_divide((8,2,6):(1,8,16), 6:2) = (6,(2,8)):(2,(1,12))
 ///   logical_divide((4,2,3):(2,1,8), 4:2) = ((2,2),(2,3)):((4,1),(2,8))
 template <class S, class D, class TS, class TD>
 TESSEL_HD constexpr auto logical_divide(Layout<S, D> const& a, Layout<TS, TD> const& b) {
-  return composition(a, make_layout(b, complement(b, a.shape())));
+  return composition(a, make_layout(b, complement(b, coalesce(a).shape())));
 }
 template <class S, class D, class Tiler>
   requires(!LayoutType<Tiler>)

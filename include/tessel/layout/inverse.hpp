@@ -66,11 +66,62 @@ TESSEL_HD constexpr auto right_inverse(Layout<S, D> const& l) {
   }
 }
 
-/// The left inverse R of an injective L: R(L(i)) == i for every i < size(L).
-///   left_inverse((4,8):(8,1)) = (8,4):(4,1)       left_inverse(4:2) = (2,4):(4,1)
+namespace detail {
+// CuTe 4.7's left inverse on the static flat modes of coalesced L: by increasing stride d, c the
+// extent covered so far, a hole d/c at stride 0, then the mode at its compact column-major
+// position. fault: 0 none, 1 negative stride, 2 not injective, 3 stride divisibility.
+template <class FS, class FD>
+constexpr auto left_inverse_spec() {
+  constexpr std::size_t R = tuple_size_v<FS>;
+  struct Spec { long long s[2 * R] = {}, d[2 * R] = {}; int fault = 0; };
+  Spec sp{};
+  long long shp[R] = {}, str[R] = {}, pos[R] = {};
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ((shp[I] = tuple_element_t<I, FS>::value, str[I] = tuple_element_t<I, FD>::value), ...);
+  }(make_seq<R>{});
+  long long p = 1;
+  for (std::size_t i = 0; i < R; ++i) { pos[i] = p; p *= shp[i]; }
+  constexpr auto order = stride_order<FD>();
+  long long covered = 1;
+  for (std::size_t k = 0; k < R; ++k) {
+    std::size_t i = order[k];
+    if (str[i] < 0) { sp.fault = 1; break; }
+    if (str[i] == 0 || str[i] < covered) { sp.fault = 2; break; }
+    if (str[i] % covered != 0) { sp.fault = 3; break; }
+    sp.s[2 * k] = str[i] / covered; sp.d[2 * k] = 0;
+    sp.s[2 * k + 1] = shp[i]; sp.d[2 * k + 1] = pos[i];
+    covered = str[i] * shp[i];
+  }
+  return sp;
+}
+}  // namespace detail
+
+/// The left inverse R of an injective L: R(L(i)) == i for every i < size(L) (CuTe 4.7: offsets
+/// outside L's image map to 0, through stride-0 modes). The run-time twin documents the rule.
+/// @pre L static, injective, each stride (by increasing stride) a multiple of the extent below it
+///   left_inverse((4,8):(8,1)) = (8,4):(4,1)       left_inverse(16:2) = (2,16):(0,1)
 template <class S, class D>
 TESSEL_HD constexpr auto left_inverse(Layout<S, D> const& l) {
-  return right_inverse(make_layout(l, complement(l)));
+  auto c = coalesce(l);
+  static_assert(is_static_v<decltype(c.shape())> && is_static_v<decltype(c.stride())>, "left_inverse: needs a static layout");
+  if constexpr (decltype(size(c))::value == 1) {
+    return Layout<Int<1>, Int<0>>{};
+  } else {
+    using FS = decltype(wrap(c.shape()));
+    using FD = decltype(wrap(c.stride()));
+    constexpr auto sp = detail::left_inverse_spec<FS, FD>();
+    static_assert(sp.fault != 1, "left_inverse: the layout has a negative stride");
+    static_assert(sp.fault != 2, "left_inverse: the layout is not injective");
+    static_assert(sp.fault != 3, "left_inverse: stride divisibility fails: a stride is not a multiple of the extent its "
+                                 "smaller strides cover");
+    if constexpr (sp.fault != 0) {
+      return Layout<Int<1>, Int<0>>{};
+    } else {
+      return coalesce([]<std::size_t... I>(std::index_sequence<I...>) {
+        return make_layout(make_tuple(Int<int(sp.s[I])>{}...), make_tuple(Int<int(sp.d[I])>{}...));
+      }(make_seq<2 * tuple_size_v<FS>>{}));
+    }
+  }
 }
 
 /// The largest layout R of contiguous common elements: a(R(i)) == i and b(R(i)) == i.

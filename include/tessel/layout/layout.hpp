@@ -13,6 +13,22 @@
 
 namespace tessel {
 
+namespace detail {
+/// False when a static leaf of the shape is < 1: a non-positive extent is a compile error.
+template <class S>
+constexpr bool static_extents_positive() {
+  if constexpr (Tuple<S>) {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (static_extents_positive<tuple_element_t<I, S>>() && ...);
+    }(make_seq<tuple_size_v<S>>{});
+  } else if constexpr (StaticIntegral<S>) {
+    return std::remove_cvref_t<S>::value >= 1;
+  } else {
+    return true;
+  }
+}
+}  // namespace detail
+
 template <class Shape, class Stride>
 struct Layout : private tuple<Shape, Stride> {
   using shape_type = Shape;
@@ -20,6 +36,7 @@ struct Layout : private tuple<Shape, Stride> {
   static constexpr int rank = rank_v<Shape>;
 
   static_assert(congruent<Shape, Stride>(), "Layout: shape and stride must have the same nesting");
+  static_assert(detail::static_extents_positive<Shape>(), "Layout: every static extent of the shape must be >= 1");
 
   TESSEL_HD constexpr Layout() {}
   TESSEL_HD constexpr Layout(Shape const& s, Stride const& d) : tuple<Shape, Stride>(s, d) {}

@@ -50,22 +50,23 @@ TESSEL_HD constexpr auto zip(Layout<SA, DA> const& a, Layout<SB, DB> const& b) {
 }
 
 /// The block repeated as B lays out its copies, one copy after another in each mode:
-/// mode i of the result is (block_i, tiler_i).
+/// mode i of the result is (block_i, tiler_i), paired and not coalesced (CuTe 4.7; 3.7
+/// coalesced each mode, so layout<0> of the result was another mode).
 /// @post rank(result) == max(rank(A), rank(B))
-///   blocked_product((2,2):(1,2), (2,3):(1,2)) = ((2,2),(2,3)):((1,4),(2,8))
+///   blocked_product((2,5):(5,1), (3,4):(1,3)) = ((2,3),(5,4)):((5,10),(1,30))
 template <class SA, class DA, class SB, class DB>
 TESSEL_HD constexpr auto blocked_product(Layout<SA, DA> const& a, Layout<SB, DB> const& b) {
   constexpr std::size_t R = std::size_t(rank_v<SA> > rank_v<SB> ? rank_v<SA> : rank_v<SB>);
   auto p = logical_product(append<R>(a), append<R>(b));
-  return coalesce(zip(layout<0>(p), layout<1>(p)), tuple_repeat<R>(Int<1>{}));
+  return zip(layout<0>(p), layout<1>(p));
 }
-/// The copies interleaved instead: mode i of the result is (tiler_i, block_i).
-///   raked_product((2,2):(1,2), (2,3):(1,2)) = ((2,2),(3,2)):((4,1),(8,2))
+/// The copies interleaved instead: mode i of the result is (tiler_i, block_i), not coalesced.
+///   raked_product((2,5):(5,1), (3,4):(1,3)) = ((3,2),(4,5)):((10,5),(30,1))
 template <class SA, class DA, class SB, class DB>
 TESSEL_HD constexpr auto raked_product(Layout<SA, DA> const& a, Layout<SB, DB> const& b) {
   constexpr std::size_t R = std::size_t(rank_v<SA> > rank_v<SB> ? rank_v<SA> : rank_v<SB>);
   auto p = logical_product(append<R>(a), append<R>(b));
-  return coalesce(zip(layout<1>(p), layout<0>(p)), tuple_repeat<R>(Int<1>{}));
+  return zip(layout<1>(p), layout<0>(p));
 }
 
 /// A compact layout of shape s whose modes are laid out in the given order: order (1,0)

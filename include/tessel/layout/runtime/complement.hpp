@@ -25,6 +25,24 @@ inline IntTuple ceil_div_shape(IntTuple const& a, std::int64_t& b) {
   return IntTuple::tuple(std::move(out));
 }
 
+// complement's covering post-conditions (CuTe's): L and R together reach the cotarget,
+//   cosize(make_layout(L, R)) >= size(M)   and   size(R) >= size(M) / size(filter(L)).
+// Both can fail when a stride of L is not a multiple of the extent below it, or when the
+// cotarget's modes fold to fewer repetitions than its size needs: complement(6:3, (16,9))
+// would be (3,5):(1,18), whose pair with L reaches only 90 of 144.
+inline void check_complement_covers(Layout const& l, Layout const& r, IntTuple const& cotarget) {
+  std::int64_t m = size(cotarget);
+  std::int64_t reach = cosize(make_layout(l, r));
+  if (reach < m) {
+    throw Error("L and the complement " + to_string(r) + " reach only " + std::to_string(reach) + " of the " +
+                std::to_string(m) + " elements of the cotarget (cosize(make_layout(L, R)) < size(M))");
+  }
+  if (size(r) < m / size(filter(l))) {
+    throw Error("the complement " + to_string(r) + " has " + std::to_string(size(r)) + " elements, fewer than size(M) / size(filter(L)) = " +
+                std::to_string(m / size(filter(l))));
+  }
+}
+
 inline Layout complement_impl(Layout const& l, IntTuple const& cotarget) {
   l.validate();
   for (auto v : leaves(cotarget)) {
@@ -57,7 +75,9 @@ inline Layout complement_impl(Layout const& l, IntTuple const& cotarget) {
   }
   std::int64_t b = covered;
   std::int64_t rest = size(ceil_div_shape(cotarget, b));
-  return coalesce_modes(out, {rest, rest == 1 ? 0 : covered});
+  Layout r = coalesce_modes(out, {rest, rest == 1 ? 0 : covered});
+  check_complement_covers(l, r, cotarget);
+  return r;
 }
 
 }  // namespace detail
@@ -75,8 +95,11 @@ inline Layout complement_impl(Layout const& l, IntTuple const& cotarget) {
 // @post for all 1 <= i < size(R), all j: R(i) != L(j)         (disjoint)
 // @post when every stride of filter(L) is a multiple of the extent below it,
 //       make_layout(L, R) is a bijection onto [0, cosize) with cosize >= size(M)
+// @post cosize(make_layout(L, R)) >= size(M) and size(R) >= size(M) / size(filter(L))
 // @throws Error when L is not injective (a stride lies inside the extent its
-//         smaller-stride modes already cover), has a negative stride, or M < 1.
+//         smaller-stride modes already cover), has a negative stride, M < 1, or the
+//         covering post-condition fails (complement(6:3, (16,9)) is refused: (3,5):(1,18)
+//         would reach 90 of 144).
 // Example: complement(4:2, 24) = (2,3):(1,8): the hole 2:1 between L's
 //          elements, then L's 8-element extent repeated 3 times.
 inline Layout complement(Layout const& l, IntTuple const& cotarget) {

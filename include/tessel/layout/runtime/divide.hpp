@@ -50,16 +50,21 @@ inline Layout unpack_modes(Layout const& l, bool unpack0, bool unpack1) {
   return Layout(IntTuple::tuple(std::move(s)), IntTuple::tuple(std::move(d)));
 }
 
+// CuTe 4.7 takes the complement against A's coalesced shape, so the rest mode covers all of A:
+// against (8,2,6) itself, complement(6:2, (8,2,6)) folds to (2,6):(1,12) and drops a quarter of A.
 inline Layout logical_divide_impl(Layout const& a, Layout const& b) {
-  return composition(a, make_layout(b, complement(b, a.shape)));
+  return composition(a, make_layout(b, complement(b, coalesce(a).shape)));
 }
 
 }  // namespace detail
 
-// logical_divide(A, B) = A o (B, B*) with B* = complement(B, shape(A)).
+// logical_divide(A, B) = A o (B, B*) with B* = complement(B, shape(coalesce(A))) (CuTe 4.7).
 // Mode 0 holds the elements B points to (the tile); mode 1 walks the tiles.
 // @post rank(result) == 2, layout<0>(result) == composition(A, B)
-// @post {result(i)} equals {A(i)} when B tiles A exactly
+// @post every A(i) is some result(c); exactly once, and size(result) == size(A), when B tiles A
+//       exactly; otherwise A is padded along its extended last mode
+// @throws Error when the complement or the composition is refused.
+// Example: logical_divide((8,2,6):(1,8,16), 6:2) = (6,(2,8)):(2,(1,12)), all 96 elements of A.
 // Example: logical_divide((4,2,3):(2,1,8), 4:2) = ((2,2),(2,3)):((4,1),(2,8)).
 inline Layout logical_divide(Layout const& a, Layout const& b) {
   return detail::with_context(

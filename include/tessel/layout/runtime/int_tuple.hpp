@@ -105,7 +105,17 @@ inline std::int64_t product(IntTuple const& t) {
   return p;
 }
 
-inline std::int64_t size(IntTuple const& t) { return product(t); }
+inline std::vector<std::int64_t> leaves(IntTuple const& t);
+inline std::string to_string(IntTuple const& t);
+
+// The number of coordinates of shape t. A shape's extents are positive.
+// @throws Error for an extent < 1: size((-8,3)) and size((0,3)) are refused, not -24 and 0.
+inline std::int64_t size(IntTuple const& t) {
+  for (auto v : leaves(t)) {
+    if (v < 1) throw Error("size(" + to_string(t) + "): shape " + to_string(t) + " has a non-positive extent " + std::to_string(v));
+  }
+  return product(t);
+}
 
 // A tuple holding one element per mode: product of that mode.
 inline IntTuple product_each(IntTuple const& t) {

@@ -1,5 +1,6 @@
 #pragma once
 // Inverses of layouts, and the largest vector two layouts agree on.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,17 +49,75 @@ inline Layout right_inverse(Layout const& l) {
       });
 }
 
-// left_inverse(L): a layout R with R(L(i)) == i, for injective L.
-// Defined as right_inverse(make_layout(L, complement(L))): completing L with
-// its holes makes it a bijection, whose right inverse is also a left inverse.
+namespace detail {
+
+// The modes of coalesced L in order of increasing stride (first occurrence first on ties),
+// each with its stride in L's compact column-major order: the 1-D coordinate it steps.
+struct RankedMode {
+  std::int64_t shape, stride, position;
+};
+
+inline std::vector<RankedMode> modes_by_stride(Layout const& l) {
+  auto m = flat_modes(l);
+  std::vector<RankedMode> out;
+  std::int64_t position = 1;
+  for (auto const& x : m) {
+    out.push_back({x.shape, x.stride, position});
+    position = mul(position, x.shape);
+  }
+  std::stable_sort(out.begin(), out.end(), [](RankedMode const& a, RankedMode const& b) { return a.stride < b.stride; });
+  return out;
+}
+
+}  // namespace detail
+
+// left_inverse(L): a layout R with R(L(i)) == i, for injective L (CuTe 4.7's rule).
+//
+// Visit the modes s:d of coalesced L by increasing stride, c the extent covered so far
+// (starting at 1): each leaves a hole of d/c offsets that L never reaches, which R maps to 0
+// (stride 0), then its s offsets map to the coordinate of that mode in L (its compact
+// column-major stride). R is coalesced. This is right_inverse(make_layout(L, complement(L)))
+// with the complement's modes at stride 0.
+// @pre L is injective and each stride, by increasing stride, is a multiple of the extent the
+//      smaller strides cover (else the holes between L's offsets are no layout:
+//      (2,2):(1,3) reaches 0,1,3,4, and CuTe's construction gives 2:1, no left inverse)
 // @post R(L(i)) == i for all 0 <= i < size(L)
-// @throws Error when L is not injective.
-// Example: left_inverse((2,2):(2,1)) = (2,2):(2,1): the transpose of a 2x2
-//          is its own inverse.
+// @throws Error when L has a negative stride, a stride-0 mode of extent > 1 (not injective),
+//         a stride inside the extent already covered (not injective), or a stride that is not
+//         a multiple of it.
+// Examples: left_inverse((2,2):(2,1)) = (2,2):(2,1) (the transpose is its own inverse);
+//           left_inverse(16:2) = (2,16):(0,1): odd offsets are outside the image, R sends them to 0.
 inline Layout left_inverse(Layout const& l) {
   return detail::with_context(
       "left_inverse", [&] { return to_string(l); },
-      [&] { return right_inverse(make_layout(l, complement(l))); });
+      [&] {
+        l.validate();
+        Layout c = coalesce(l);
+        if (size(c) == 1) return Layout(1, 0);
+        std::vector<detail::Mode> out;
+        std::int64_t covered = 1;
+        for (auto const& m : detail::modes_by_stride(c)) {
+          if (m.stride < 0) throw Error("the layout has a negative stride " + std::to_string(m.stride));
+          if (m.stride == 0) {
+            throw Error("the layout is not injective: its mode " + std::to_string(m.shape) + ":0 repeats one offset");
+          }
+          if (m.stride < covered) {
+            throw Error("the layout is not injective: its mode " + std::to_string(m.shape) + ":" + std::to_string(m.stride) +
+                        " lies inside the extent " + std::to_string(covered) + " its smaller strides cover");
+          }
+          if (m.stride % covered != 0) {
+            throw Error("stride divisibility fails: the stride " + std::to_string(m.stride) +
+                        " is not a multiple of the extent " + std::to_string(covered) +
+                        " its smaller strides cover, so the holes between L's offsets are no layout");
+          }
+          out.push_back({m.stride / covered, 0});
+          out.push_back({m.shape, m.position});
+          covered = detail::mul(m.stride, m.shape);
+        }
+        auto back = out.back();
+        out.pop_back();
+        return detail::coalesce_modes(out, back);
+      });
 }
 
 // max_common_layout(A, B): the layout R of the longest run of 1-D coordinates

@@ -71,22 +71,29 @@ Layout flat_product(Layout const& a, B const& b) {
 
 namespace detail {
 
+// At rank 1 each half of the product is one mode, whatever its nesting: the rest mode of
+// logical_product(2:2, 4:1) is (2,2):(1,4), one mode (as CuTe's append<1> wraps it), not two.
+inline IntTuple sole_mode(IntTuple const& t) { return !t.is_leaf() && t.rank() == 1 ? t[0] : t; }
+
 inline Layout rank_sensitive_product(Layout const& block, Layout const& tiler, bool raked) {
   int r = std::max(rank(block), rank(tiler));
   Layout p = logical_product(append_to_rank(block, r), append_to_rank(tiler, r));
-  Layout z = raked ? zip(layout(p, 1), layout(p, 0)) : zip(layout(p, 0), layout(p, 1));
-  std::vector<IntTuple> ones(static_cast<std::size_t>(r), IntTuple(1));
-  return coalesce(z, IntTuple::tuple(std::move(ones)));
+  Layout first = layout(p, raked ? 1 : 0), second = layout(p, raked ? 0 : 1);
+  if (r == 1) {
+    return Layout(tuple(tuple(sole_mode(first.shape), sole_mode(second.shape))),
+                  tuple(tuple(sole_mode(first.stride), sole_mode(second.stride))));
+  }
+  return zip(first, second);
 }
 
 }  // namespace detail
 
 // blocked_product(A, B): A repeated as whole blocks over B, mode by mode.
 // Both are padded to the same rank r with 1:0 modes, multiplied with
-// logical_product, and like modes reassociated and coalesced:
-//   mode i = coalesce((A_i, (A* o B)_i)).
-// @post rank(result) == max(rank(A), rank(B))
-// Example: blocked_product((2,5):(5,1), (3,4):(1,3)) = (6,(5,4)):(5,(1,30)):
+// logical_product, and like modes paired, not coalesced (CuTe 4.7; 3.7 coalesced each mode):
+//   mode i = (A_i, (A* o B)_i).
+// @post rank(result) == max(rank(A), rank(B)), layout<i,0>(result) == mode i of A
+// Example: blocked_product((2,5):(5,1), (3,4):(1,3)) = ((2,3),(5,4)):((5,10),(1,30)):
 //          a 2x5 row-major block tiled 3x4 column-major.
 inline Layout blocked_product(Layout const& block, Layout const& tiler) {
   return detail::with_context(
@@ -114,6 +121,7 @@ Layout tile_to_shape(Layout const& block, IntTuple const& trg_shape, Major major
   return detail::with_context(
       "tile_to_shape", [&] { return to_string(block) + ", " + to_string(trg_shape); },
       [&] {
+        detail::check_shape_positive(trg_shape, trg_shape);
         int r = trg_shape.rank();
         if (rank(block) > r) {
           throw Error("the block has rank " + std::to_string(rank(block)) + " but the target shape has rank " +
