@@ -114,19 +114,23 @@ void sweep_composition(std::vector<Layout> const& as, std::vector<Layout> const&
   }
 }
 
+// Sweeps every pair: whatever the rule refuses, CuTe's construction would have answered wrongly,
+// except by the coincidence of a stride-0 mode of A, so the rule is exact on the rest.
+void expect_exact_rule(std::vector<Layout> const& as, std::vector<Layout> const& bs, char const* what) {
+  Tally t;
+  sweep_composition(as, bs, t);
+  EXPECT_EQ(t.refused_though_cute_right, 0) << what;
+  EXPECT_GT(t.accepted, 0) << what;
+  std::cout << what << ": " << t.accepted << " accepted, " << t.refused << " refused, of which "
+            << t.refused_right_by_stride0 << " right only through a stride-0 mode of A\n";
+}
+
 TEST(LayoutSweep, CompositionIsAoBOrRefusedRankOneB) {
   auto as = all_layouts(true, true);
   std::vector<Layout> bs;
   for (auto const& b : all_layouts(false, false))
     if (rank(b) == 1) bs.push_back(b);
-  Tally t;
-  sweep_composition(as, bs, t);
-  // Whatever it refuses, CuTe's construction would have answered wrongly, except by the
-  // coincidence of a stride-0 mode of A: the rule is exact on the rest.
-  EXPECT_EQ(t.refused_though_cute_right, 0);
-  EXPECT_GT(t.accepted, 0);
-  std::cout << "rank-1 B: " << t.accepted << " accepted, " << t.refused << " refused, of which "
-            << t.refused_right_by_stride0 << " right only through a stride-0 mode of A\n";
+  expect_exact_rule(as, bs, "rank-1 B");
 }
 
 TEST(LayoutSweep, CompositionIsAoBOrRefusedRankTwoB) {
@@ -140,12 +144,7 @@ TEST(LayoutSweep, CompositionIsAoBOrRefusedRankTwoB) {
     if (std::make_pair(m[0].shape, m[0].stride) > std::make_pair(m[1].shape, m[1].stride)) continue;  // B's modes swapped
     bs.push_back(b);
   }
-  Tally t;
-  sweep_composition(as, bs, t);
-  EXPECT_EQ(t.refused_though_cute_right, 0);
-  EXPECT_GT(t.accepted, 0);
-  std::cout << "rank-2 B: " << t.accepted << " accepted, " << t.refused << " refused, of which "
-            << t.refused_right_by_stride0 << " right only through a stride-0 mode of A\n";
+  expect_exact_rule(as, bs, "rank-2 B");
 }
 
 // The tilers of the divide and product sweeps: s:d with d in 1..max_stride, and 1:0.

@@ -57,25 +57,14 @@ class Parser {
     n.kind = Node::Kind::Call;
     ++i_;
     skip();
-    if (peek() != ')') {
-      n.args.push_back(expr(depth + 1));
-      skip();
-      while (peek() == ',') {
-        ++i_;
-        n.args.push_back(expr(depth + 1));
-        skip();
-      }
-    }
+    if (peek() != ')') expressions(n, depth);
     expect(')', "',' or ')' to continue the arguments of " + n.name);
     n.end = i_;
     return n;
   }
 
-  Node tiler(int depth) {
-    Node n;
-    n.kind = Node::Kind::Tiler;
-    n.begin = i_;
-    ++i_;
+  // expr {',' expr}: an argument list's or a tiler's elements, appended to n.args.
+  void expressions(Node& n, int depth) {
     n.args.push_back(expr(depth + 1));
     skip();
     while (peek() == ',') {
@@ -83,6 +72,14 @@ class Parser {
       n.args.push_back(expr(depth + 1));
       skip();
     }
+  }
+
+  Node tiler(int depth) {
+    Node n;
+    n.kind = Node::Kind::Tiler;
+    n.begin = i_;
+    ++i_;
+    expressions(n, depth);
     expect(']', "',' or ']' to continue the tiler");
     n.end = i_;
     return n;
