@@ -211,7 +211,9 @@ TEST(LayoutSweep, ProductsRepeatTheBlockWithoutOverlap) {
         Layout rest = complement(a, size(a) * cosize(b));
         ASSERT_TRUE(composes(rest, b, layout(p, 1)));
         // Injective block and tiler: the copies never overlap.
-        if (inj_a && rt_testing::is_injective(b)) ASSERT_TRUE(rt_testing::is_injective(p));
+        if (inj_a && rt_testing::is_injective(b)) {
+          ASSERT_TRUE(rt_testing::is_injective(p));
+        }
         // blocked and raked pair the same modes, only nested differently: never refused where
         // logical_product answers (rank 1 included: raked_product(2:2, 4:1) = (((2,2),2)):(((1,4),2))).
         auto vp = sorted_values(p);
