@@ -1,5 +1,7 @@
 #include "dispatcher.hpp"
 
+#include <functional>
+
 namespace tessel::py {
 
 void refuse(Status s, std::string message) { throw StatusError{{s, std::move(message)}}; }
@@ -46,19 +48,32 @@ Problem problem_for(KernelTraits const& t, nb::handle a, nb::handle b, nb::handl
   return *p;
 }
 
+std::size_t Dispatcher::KeyHash::operator()(Key const& key) const {
+  std::size_t h = std::hash<std::uint64_t>{}(key.kind);
+  for (std::int64_t v : {key.m, key.n, key.k}) h = h * 1000003u ^ std::hash<std::int64_t>{}(v);
+  return h;
+}
+
+nb::tuple Dispatcher::question(nb::handle a, nb::handle b, nb::handle c, nb::handle d) {
+  Problem const p = natural(read_operands(a, b, c, d));
+  return nb::make_tuple(int(p.ab), int(p.c), p.a_row, p.b_row, p.device, tma_aligned(p), p.m, p.n, p.k);
+}
+
 Dispatcher::Entry const& Dispatcher::choose(Problem const& p, int epilogue) {
   bool const tma = tma_aligned(p);
-  std::uint64_t const key = std::uint64_t(p.ab) | std::uint64_t(p.c) << 2 | std::uint64_t(p.a_row) << 4 | std::uint64_t(p.b_row) << 5 |
-                            std::uint64_t(tma) << 6 | std::uint64_t(epilogue & 0xff) << 8 | std::uint64_t(p.device) << 16;
+  Key const key{std::uint64_t(p.ab) | std::uint64_t(p.c) << 2 | std::uint64_t(p.a_row) << 4 | std::uint64_t(p.b_row) << 5 |
+                    std::uint64_t(tma) << 6 | std::uint64_t(epilogue & 0xff) << 8 | std::uint64_t(p.device) << 16,
+                p.m, p.n, p.k};
   auto it = kernels_.find(key);
   if (it == kernels_.end()) {
     if (!resolve_.is_valid() || resolve_.is_none()) throw nb::type_error("this Dispatcher has no kernel resolver");
-    nb::object k = resolve_(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device, tma);
+    nb::object k = resolve_(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device, tma, p.m, p.n, p.k);
     if (!nb::isinstance<Kernel>(k)) throw nb::type_error("the kernel resolver must return a tessel._core.Kernel");
     KernelTraits const& t = nb::cast<Kernel&>(k).traits();
     if (t.ab != p.ab || t.c != p.c || t.a_row != p.a_row || t.b_row != p.b_row || !t.c_row || int(t.epilogue) != epilogue ||
         (t.hopper && !tma))
       refuse(Status::kErrorInternal, "the kernel resolver returned " + t.name + " for a problem it does not compute");
+    if (kernels_.size() >= kMaxRemembered) kernels_.clear();
     it = kernels_.emplace(key, Entry{k, &nb::cast<Kernel&>(k)}).first;
   }
   return it->second;

@@ -16,8 +16,9 @@ namespace nb = nanobind;
 
 class Dispatcher {
  public:
-  // resolve(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned) -> Kernel: the
-  // kernel for a kind of problem, asked once per kind. fallback(A, B, C, alpha, beta, out_dtype,
+  // resolve(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k) -> Kernel:
+  // the kernel for a kind of problem at one shape, asked once per kind and shape (the registry's
+  // heuristic, python/tessel/jit/registry.py). fallback(A, B, C, alpha, beta, out_dtype,
   // epilogue, config, out, stream): tessel.gemm for the calls gemm() leaves to Python (a
   // configuration, arguments it does not read). Either may be None where not used.
   Dispatcher(nb::object resolve, nb::object fallback) : resolve_(std::move(resolve)), fallback_(std::move(fallback)) {}
@@ -26,6 +27,9 @@ class Dispatcher {
   void run(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream, int epilogue);
   // The kernel run() would launch, without launching it.
   nb::object select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue);
+  // The arguments run() would give resolve for these operands (without the epilogue): the
+  // problem as the automatic choice computes it, D row-major.
+  nb::tuple question(nb::handle a, nb::handle b, nb::handle c, nb::handle d);
   // A given kernel: the operands must have its element types, and its layouts as given or
   // transposed.
   void run_kernel(Kernel& kernel, nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream);
@@ -45,10 +49,22 @@ class Dispatcher {
     nb::object owner;  // keeps the Kernel alive
     Kernel* kernel;
   };
+  // A kind of problem (element types, layouts, TMA alignment, epilogue, device) at one shape.
+  struct Key {
+    std::uint64_t kind;
+    std::int64_t m, n, k;
+    bool operator==(Key const&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(Key const& key) const;
+  };
+  // The memo forgets everything past this many shapes (a sweep over shapes must not grow it
+  // without bound); resolving again costs one heuristic call, the kernels stay loaded.
+  static constexpr std::size_t kMaxRemembered = 4096;
   Entry const& choose(Problem const& p, int epilogue);
 
   nb::object resolve_, fallback_;
-  std::unordered_map<std::uint64_t, Entry> kernels_;
+  std::unordered_map<Key, Entry, KeyHash> kernels_;
 };
 
 // The operands as the problem a given kernel computes: its element types, and its layouts as

@@ -124,6 +124,16 @@ double real_number(nb::handle x, char const* name, char const* caller = "tessel.
   return v;
 }
 
+// One fact of a CUDA device (cuda::DeviceInfo), a driver failure reported as kErrorNotSupported.
+template <int cuda::DeviceInfo::*Fact>
+int device_fact(int device) {
+  try {
+    return cuda::device_info(device).*Fact;
+  } catch (cuda::CudaFailure const& f) {
+    throw StatusError{{Status::kErrorNotSupported, f.message}};
+  }
+}
+
 nb::object checked_gemm(Dispatcher& self, nb::handle a, nb::handle b, nb::handle c, nb::handle alpha, nb::handle beta,
                         nb::handle out_dtype, nb::handle epilogue, nb::handle config, nb::handle out, nb::handle stream) {
   require_array(a, "A");
@@ -190,16 +200,9 @@ void bind_gemm(nb::module_& m) {
         return n;
       },
       "Visible CUDA devices; 0 without a driver.");
-  m.def(
-      "compute_capability",
-      [](int device) {
-        try {
-          return cuda::device_info(device).compute_capability;
-        } catch (cuda::CudaFailure const& f) {
-          throw StatusError{{Status::kErrorNotSupported, f.message}};
-        }
-      },
-      nb::arg("device"), "major*10+minor of a CUDA device.");
+  m.def("compute_capability", device_fact<&cuda::DeviceInfo::compute_capability>, nb::arg("device"),
+        "major*10+minor of a CUDA device.");
+  m.def("sm_count", device_fact<&cuda::DeviceInfo::sm_count>, nb::arg("device"), "Streaming multiprocessors of a CUDA device.");
   m.def(
       "check_gemm_arguments",
       [](std::int64_t mm, std::int64_t n, std::int64_t k, std::uintptr_t a, std::int64_t lda, bool a_row, std::uintptr_t b,
@@ -250,6 +253,8 @@ void bind_gemm(nb::module_& m) {
       .def("run_kernel", &Dispatcher::run_kernel, nb::arg("kernel"), nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"),
            nb::arg("alpha"), nb::arg("beta"), nb::arg("stream"))
       .def("select", &Dispatcher::select, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("epilogue"))
+      .def("question", &Dispatcher::question, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"),
+           "(element_ab, element_c, a_row, b_row, device, tma_aligned, m, n, k): what the automatic choice is asked for these operands.")
       .def("gemm", &checked_gemm, nb::arg("A").none(), nb::arg("B").none(), nb::arg("C").none() = nb::none(), nb::kw_only(),
            nb::arg("alpha").none() = 1.0, nb::arg("beta").none() = 0.0, nb::arg("out_dtype").none() = nb::none(), nb::arg("epilogue").none() = nb::none(),
            nb::arg("config").none() = nb::none(), nb::arg("out").none() = nb::none(), nb::arg("stream").none() = nb::none(),

@@ -14,40 +14,58 @@ from __future__ import annotations
 import sys
 
 from . import _core
-from .jit import compiler, prebuilt
+from .jit import compiler, prebuilt, registry
 from .jit.config import ELEMENT_CODES, EPILOGUES, GemmConfig, default_config, element_name
 
 _ELEMENTS = {code: name for name, code in ELEMENT_CODES.items()}
 _TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
 
 
-def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool):
-    """The kernel for a kind of problem the dispatcher has not seen: prebuilt if the build has it
-    for this GPU, else its default configuration, compiled. Hopper (compute capability 9.0) runs
-    the TMA kernel where TMA can read A and B (16-byte-aligned addresses and leading dimensions)
-    and the epilogue is the linear combination, the Sm80 kernel otherwise; Turing (sm_75) the
-    two-stage float16 kernel; older GPUs have no tensor-core instruction tessel uses."""
+def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
+            m: int, n: int, k: int):
+    """(configuration, reason) for a kind of problem at a shape. Hopper (compute capability 9.0)
+    runs a TMA kernel where TMA can read A and B (16-byte-aligned addresses and leading
+    dimensions), chosen among the registry's by shape (jit/registry.py); other GPUs, and operands
+    TMA cannot read, the Sm80 kernel; Turing (sm_75) the two-stage float16 kernel; older GPUs
+    have no tensor-core instruction tessel uses."""
     cc = _core.compute_capability(device)
+    element, out = _ELEMENTS[element_ab], _ELEMENTS[element_c]
     layouts = ("row" if a_row else "col", "row" if b_row else "col")
-    hopper = cc == 90 and tma_aligned and epilogue == 0
-    config = default_config(_ELEMENTS[element_ab], _ELEMENTS[element_c], *layouts, EPILOGUES[epilogue], hopper=hopper)
+    epilogue_name = EPILOGUES[epilogue]
+    if cc == 90 and tma_aligned:
+        candidates = registry.hopper_configs(element, out, *layouts, epilogue_name)
+        if not candidates:
+            return (default_config(element, out, *layouts, epilogue_name, hopper=True),
+                    "the default Hopper tile, compiled on first use: no kernel with this epilogue is shipped for this kind")
+        return registry.choose(candidates, m, n, k, _core.sm_count(device))
+    config = default_config(element, out, *layouts, epilogue_name)
     if cc < 80:
-        config = config.replace(arch="sm75", stages=2)
-    if config.epilogue == "linear":
-        kernel = prebuilt.find(config, cc)
-        if kernel is not None:
-            return kernel
-    return compiler.compile(config, compiler.target_for(cc)).kernel
+        return config.replace(arch="sm75", stages=2), "Turing: the two-stage mma.sync kernel"
+    why = "TMA cannot read A or B (base addresses and leading dimensions must be 16-byte aligned)" if cc == 90 else \
+        f"compute capability {cc // 10}.{cc % 10} has no Hopper kernel"
+    return config, f"the Sm80 kernel: {why}"
+
+
+def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
+             m: int, n: int, k: int):
+    """The dispatcher's question (dispatcher.hpp): the kernel for a kind of problem at a shape."""
+    config, _ = _choice(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k)
+    return _kernel_for(config, device)
 
 
 _config_kernels: dict = {}
 
 
 def _kernel_for(config: GemmConfig, device: int):
+    """The kernel of a configuration for a device: its prebuilt cubin when the package has one for
+    this GPU, else the configuration compiled (once; then from the memo)."""
     key = (config, device)
     kernel = _config_kernels.get(key)
     if kernel is None:
-        kernel = compiler.compile(config, compiler.target_for(_core.compute_capability(device))).kernel
+        cc = _core.compute_capability(device)
+        kernel = prebuilt.find(config, cc)
+        if kernel is None:
+            kernel = compiler.compile(config, compiler.target_for(cc)).kernel
         _config_kernels[key] = kernel
     return kernel
 
@@ -132,18 +150,49 @@ _dispatcher = _core.Dispatcher(_resolve, _gemm)
 gemm = _dispatcher.gemm  # the whole call in C++; see its docstring
 
 
-def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=None):
+def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=None, explain=False):
     """The kernel (tessel._core.Kernel: .name, .target) that tessel.gemm would launch for these
-    arguments, compiling it if needed but launching nothing."""
+    arguments, compiling it if needed but launching nothing. With explain=True, (kernel, reason):
+    why the dispatcher chose it, in a sentence."""
     _require_operands("tessel.kernel_for", A, B, C, out)
     out_element = None if out_dtype is None else element_name(out_dtype)
     if config is not None:
         device = _device_of(out if out is not None else A)
         if device < 0:
             device = _dispatcher.operands_device(A, B, C, out if out is not None else _allocate(A, B, C, config.out))
-        return _kernel_for(config, device)
+        kernel = _kernel_for(config, device)
+        return (kernel, "the configuration given") if explain else kernel
     D = _allocate(A, B, C, out_element) if out is None else out
-    return _dispatcher.select(A, B, C, D, _epilogue(epilogue))
+    code = _epilogue(epilogue)
+    kernel = _dispatcher.select(A, B, C, D, code)
+    if not explain:
+        return kernel
+    element_ab, element_c, a_row, b_row, device, tma, m, n, k = _dispatcher.question(A, B, C, D)
+    return kernel, _choice(element_ab, element_c, a_row, b_row, code, device, tma, m, n, k)[1]
+
+
+def warmup(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=None, device=None):
+    """Load (and compile, where nothing is prebuilt) every kernel tessel.gemm will choose for
+    `shapes`, so that no call on the hot path compiles or loads. shapes: (M, N, K) triples of
+    D = A @ B with A row-major M x K; layout_b "col" for B = W.t() (W an N x K weight, PyTorch's
+    Linear) or "row" for a K x N B; D row-major; operands assumed 16-byte aligned. Returns the
+    kernels' names, one per shape."""
+    element = element_name(dtype)
+    out = element if out_dtype is None else element_name(out_dtype)
+    if layout_b not in ("row", "col"):
+        raise ValueError(f"layout_b {layout_b!r}: 'col' (B = W.t()) or 'row' (B is K x N row-major)")
+    if device is None:
+        device = compiler.current_device()
+    names = []
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list)) or len(shape) != 3 or not all(isinstance(v, int) and v > 0 for v in shape):
+            raise ValueError(f"shape {shape!r}: give (M, N, K), three positive integers")
+        config, _ = _choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row", _epilogue(epilogue), device, True,
+                            *shape)
+        kernel = _kernel_for(config, device)
+        kernel.load(device)
+        names.append(kernel.name)
+    return names
 
 
 def _require_operands(caller: str, A, B, C, out):

@@ -21,11 +21,13 @@ class Recorder:
     loaded unless the checks pass (and then fails for want of a GPU)."""
 
     def __init__(self, tile=(128, 128)):
-        self.asked = []
+        self.asked = []   # the kinds of problem
+        self.shapes = []  # and their (M, N, K)
         self.tile = tile
 
-    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned):
+    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k):
         self.asked.append((ab, c, a_row, b_row, epilogue, device, tma_aligned))
+        self.shapes.append((m, n, k))
         return _core.Kernel(b"not a cubin", "test_kernel", "test_symbol", "sm_90a", ab, c, a_row, b_row, True, epilogue,
                             self.tile[0], self.tile[1], 128, 49152)
 
@@ -152,6 +154,31 @@ def test_the_choice_is_remembered_per_kernel_key():
         reaches_device(lambda: d.run(a_(), b_(), None, D, 1.0, 0.0, 0, 0))
     reaches_device(lambda: d.run(a_(), b_(), None, D, 1.0, 0.0, 0, 1))  # another epilogue
     assert len(rec.asked) == 2 and len(d) == 2
+
+
+def test_the_choice_is_asked_per_shape_and_the_memo_is_bounded():
+    """The heuristic chooses by shape, so each shape of a kind is asked once; the memo forgets
+    everything past 4096 shapes instead of growing with a sweep."""
+    rec = Recorder()
+    d = _core.Dispatcher(rec)
+    for m in (256, 256, 128, 256):
+        D = FakeArray((m, N), "float32", ptr=0x7F0000400000)
+        reaches_device(lambda: d.run(a_((m, K)), b_(), None, D, 1.0, 0.0, 0, 0))
+    assert rec.shapes == [(256, N, K), (128, N, K)] and len(d) == 2
+    for m in range(1, 4100):
+        D = FakeArray((m, N), "float32", ptr=0x7F0000400000)
+        reaches_device(lambda: d.run(a_((m, K)), b_(), None, D, 1.0, 0.0, 0, 0))
+    assert len(rec.shapes) == 2 + 4099 - 2 and 0 < len(d) < 4096  # 128 and 256 were still remembered
+
+
+def test_question_is_the_problem_the_choice_sees():
+    """What tessel.kernel_for(explain=True) asks the heuristic: the problem with D row-major, so a
+    column-major D is the transposed problem (M and N exchanged, A^T and B^T as B' and A')."""
+    d = _core.Dispatcher(Recorder())
+    D_row = FakeArray((M, N), "float32", ptr=0x7F0000400000)
+    D_col = FakeArray((M, N), "float32", strides=(1, M), ptr=0x7F0000400000)
+    assert d.question(a_(), b_(), None, D_row) == (0, 2, True, True, 0, True, M, N, K)
+    assert d.question(a_(), b_(), None, D_col) == (0, 2, False, False, 0, True, N, M, K)
 
 
 def test_tma_alignment_is_part_of_the_kind_of_problem():

@@ -10,7 +10,7 @@ import pytest
 
 import tessel
 from tessel import _core
-from tessel.jit import cache, codegen, codegen_sm90, compiler, cubin, paths, prebuilt
+from tessel.jit import cache, codegen, codegen_sm90, compiler, cubin, paths, prebuilt, registry
 
 
 def test_source_spells_the_configuration():
@@ -252,9 +252,20 @@ def test_headers_are_installed_with_the_package():
 def test_prebuilt_set_covers_every_plain_call():
     for hopper in (False, True):
         configs = [c for c in prebuilt.configs() if c.hopper == hopper]
-        combos = {(c.element, c.out, c.layout_a, c.layout_b) for c in configs}
-        assert len(combos) == 16 and all(c.layout_c == "row" and c.epilogue == "linear" for c in configs)
+        combos = {(c.element, c.out, c.layout_a, c.layout_b) for c in configs if c.epilogue == "linear"}
+        assert len(combos) == 16 and all(c.layout_c == "row" for c in configs)
         assert ("bf16", "f32", "col", "row") in combos and ("f16", "f16", "row", "col") in combos
+        assert len(configs) == len(set(configs)) and len({c.name for c in configs}) == len(configs)
+    # The kinds models call (x @ W and x @ W.t(), 16-bit in and out) get every Hopper tile of the
+    # registry, with each fused activation; the rest the default tile.
+    hopper = [c for c in prebuilt.configs() if c.hopper]
+    for element in ("f16", "bf16"):
+        for layout_b in ("row", "col"):
+            for epilogue in ("linear", "relu", "gelu", "silu"):
+                tiles = {(c.tile, c.kernel_schedule) for c in hopper if (c.element, c.out, c.layout_a, c.layout_b, c.epilogue) ==
+                         (element, element, "row", layout_b, epilogue)}
+                assert tiles == {(t.tile, t.schedule) for t in registry.HOPPER_TILES}
+    assert {c.tile for c in hopper if c.out == "f32"} == {(128, 256, 64)}
     assert prebuilt.archs(HOPPER["tn_coop_c1"], ["80", "90a"]) == ["90a"] and prebuilt.archs(tessel.GemmConfig(), ["80"]) == ["80"]
 
 

@@ -5,28 +5,16 @@
 // The interface is LinearCombination's (Params{alpha, beta}, reads_source, two call operators),
 // so the kernel takes either, and a launcher fills both the same way.
 
-#if !defined(__CUDACC_RTC__)
-#include <cmath>  // erff and expf for host code; NVRTC has them built in
-#endif
-
-#include "tessel/config.hpp"
+#include "tessel/epilogue/fusion/activation_fn.hpp"
 #include "tessel/numeric.hpp"
 
 namespace tessel::jit {
 
-struct Identity {
-  TESSEL_HD float operator()(float x) const { return x; }
-};
-struct ReLU {
-  TESSEL_HD float operator()(float x) const { return x > 0.f ? x : 0.f; }
-};
-// The exact (erf) form, which is what torch.nn.functional.gelu computes by default.
-struct GELU {
-  TESSEL_HD float operator()(float x) const { return 0.5f * x * (1.f + erff(x * 0.70710678118654752f)); }
-};
-struct SiLU {
-  TESSEL_HD float operator()(float x) const { return x / (1.f + expf(-x)); }
-};
+// The fusion library's functors (GELU is the exact erf form, torch.nn.functional.gelu's default).
+using epilogue::fusion::Identity;
+using epilogue::fusion::ReLU;
+using epilogue::fusion::SiLU;
+using GELU = epilogue::fusion::GeluErf;
 
 template <class ElementOutput, class Activation>
 struct LinearCombinationActivation {

@@ -16,7 +16,7 @@ from __future__ import annotations
 from . import cxx
 from .config import GemmConfig
 
-# Byte offsets of Sm90GemmParams<Sm90LinearCombination<D, C>> on the 64-bit CUDA targets, and the
+# Byte offsets of Sm90GemmParams<Sm90LinearCombination<D, C, Act>> (every Act) on the 64-bit CUDA targets, and the
 # size of the zeroed block the launcher fills (the struct must fit it; members it does not name
 # stay zero); the same numbers as tessel._core.sm90_params_layout() (a test holds them together).
 PARAMS_LAYOUT = {
@@ -33,6 +33,9 @@ _CPP_LAYOUT = {"row": "tessel::gemm::RowMajor", "col": "tessel::gemm::ColumnMajo
 _CPP_SCHEDULE = {"cooperative": "tessel::gemm::collective::KernelTmaWarpSpecializedCooperative",
                  "pingpong": "tessel::gemm::collective::KernelTmaWarpSpecializedPingpong"}
 _BITS = {"f16": 16, "bf16": 16, "f32": 32}
+# The fused activations (epilogue/fusion/activation_fn.hpp), applied by the linear combination.
+_CPP_ACTIVATION = {"linear": "tessel::epilogue::fusion::Identity", "relu": "tessel::epilogue::fusion::ReLU",
+                   "gelu": "tessel::epilogue::fusion::GeluErf", "silu": "tessel::epilogue::fusion::SiLU"}
 
 
 def _types(config: GemmConfig) -> list[str]:
@@ -54,7 +57,8 @@ def _types(config: GemmConfig) -> list[str]:
         "using Epilogue = typename tessel::gemm::collective::EpilogueBuilder<",
         "    tessel::arch::Sm90, tessel::gemm::OpClassTensorOp, Tile, Cluster, tessel::gemm::collective::EpilogueTileAuto,",
         f"    float, float, {out}, tessel::gemm::RowMajor, {align_cd}, {out}, tessel::gemm::RowMajor, {align_cd},",
-        "    EpilogueFromRegisters>::CollectiveOp;",
+        f"    EpilogueFromRegisters, tessel::gemm::kernel::Sm90LinearCombination<{out}, {out}, {_CPP_ACTIVATION[config.epilogue]}>>",
+        "    ::CollectiveOp;",
         "using Config = typename tessel::gemm::collective::CollectiveBuilder<",
         f"    tessel::arch::Sm90, tessel::gemm::OpClassTensorOp, {el}, {_CPP_LAYOUT[config.layout_a]}, {align_ab},",
         f"    {el}, {_CPP_LAYOUT[config.layout_b]}, {align_ab}, float, Tile, Cluster,",

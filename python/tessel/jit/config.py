@@ -77,7 +77,7 @@ class GemmConfig:
     layout_a:  "row" (A is M x K with K contiguous) or "col"; layout_b likewise for B (K x N);
     layout_c:  for C and D (M x N).
     tile:      threadblock tile (M, N, K); default (128, 128, 32), sm90a (128, 256, 64): K is one
-               128-byte swizzle row, BN 64, 128 or 256, BM 128 cooperative, 64 or 128 ping-pong.
+               128-byte swizzle row, BN 64, 128, 192 or 256, BM 128 cooperative, 64 or 128 ping-pong.
     warp:      warp tile (M, N, K), same K; default (64, 64, 32); none for sm90a.
     stages:    shared-memory pipeline depth (sm80: >= 3 multistage, 2 two-stage; sm75: 2; default 3),
                or for sm90a "auto" (the default: as many as fit, the collective builder's rule).
@@ -85,7 +85,7 @@ class GemmConfig:
     schedule:  sm80: "auto" (by stages), "multistage" or "twostage"; sm90a: "auto" (cooperative
                for BM 128, else ping-pong), "cooperative" or "pingpong".
     epilogue:  "linear", or the linear combination followed by "relu", "gelu" (erf) or "silu"
-               (sm80 and sm75).
+               (every kernel family).
     """
 
     arch: str = "sm80"
@@ -219,8 +219,10 @@ class GemmConfig:
         shape = lambda t: "x".join(map(str, t))  # noqa: E731
         layouts = f"{'t' if self.layout_a == 'row' else 'n'}{'n' if self.layout_b == 'col' else 't'}"
         if self.hopper:
-            return (f"tessel_sm90_gemm_{self.element}_{self.element}_{self.out}_{shape(self.tile)}_c{self.cluster[0]}x1_"
+            name = (f"tessel_sm90_gemm_{self.element}_{self.element}_{self.out}_{shape(self.tile)}_c{self.cluster[0]}x1_"
                     f"{self.stage_count}stage_{sm90_rules.SCHEDULE_NAMES[self.kernel_schedule]}_{layouts}")
+            return name if self.epilogue == "linear" else f"{name}_{self.epilogue}"
+
         name = f"tessel_{self.arch}_gemm_{self.element}_{self.element}_{self.out}_{shape(self.tile)}_{shape(self.warp)}_{self.stages}stage_{layouts}"
         if self.layout_c == "col":
             name += "_dcol"

@@ -1,9 +1,9 @@
 """The kernels compiled by nvcc when the package was built, and how one is found for a call.
 
-The set is one configuration per element type, output type and A/B layout (D row-major, the
-default tile): every plain `tessel.gemm` call maps onto one of them, a column-major D by
-computing the transposed problem. A call with an epilogue, an explicit configuration or a
-float16-in/bfloat16-out mix goes to the JIT instead. The build writes the cubins and
+The set is registry.configs(): the Sm80 default of every plain kind of problem, and the Hopper
+kernels among which the dispatcher chooses by shape (registry.py says which kinds get which).
+A call outside it (an explicit configuration, a float16-in/bfloat16-out mix, a fused epilogue
+on a kind without one shipped) goes to the JIT instead. The build writes the cubins and
 kernels/manifest.json next to this package (python/kernels.cmake).
 """
 
@@ -13,23 +13,15 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from . import codegen, cubin, kernel
-from .config import GemmConfig, default_config
+from . import codegen, cubin, kernel, registry
+from .config import GemmConfig
 
 KERNEL_DIR = Path(__file__).resolve().parent.parent / "kernels"
 
 
 def configs() -> list[GemmConfig]:
-    """The prebuilt set: the automatic choice's configuration (tessel.gemm.default_config) of
-    each kind of plain call, for the Sm80 kernel and for Hopper's."""
-    out = []
-    for hopper in (False, True):
-        for element in ("f16", "bf16"):
-            for result in ("f32", element):
-                for layout_a in ("row", "col"):
-                    for layout_b in ("row", "col"):
-                        out.append(default_config(element, result, layout_a, layout_b, hopper=hopper))
-    return out
+    """The prebuilt set (registry.configs())."""
+    return registry.configs()
 
 
 def archs(config: GemmConfig, requested) -> list[str]:

@@ -14,6 +14,7 @@ from .status import refuse
 SMEM_BYTES = 227 * 1024  # collective::kSm90SmemBytes: what one CTA may have
 THREADS = 384            # a producer warpgroup and two consumer warpgroups
 SCHEDULES = ("auto", "cooperative", "pingpong")
+TILE_N = (64, 128, 192, 256)  # the kernel's static_assert on BN
 SCHEDULE_NAMES = {"cooperative": "coop", "pingpong": "pingpong"}  # KernelTmaWarpSpecialized*::kName
 FP8 = ("e4m3", "e5m2", "float8_e4m3fn", "float8_e5m2", "torch.float8_e4m3fn", "torch.float8_e5m2")
 
@@ -69,14 +70,11 @@ def validate(c) -> None:
         refuse("kErrorInvalidLayout", "layout_c 'col' with arch 'sm90a': the Hopper kernel writes D row-major; tessel.gemm "
                                       "runs a column-major D as the transposed problem D^T = B^T A^T on a row-major kernel, "
                                       "so give layout_c='row' (and the layouts of B^T and A^T)")
-    if c.epilogue != "linear":
-        refuse("kErrorNotSupported", f"epilogue {c.epilogue!r} with arch 'sm90a': the JIT generates the Hopper kernel with the "
-                                     "linear combination only; use arch='sm80' for a fused activation")
     if bk != 64:
         refuse("kErrorNotSupported", f"tile {c.tile} with arch 'sm90a': the tile's K must be one 128-byte swizzle row, "
                                      "64 elements of f16 or bf16")
-    if bn not in (64, 128, 256):
-        refuse("kErrorNotSupported", f"tile {c.tile} with arch 'sm90a': BN must be 64, 128 or 256 (a wgmma N)")
+    if bn not in TILE_N:
+        refuse("kErrorNotSupported", f"tile {c.tile} with arch 'sm90a': BN must be 64, 128, 192 or 256 (a wgmma N)")
     kind = schedule(bm, c.schedule)
     if kind == "cooperative" and bm != 128:
         refuse("kErrorNotSupported", f"tile {c.tile} with the cooperative schedule: BM must be 128 (each of the two "

@@ -1,11 +1,18 @@
 #pragma once
-// D = alpha * acc + beta * C, element by element, as an epilogue fusion of the Hopper kernel (the
-// fusion contract: Arguments, Params, to_params, can_implement, name, Callbacks{visit, finish,
-// reads_source}; and visit_unrounded, which lets the kernel round two outputs at once).
-// With beta == 0, C is never read and may be null.
+// D = act(alpha * acc + beta * C), element by element, as an epilogue fusion of the Hopper kernel
+// (the fusion contract: Arguments, Params, to_params, can_implement, name, Callbacks{visit,
+// finish, reads_source}; and visit_unrounded, which lets the kernel round two outputs at once).
+// With beta == 0, C is never read and may be null. Act is a stateless functor of
+// epilogue/fusion/activation_fn.hpp (Identity: the plain linear combination; ReLU, GeluErf, SiLU,
+// ...). The activation adds nothing to Arguments or Params, so every Act shares one parameter
+// block: a launcher that fills the linear combination's fills them all.
+//
+// Example: Sm90LinearCombination<bfloat16_t, bfloat16_t, epilogue::fusion::ReLU> with alpha 2,
+// beta 0 and acc -1.5 stores bf16(0); with acc 1.5, bf16(3).
 
 #include <cstdint>
 
+#include "tessel/epilogue/fusion/activation_fn.hpp"
 #include "tessel/numeric.hpp"
 #if !defined(__CUDACC_RTC__)  // host-only checks and names; NVRTC compiles the device side
 #include <string>
@@ -15,9 +22,11 @@
 
 namespace tessel::gemm::kernel {
 
-template <class ElementD, class ElementC = ElementD>
+template <class ElementD, class ElementC = ElementD, class Act = epilogue::fusion::Identity>
 struct Sm90LinearCombination {
   using ElementOutput = ElementD;
+  using Activation = Act;
+  static constexpr bool kActivation = !std::is_same_v<Act, epilogue::fusion::Identity>;
   struct Arguments {
     float alpha = 1.f, beta = 0.f;
     ElementC const* ptr_C = nullptr;
@@ -31,7 +40,7 @@ struct Sm90LinearCombination {
     if (a.beta != 0.f && a.ldc < n) return {Status::kErrorInvalidProblem, "leading dimension of C is smaller than N"};
     return {};
   }
-  static std::string name() { return "lincomb"; }
+  static std::string name() { return kActivation ? std::string("lincomb_") + Act::name() : std::string("lincomb"); }
 #endif
 
   struct Callbacks {
@@ -42,6 +51,7 @@ struct Sm90LinearCombination {
     TESSEL_HD float visit_unrounded(int row, int col, int batch, float acc) const {
       float v = p.alpha * acc;
       if (p.beta != 0.f) v += p.beta * float(p.ptr_C[batch * p.batch_stride_C + std::int64_t(row) * p.ldc + col]);
+      if constexpr (kActivation) v = Act{}(v);
       return v;
     }
     TESSEL_HD ElementOutput visit(int row, int col, int batch, float acc) const {

@@ -1,0 +1,135 @@
+"""The kernels tessel ships, and which one a problem gets: the registry and the dispatcher's heuristic.
+
+The registry is every configuration built into the package (python/kernels.cmake compiles each
+with nvcc; prebuilt.py finds them). A kind of problem (element types, A's and B's layouts, the
+epilogue) has one or more of them; `choose` picks among a kind's kernels from the problem's
+shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path:
+
+    kind                                                  Hopper kernels shipped
+    f16/bf16 in, same out, A row, B row or col (x @ W,    128x256 coop, 128x192 coop, 128x128 ping-pong,
+      x @ W.t()): the calls models make                   128x64 coop; linear, relu, gelu, silu
+    every other plain kind (f32 out, column-major A)      128x256 coop
+    any kind on Ampere/Turing, or operands TMA cannot     the Sm80 (or sm75) default tile
+      read
+
+The heuristic (`estimate`) models a persistent data-parallel launch: the tiles run in waves of
+one per SM, a partial wave costs a whole one, and each tile costs its mainloop (the tile's MMA
+work at that tile's measured efficiency) plus the part of its epilogue the schedule cannot hide;
+the whole launch costs at least the operands' bytes at DRAM speed, read by as many SMs as there
+are tiles. Its constants are fitted to H200 measurements (bench/NOTES.md, "The front door's
+heuristic"); `reason` says in words which term decided.
+
+Only the standard library is imported here (see config.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .config import EPILOGUES, GemmConfig, default_config
+
+
+@dataclass(frozen=True)
+class HopperTile:
+    """One Hopper tile the registry ships, with what the heuristic knows of it."""
+    tile: tuple
+    schedule: str
+    # Mainloop throughput as a share of the 128x256 cooperative tile's, per SM (measured).
+    efficiency: float
+    # Share of the epilogue's time that shows: the cooperative schedule's two warpgroups store
+    # after the mainloop of the tile; ping-pong stores one tile while the other warpgroup computes.
+    epilogue_exposed: float
+
+
+# NOTES: 128x256 is the fastest tile wherever the waves come out even; 128x192 for ragged N
+# (6144x3000x4096: 0.93 against 128x256's 0.90 of cuBLAS); 128x128 ping-pong for short K, where
+# the epilogue is a large share of a tile (8192x8192x256: 1.01-1.12 against 0.96); 128x64 for
+# few tiles (decode: M of 1-64 tokens), where the weights must stream through as many SMs as
+# possible. Efficiencies from bench/RESULTS.md, 2026-11-30 (runs 7-12).
+HOPPER_TILES = (
+    HopperTile((128, 256, 64), "cooperative", 1.00, 1.0),
+    HopperTile((128, 192, 64), "cooperative", 0.97, 1.0),
+    HopperTile((128, 128, 64), "pingpong", 0.92, 0.25),
+    HopperTile((128, 64, 64), "cooperative", 0.75, 1.0),
+)
+
+# H200 figures the estimate is in (any Hopper part scales the same way: only ratios matter).
+_PEAK_PER_SM = 989e12 / 132  # dense bf16 FLOP/s of one SM
+_EPILOGUE_PER_ELEMENT = 1e-6 / (128 * 256)  # ~1 us to store a 128x256 tile (bench/NOTES.md)
+_DRAM = 4.0e12  # bytes/s a full GPU streams
+_LAUNCH = 3e-6  # seconds of a launch's fixed cost
+
+
+def _full_set(element: str, out: str, layout_a: str) -> bool:
+    """Whether a kind gets every Hopper tile: 16-bit in and the same type out, A row-major."""
+    return element in ("f16", "bf16") and out == element and layout_a == "row"
+
+
+def hopper_configs(element: str, out: str, layout_a: str, layout_b: str, epilogue: str = "linear") -> list[GemmConfig]:
+    """The Hopper kernels shipped for a kind, the default (128x256 cooperative) first; empty for an
+    epilogue outside the full set's kinds (those compile on first use)."""
+    if not _full_set(element, out, layout_a):
+        return [default_config(element, out, layout_a, layout_b, hopper=True)] if epilogue == "linear" else []
+    return [GemmConfig(arch="sm90a", element=element, out=out, layout_a=layout_a, layout_b=layout_b, tile=t.tile,
+                       schedule=t.schedule, epilogue=epilogue) for t in HOPPER_TILES]
+
+
+def configs() -> list[GemmConfig]:
+    """The prebuilt set: the Sm80 default of every plain kind, and the Hopper kernels above."""
+    out = []
+    for element in ("f16", "bf16"):
+        for result in ("f32", element):
+            for layout_a in ("row", "col"):
+                for layout_b in ("row", "col"):
+                    out.append(default_config(element, result, layout_a, layout_b))
+                    for epilogue in EPILOGUES:
+                        out += hopper_configs(element, result, layout_a, layout_b, epilogue)
+    return out
+
+
+@dataclass(frozen=True)
+class Estimate:
+    config: GemmConfig
+    seconds: float
+    tiles: int
+    waves: int
+    compute: float  # seconds of the waves' mainloops and epilogues
+    memory: float   # seconds of the operands' bytes at the rate the tiles' SMs can stream them
+
+
+def _tile_of(config: GemmConfig) -> HopperTile:
+    for t in HOPPER_TILES:
+        if t.tile == config.tile and t.schedule == config.kernel_schedule:
+            return t
+    return HOPPER_TILES[0]
+
+
+def estimate(config: GemmConfig, m: int, n: int, k: int, sm_count: int, element_bytes: int = 2) -> Estimate:
+    """The modelled time of `config` on an M x N x K problem (see the module's docstring)."""
+    t = _tile_of(config)
+    bm, bn, bk = config.tile
+    tiles = math.ceil(m / bm) * math.ceil(n / bn)
+    waves = math.ceil(tiles / sm_count)
+    k_padded = math.ceil(k / bk) * bk
+    mainloop = 2 * bm * bn * k_padded / (_PEAK_PER_SM * t.efficiency)
+    epilogue = bm * bn * _EPILOGUE_PER_ELEMENT * t.epilogue_exposed
+    compute = waves * (mainloop + epilogue)
+    streaming = min(tiles, sm_count) / sm_count
+    memory = element_bytes * (m * k + k * n + m * n) / (_DRAM * max(streaming, 1e-3))
+    return Estimate(config, _LAUNCH + max(compute, memory), tiles, waves, compute, memory)
+
+
+def choose(candidates: list[GemmConfig], m: int, n: int, k: int, sm_count: int) -> tuple[GemmConfig, str]:
+    """The candidate with the least estimated time, and why, in a sentence."""
+    if len(candidates) == 1:
+        return candidates[0], "the only kernel shipped for this kind of problem"
+    ranked = sorted((estimate(c, m, n, k, sm_count) for c in candidates), key=lambda e: e.seconds)
+    best, runner = ranked[0], ranked[1]
+    bound = "streaming the operands" if best.memory > best.compute else "its waves of tiles"
+    tile = "x".join(map(str, best.config.tile[:2]))
+    other = "x".join(map(str, runner.config.tile[:2]))
+    reason = (f"{tile} {best.config.kernel_schedule}: {best.tiles} tiles in {best.waves} wave(s) on {sm_count} SMs, "
+              f"modelled {best.seconds * 1e6:.1f} us, bound by {bound}; next {other} {runner.config.kernel_schedule} "
+              f"at {runner.seconds * 1e6:.1f} us")
+    return best.config, reason
