@@ -15,8 +15,9 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
 The heuristic (`estimate`) models a persistent data-parallel launch: the tiles run in waves of
 one per SM, a partial wave costs a whole one, and each tile costs its mainloop (the tile's MMA
 work at that tile's measured efficiency) plus the part of its epilogue the schedule cannot hide;
-the whole launch costs at least the operands' bytes at DRAM speed, read by as many SMs as there
-are tiles. Its constants are fitted to H200 measurements (bench/NOTES.md, "The front door's
+the whole launch costs at least the time to stream the operands' bytes, each tile its share: the
+whole waves at DRAM speed, a partial last wave no faster than its few SMs can pull
+(each SM: its pipeline's bytes in flight per memory latency). Its constants are fitted to H200 measurements (bench/NOTES.md, "The front door's
 heuristic"); `reason` says in words which term decided.
 
 Only the standard library is imported here (see config.py).
@@ -58,6 +59,7 @@ HOPPER_TILES = (
 _PEAK_PER_SM = 989e12 / 132  # dense bf16 FLOP/s of one SM
 _EPILOGUE_PER_ELEMENT = 1e-6 / (128 * 256)  # ~1 us to store a 128x256 tile (bench/NOTES.md)
 _DRAM = 4.0e12  # bytes/s a full GPU streams
+_LATENCY = 1e-6  # seconds from a TMA load's issue to its bytes in shared memory, from DRAM under load
 _LAUNCH = 3e-6  # seconds of a launch's fixed cost
 
 
@@ -115,8 +117,14 @@ def estimate(config: GemmConfig, m: int, n: int, k: int, sm_count: int, element_
     mainloop = 2 * bm * bn * k_padded / (_PEAK_PER_SM * t.efficiency)
     epilogue = bm * bn * _EPILOGUE_PER_ELEMENT * t.epilogue_exposed
     compute = waves * (mainloop + epilogue)
-    streaming = min(tiles, sm_count) / sm_count
-    memory = element_bytes * (m * k + k * n + m * n) / (_DRAM * max(streaming, 1e-3))
+    # Each tile streams its share of the operands' bytes: whole waves at DRAM speed, the last,
+    # partial one no faster than its SMs can each pull.
+    share = element_bytes * (m * k + k * n + m * n) / tiles
+    # One SM streams what its pipeline holds in flight per memory latency (Little's law): every
+    # stage's rows of A and B that lie inside the problem, 128 bytes of K each.
+    per_sm = config.stage_count * (min(bm, m) + min(bn, n)) * 128 / _LATENCY
+    full, rest = divmod(tiles, sm_count)
+    memory = full * sm_count * share / min(_DRAM, sm_count * per_sm) + (rest * share / min(_DRAM, rest * per_sm) if rest else 0.0)
     return Estimate(config, _LAUNCH + max(compute, memory), tiles, waves, compute, memory)
 
 

@@ -1,0 +1,53 @@
+"""The registry's heuristic (tessel/jit/registry.py) on shapes whose best tile the H200 measured
+(bench/RESULTS.md): it must pick that tile, and say why. No GPU needed."""
+
+import pytest
+
+from tessel.jit import registry
+
+SMS = 132
+
+
+def chosen(m, n, k, element="bf16", layout_b="col", epilogue="linear"):
+    config, reason = registry.choose(registry.hopper_configs(element, element, "row", layout_b, epilogue), m, n, k, SMS)
+    return (config.tile[:2], config.kernel_schedule), reason
+
+
+@pytest.mark.parametrize("shape, tile", [
+    ((4096, 4096, 4096), ((128, 256), "cooperative")),     # 4 even waves of the widest tile
+    ((8192, 28672, 8192), ((128, 256), "cooperative")),
+    ((8192, 8192, 256), ((128, 128), "pingpong")),         # short K: the epilogue hides under the other warpgroup
+    ((6144, 3000, 4096), ((128, 192), "cooperative")),     # ragged N: 3000 = 15.6 x 192, 11.7 x 256
+    ((16, 4096, 4096), ((128, 64), "cooperative")),        # decode: the weights through 64 SMs, not 16
+    ((1, 4096, 4096), ((128, 64), "cooperative")),
+])
+def test_measured_best_tiles(shape, tile):
+    got, reason = chosen(*shape)
+    assert got == tile, reason
+    assert f"{tile[0][0]}x{tile[0][1]} {tile[1]}" in reason and "wave" in reason
+
+
+def test_the_reason_names_the_bound():
+    assert "streaming the operands" in chosen(64, 8192, 8192)[1]
+    assert "its waves of tiles" in chosen(4096, 4096, 4096)[1]
+
+
+def test_fused_kinds_choose_among_their_own_kernels():
+    for epilogue in ("relu", "gelu", "silu"):
+        config, _ = registry.choose(registry.hopper_configs("f16", "f16", "row", "row", epilogue), 4096, 14336, 4096, SMS)
+        assert config.epilogue == epilogue and config.element == "f16" and config.layout_b == "row"
+
+
+def test_kinds_outside_the_full_set_have_the_default_only():
+    only = registry.hopper_configs("bf16", "f32", "row", "col")
+    assert len(only) == 1 and only[0].tile == (128, 256, 64)
+    assert registry.choose(only, 16, 4096, 4096, SMS)[1] == "the only kernel shipped for this kind of problem"
+    assert registry.hopper_configs("bf16", "bf16", "col", "col", "relu") == []
+
+
+def test_estimate_counts_partial_waves_as_whole():
+    config = registry.hopper_configs("bf16", "bf16", "row", "col")[0]  # 128x256
+    one = registry.estimate(config, 128 * 12, 256 * 11, 4096, SMS)       # 132 tiles: one wave
+    two = registry.estimate(config, 128 * 12, 256 * 11 + 1, 4096, SMS)   # 144 tiles: two
+    assert (one.tiles, one.waves, two.tiles, two.waves) == (132, 1, 144, 2)
+    assert two.compute == pytest.approx(2 * one.compute)
