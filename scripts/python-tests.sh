@@ -13,7 +13,7 @@
 # Environment: PYTHON (default python3); TESSEL_PYTHON_KERNEL_ARCHS, the prebuilt cubins' SASS
 # targets (default 90a; empty: none, every configuration compiled on first use);
 # TESSEL_PYTHON_KERNEL_FILTER, a regular expression choosing which prebuilt kernels to build
-# (default: all sixteen).
+# (default: all of them, registry.configs()).
 set -euo pipefail
 [[ $# -ge 2 ]] || { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 mode=$1

@@ -317,12 +317,54 @@ def test_hopper_alpha_beta_and_c(hopper, ab, out):
     check(torch, tessel.gemm(A, B, Ccol, beta=2.0), A, B, Ccol, 1.0, 2.0)
 
 
-def test_hopper_falls_back_to_sm80(hopper):
-    """An epilogue the Hopper JIT does not fuse runs on the Sm80 kernel."""
+ACTIVATIONS = ("relu", "gelu", "silu")
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+@pytest.mark.parametrize("ab, out", [("bfloat16", "bfloat16"), ("float16", "float32")])
+def test_hopper_fused_activations(hopper, name, ab, out):
+    """relu, gelu and silu fused into the Hopper kernel's linear combination: a kind the registry
+    ships them for (bf16 in and out) and one it compiles on first use (f16 in, f32 out), with
+    alpha, beta and C, on a ragged problem; D pre-poisoned."""
     torch = hopper
-    A, B = make(torch, 128, 64, "float16", True, 49), make(torch, 64, 192, "float16", False, 50)
-    assert not tessel.kernel_for(A, B, epilogue="relu").hopper
-    check(torch, tessel.gemm(A, B, out_dtype="float32", epilogue="relu"), A, B, activation=torch.relu)
+    activation = {"relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu}[name]
+    A, B = make(torch, 200, 136, ab, True, 49), make(torch, 136, 264, ab, False, 50)
+    C = make(torch, 200, 264, out, True, 56)
+    D = torch.full((200, 264), float("nan"), device="cuda", dtype=getattr(torch, out))
+    kernel = tessel.kernel_for(A, B, C, out=D, epilogue=name)
+    assert kernel.hopper and kernel.name.endswith("_" + name), kernel.name
+    tessel.gemm(A, B, C, alpha=1.5, beta=0.5, epilogue=name, out=D)
+    torch.cuda.synchronize()
+    check(torch, D, A, B, C, 1.5, 0.5, activation)
+
+
+def test_hopper_every_registry_tile(hopper):
+    """Every Hopper tile the registry ships (jit/registry.py), given as a configuration, on a
+    problem ragged in M, N and K: the tiles tessel.gemm chooses by shape all compute the same D."""
+    torch = hopper
+    from tessel.jit import registry
+    A, B = make(torch, 333, 200, "bfloat16", True, 57), make(torch, 200, 456, "bfloat16", False, 58)
+    for config in registry.hopper_configs("bf16", "bf16", "row", "col"):
+        D = torch.full((333, 456), float("nan"), device="cuda", dtype=torch.bfloat16)
+        tessel.gemm(A, B, config=config, out=D)
+        torch.cuda.synchronize()
+        check(torch, D, A, B)
+
+
+def test_hopper_choice_follows_the_shape(hopper):
+    """The dispatcher chooses by shape: a decode call (16 tokens through a 4096 x 4096 weight, as
+    torch.nn.Linear calls it) gets the narrow 128x64 tile, a large square one the 128x256 tile,
+    and each says why."""
+    torch = hopper
+    W = make(torch, 4096, 4096, "bfloat16", True, 59)
+    x = make(torch, 16, 4096, "bfloat16", True, 60)
+    kernel, reason = tessel.kernel_for(x, W.t(), explain=True)
+    assert "_128x64x64_" in kernel.name and "128x64 cooperative" in reason, (kernel.name, reason)
+    check(torch, tessel.gemm(x, W.t()), x, W.t())
+    big = make(torch, 4096, 4096, "bfloat16", True, 61)
+    kernel, reason = tessel.kernel_for(big, W.t(), explain=True)
+    assert "_128x256x64_" in kernel.name and "4 wave(s)" in reason, (kernel.name, reason)
+    assert tessel.warmup([(16, 4096, 4096), (4096, 4096, 4096)]) == [tessel.kernel_for(x, W.t()).name, kernel.name]
 
 
 @pytest.mark.parametrize("config", [
