@@ -98,6 +98,8 @@ nb::dict sm90_params_layout() {
   d["sched.raster"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, raster);
   d["sched.along_n"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, along_n);
   d["sched.batches"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, batches);
+  d["tma_d"] = offsetof(P, tma_d);
+  d["tma_store_d"] = offsetof(P, tma_store_d);
   return d;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <tessel/gemm/gemm_shape.hpp>
 #include <tessel/gemm/kernel/sm90_tile_scheduler.hpp>
+#include <tessel/gemm/kernel/stream_k_fixup.hpp>
 #include <tessel/gemm/kernel/tile_scheduler.hpp>
 #include <tessel/status.hpp>
 
@@ -68,8 +69,13 @@ struct Sm90KernelParams {
     std::int64_t ldc, batch_stride_c;
   } epi;
   gemm::kernel::Sm90TileScheduler sched;
+  gemm::kernel::Decomposition dec;  // split-K and stream-K kernels only; zero here
+  gemm::kernel::FixupWorkspace ws;
+  alignas(64) unsigned char tma_d[128];  // a CUtensorMap: D for the TMA-store epilogue
+  bool tma_store_d;                      // whether D meets TMA's rules (else stores from registers)
 };
 inline constexpr int kSm90ParamsCapacity = 512;
+static_assert(sizeof(Sm90KernelParams) <= kSm90ParamsCapacity, "Sm90KernelParams outgrew its block");
 
 // A refusal with a tessel Status: arguments (ValueError in Python) or CUDA (RuntimeError).
 struct StatusError {

@@ -44,9 +44,8 @@ int Sm90Launcher::max_active_clusters(cuda::Driver const& d, cuda::CUfunction fn
   return std::max(active, 0);
 }
 
-Sm90Launcher::Map const& Sm90Launcher::map(cuda::Driver const& d, Map& slot, char const* name, void const* base, bool k_major,
-                                           std::int64_t rows, std::int64_t k, std::int64_t ld, int const (&box)[2]) {
-  std::int64_t const inner = k_major ? k : rows, outer = k_major ? rows : k;
+Sm90Launcher::Map const& Sm90Launcher::map(cuda::Driver const& d, Map& slot, char const* name, void const* base, int bytes,
+                                           std::int64_t inner, std::int64_t outer, std::int64_t ld, int const (&box)[2]) {
   if (slot.base == base && slot.inner == inner && slot.outer == outer && slot.ld == ld) return slot;
   if (!d.cuTensorMapEncodeTiled) missing("cuTensorMapEncodeTiled");
   arch::TmaView const v{base,
@@ -58,7 +57,8 @@ Sm90Launcher::Map const& Sm90Launcher::map(cuda::Driver const& d, Map& slot, cha
                         std::uint32_t(box[0]),
                         std::uint32_t(box[1])};
   slot.base = nullptr;  // invalid until the encoding succeeded
-  if (StatusInfo s = arch::encode_tma_map(d.cuTensorMapEncodeTiled, slot.bytes, arch::tma_data_type_code(2), 2, v, arch::kTmaSwizzle128B, name);
+  if (StatusInfo s = arch::encode_tma_map(d.cuTensorMapEncodeTiled, slot.bytes, arch::tma_data_type_code(bytes), bytes, v,
+                                          arch::kTmaSwizzle128B, name);
       !s.ok())
     throw StatusError{s};
   slot.base = base;
@@ -70,7 +70,7 @@ Sm90Launcher::Map const& Sm90Launcher::map(cuda::Driver const& d, Map& slot, cha
 
 void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape const& s, int sm_count, int max_clusters,
                           Problem const& p, float alpha, float beta, cuda::CUstream stream) {
-  alignas(16) unsigned char block[kSm90ParamsCapacity] = {};
+  alignas(64) unsigned char block[kSm90ParamsCapacity] = {};
   auto& params = *reinterpret_cast<Sm90KernelParams*>(block);
   int const m = static_cast<int>(p.m), n = static_cast<int>(p.n);
   params.m = m;
@@ -91,8 +91,17 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   unsigned const grid = static_cast<unsigned>(clusters * s.cluster_m);
 
   std::lock_guard<std::mutex> lock(mutex_);
-  Map const& ma = map(d, a_, "A", p.a, p.a_row, p.m, p.k, p.lda, s.box_a);
-  Map const& mb = map(d, b_, "B", p.b, !p.b_row, p.n, p.k, p.ldb, s.box_b);
+  // K-major operands are K elements wide, MN-major ones M (or N).
+  Map const& ma = p.a_row ? map(d, a_, "A", p.a, 2, p.k, p.m, p.lda, s.box_a) : map(d, a_, "A", p.a, 2, p.m, p.k, p.lda, s.box_a);
+  Map const& mb = p.b_row ? map(d, b_, "B", p.b, 2, p.n, p.k, p.ldb, s.box_b) : map(d, b_, "B", p.b, 2, p.k, p.n, p.ldb, s.box_b);
+  // The TMA-store epilogue writes D (row-major) in boxes of 64 rows x 128 bytes; TMA takes D only
+  // with a 16-byte-aligned base and rows, and rows that end on 16 bytes (its stores clip per 16
+  // bytes). Elsewhere the kernel stores from registers, as the C++ adapter's tma_store_fits says.
+  params.tma_store_d = reinterpret_cast<std::uintptr_t>(p.d) % 16 == 0 && p.ldd * s.d_bytes % 16 == 0 && p.n * s.d_bytes % 16 == 0;
+  if (params.tma_store_d) {
+    int const box_d[2] = {128 / s.d_bytes, 64};
+    std::memcpy(params.tma_d, map(d, d_, "D", p.d, s.d_bytes, p.n, p.m, p.ldd, box_d).bytes, sizeof(params.tma_d));
+  }
   void* args[] = {const_cast<unsigned char*>(ma.bytes), const_cast<unsigned char*>(mb.bytes), block};
   cuda::CUresult r;
   if (s.cluster_m == 1) {

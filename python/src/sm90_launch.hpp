@@ -1,7 +1,8 @@
 #pragma once
 // The launch of a Hopper kernel (kernel::sm90_gemm_tma_warpspecialized) loaded from a cubin, done
-// as device::GemmUniversalAdapter does it but through the driver API: the two TMA descriptors, the
-// parameter block, the persistent grid of clusters, the cluster attribute.
+// as device::GemmUniversalAdapter does it but through the driver API: the TMA descriptors of A, B
+// and (for the TMA-store epilogue) D, the parameter block, the persistent grid of clusters, the
+// cluster attribute.
 #include <cstdint>
 #include <mutex>
 
@@ -37,11 +38,13 @@ class Sm90Launcher {
     void const* base = nullptr;
     std::int64_t inner = -1, outer = -1, ld = -1;
   };
-  Map const& map(cuda::Driver const& d, Map& slot, char const* name, void const* base, bool k_major, std::int64_t rows,
-                 std::int64_t k, std::int64_t ld, int const (&box)[2]);
+  // A 2-D map of `inner` x `outer` elements of `bytes` bytes, rows `ld` elements apart, in boxes
+  // of `box`, with the 128-byte swizzle; the slot's own when it was encoded from the same.
+  Map const& map(cuda::Driver const& d, Map& slot, char const* name, void const* base, int bytes, std::int64_t inner,
+                 std::int64_t outer, std::int64_t ld, int const (&box)[2]);
 
   std::mutex mutex_;
-  Map a_, b_;
+  Map a_, b_, d_;
 };
 
 }  // namespace tessel::py

@@ -64,7 +64,7 @@ def test_rules(kwargs, message):
 def test_hopper_defaults_and_name():
     c = GemmConfig(arch="sm90a", element="bf16", out="bf16")
     assert (c.tile, c.warp, c.stages, c.cluster, c.kernel_schedule) == ((128, 256, 64), None, "auto", (1, 1, 1), "cooperative")
-    assert c.stage_count == 4 and c.threads == 384  # the builder's rule: (227 KiB - 1 - 1024) // (384 * 128 + 16)
+    assert c.stage_count == 4 and c.threads == 384  # the builder's rule: (227 KiB - 32 KiB - 1024) // (384 * 128 + 16)
     assert c.name == "tessel_sm90_gemm_bf16_bf16_bf16_128x256x64_c1x1_4stage_coop_tn"  # GemmUniversalAdapter::name()
     assert c.tma_boxes == ((64, 128), (64, 256))
     p = GemmConfig(arch="sm90a", layout_a="col", layout_b="row", tile=(64, 128, 64), cluster=(2, 1, 1), stages=5)
@@ -76,7 +76,10 @@ def test_hopper_defaults_and_name():
 def test_hopper_shared_memory_covers_the_kernel():
     c = GemmConfig(arch="sm90a", stages=3)
     stages_bytes = 3 * (128 + 256) * 128
-    assert stages_bytes + 48 + 1024 <= c.smem_bytes <= 227 * 1024
+    assert stages_bytes + 32 * 1024 + 48 + 16 + 1024 <= c.smem_bytes <= 227 * 1024  # and the TMA store's buffers
+    # The registry's tiles with the stages the TMA store leaves room for.
+    assert [GemmConfig(arch="sm90a", tile=t, schedule=s).stage_count for t, s in
+            [((128, 192, 64), "cooperative"), ((128, 128, 64), "pingpong"), ((128, 64, 64), "cooperative")]] == [4, 6, 8]
 
 
 def _refused(status, message, **kwargs):

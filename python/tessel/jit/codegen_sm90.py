@@ -3,8 +3,8 @@ tessel::gemm::kernel::sm90_gemm_tma_warpspecialized<Cfg, Fusion>, with Cfg and F
 collective builders exactly as a C++ user builds them for GemmUniversalAdapter, and explicitly
 instantiated for NVRTC (or nvcc, for the prebuilt kernels).
 
-The launcher (tessel._core) fills the kernel's Sm90GemmParams as a plain struct, encodes the two
-TMA descriptors with the box sizes below and launches with the thread count, shared memory and
+The launcher (tessel._core) fills the kernel's Sm90GemmParams as a plain struct, encodes the three
+TMA descriptors (A and B with the box sizes below, D in the TMA-store epilogue's boxes) and launches with the thread count, shared memory and
 cluster size below, so the source asserts all of them against the C++ types: a change on the C++
 side that breaks one stops the compilation instead of corrupting a launch.
 
@@ -13,7 +13,7 @@ Only the standard library is imported here (see config.py).
 
 from __future__ import annotations
 
-from . import cxx
+from . import cxx, sm90_rules
 from .config import GemmConfig
 
 # Byte offsets of Sm90GemmParams<Sm90LinearCombination<D, C, Act>> (every Act) on the 64-bit CUDA targets, and the
@@ -22,7 +22,7 @@ from .config import GemmConfig
 PARAMS_LAYOUT = {
     "capacity": 512, "m": 0, "n": 4, "k": 8, "D": 16, "ldd": 24, "batch_stride_D": 32, "pairs_aligned": 40,
     "epi.alpha": 48, "epi.beta": 52, "epi.ptr_C": 56, "epi.ldc": 64, "epi.batch_stride_C": 72,
-    "sched.raster": 80, "sched.along_n": 92, "sched.batches": 96,
+    "sched.raster": 80, "sched.along_n": 92, "sched.batches": 96, "tma_d": 256, "tma_store_d": 384,
 }
 
 KERNEL_EXPRESSION = "&tessel::gemm::kernel::sm90_gemm_tma_warpspecialized<tessel_jit::Config, tessel_jit::Fusion>"
@@ -45,25 +45,21 @@ def _types(config: GemmConfig) -> list[str]:
               if config.stages == "auto" else f"tessel::gemm::collective::StageCount<{config.stages}>")
     align_ab, align_cd = 128 // _BITS[config.element], 128 // _BITS[config.out]
     return [
-        "// D straight from the accumulator registers: the launcher encodes no tensor map for D.",
-        "struct EpilogueFromRegisters {};",
-        "template <class C>",
-        "constexpr bool stores_d_with_tma() {",
-        "  if constexpr (requires { C::kTmaStoreD; }) return C::kTmaStoreD;",
-        "  else return false;",
-        "}",
         f"using Tile = tessel::gemm::GemmShape<{bm}, {bn}, {bk}>;",
         f"using Cluster = tessel::gemm::GemmShape<{config.cluster[0]}, 1, 1>;",
         "using Epilogue = typename tessel::gemm::collective::EpilogueBuilder<",
         "    tessel::arch::Sm90, tessel::gemm::OpClassTensorOp, Tile, Cluster, tessel::gemm::collective::EpilogueTileAuto,",
         f"    float, float, {out}, tessel::gemm::RowMajor, {align_cd}, {out}, tessel::gemm::RowMajor, {align_cd},",
-        f"    EpilogueFromRegisters, tessel::gemm::kernel::Sm90LinearCombination<{out}, {out}, {_CPP_ACTIVATION[config.epilogue]}>>",
-        "    ::CollectiveOp;",
-        "using Config = typename tessel::gemm::collective::CollectiveBuilder<",
+        "    tessel::gemm::collective::EpilogueTmaWarpSpecialized,",
+        f"    tessel::gemm::kernel::Sm90LinearCombination<{out}, {out}, {_CPP_ACTIVATION[config.epilogue]}>>::CollectiveOp;",
+        "using Mainloop = typename tessel::gemm::collective::CollectiveBuilder<",
         f"    tessel::arch::Sm90, tessel::gemm::OpClassTensorOp, {el}, {_CPP_LAYOUT[config.layout_a]}, {align_ab},",
         f"    {el}, {_CPP_LAYOUT[config.layout_b]}, {align_ab}, float, Tile, Cluster,",
         f"    {stages},",
         f"    {_CPP_SCHEDULE[config.kernel_schedule]}>::CollectiveOp;",
+        "// D through shared memory and TMA stores: the launcher encodes D's tensor map (and, where D's",
+        "// alignment does not allow TMA, clears tma_store_d and the kernel stores from registers).",
+        "using Config = tessel::gemm::kernel::Sm90Rebind<Mainloop, false, false, Epilogue::kTmaStoreD>;",
         "using Fusion = typename Epilogue::FusionCallbacks;",
         "using Params = tessel::gemm::kernel::Sm90GemmParams<Fusion>;",
     ]
@@ -83,6 +79,7 @@ def _asserts(config: GemmConfig) -> list[str]:
     checks = [
         (f"Config::kThreads == {config.threads}", "the launch uses GemmConfig.threads threads"),
         (f"Config::kSmemBytes <= {config.smem_bytes}", "the launch gives GemmConfig.smem_bytes of shared memory, less than the kernel's kSmemBytes"),
+        (f"Config::kSmemBytes == {sm90_rules.smem_bytes(config.tile, config.stage_count)}", "sm90_rules.smem_bytes counts shared memory otherwise than the kernel"),
         (f"Config::Stages == {config.stage_count}", "GemmConfig.stage_count (the builder's auto rule in sm90_rules.py) differs"),
         (f"Config::ClusterM == {config.cluster[0]}", "the launch uses GemmConfig.cluster"),
         (f"Config::BoxesA::kBoxInner == {a_in} && Config::BoxesA::kBoxOuter == {a_out}",
@@ -90,8 +87,8 @@ def _asserts(config: GemmConfig) -> list[str]:
         (f"Config::BoxesB::kBoxInner == {b_in} && Config::BoxesB::kBoxOuter == {b_out}",
          "the launcher encodes B's tensor map with GemmConfig.tma_boxes[1]"),
         ("Config::kSmemBytes <= tessel::gemm::collective::kSm90SmemBytes", "the stages do not fit in shared memory"),
-        ("!stores_d_with_tma<Config>() && !stores_d_with_tma<Epilogue>()",
-         "the kernel stores D with TMA, but the launcher encodes no tensor map for D: keep the epilogue on registers"),
+        ("Config::kTmaStoreD && Epilogue::kTmaStoreD && Config::Stages == Mainloop::Stages",
+         "the launcher encodes D's tensor map for a TMA-store epilogue whose buffers the stages leave room for"),
     ]
     out += [f'static_assert({cond}, "{why}: update it to the kernel\'s");' for cond, why in checks]
     return out

@@ -13,11 +13,10 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
       read
 
 The heuristic (`estimate`) models a persistent data-parallel launch: the tiles run in waves of
-one per SM, a partial wave costs a whole one, and each tile costs its mainloop (the tile's MMA
-work at that tile's measured efficiency) plus the part of its epilogue the schedule cannot hide;
-the whole launch costs at least the time to stream the operands' bytes, each tile its share: the
-whole waves at DRAM speed, a partial last wave no faster than its few SMs can pull
-(each SM: its pipeline's bytes in flight per memory latency). Its constants are fitted to H200 measurements (bench/NOTES.md, "The front door's
+one per SM, a partial wave costs a whole one, and each tile costs its k-steps (the whole tile's
+MMA work, padding rows included, at that tile's measured rate, and never less than the
+shortest k-step measured) plus the part of its epilogue the schedule cannot hide; the whole
+launch costs at least the time to stream the operands' bytes from DRAM. Its constants are fitted to H200 measurements (bench/NOTES.md, "The front door's
 heuristic"); `reason` says in words which term decided.
 
 Only the standard library is imported here (see config.py).
@@ -36,31 +35,34 @@ class HopperTile:
     """One Hopper tile the registry ships, with what the heuristic knows of it."""
     tile: tuple
     schedule: str
-    # Mainloop throughput as a share of the 128x256 cooperative tile's, per SM (measured).
+    # Mainloop throughput per SM as a share of the dense peak, on large problems (measured).
     efficiency: float
     # Share of the epilogue's time that shows: the cooperative schedule's two warpgroups store
     # after the mainloop of the tile; ping-pong stores one tile while the other warpgroup computes.
     epilogue_exposed: float
 
 
-# NOTES: 128x256 is the fastest tile wherever the waves come out even; 128x192 for ragged N
-# (6144x3000x4096: 0.93 against 128x256's 0.90 of cuBLAS); 128x128 ping-pong for short K, where
-# the epilogue is a large share of a tile (8192x8192x256: 1.01-1.12 against 0.96); 128x64 for
-# few tiles (decode: M of 1-64 tokens), where the weights must stream through as many SMs as
-# possible. Efficiencies from bench/RESULTS.md, 2026-11-30 (runs 7-12).
+# NOTES: measured on the H200 through tessel.gemm's own launch, every candidate on every shape of
+# bench/front_door.py (bench/NOTES.md, "The front door's heuristic"): 128x256 cooperative runs
+# its k-steps at 0.71 of the dense peak, 128x192 and 128x128 ping-pong at 0.69, 128x64 at 0.41.
+# 128x256 wins where the waves come out even; 128x192 for ragged N (6144x3000x4096: 0.93 against
+# 128x256's 0.90 of cuBLAS); 128x128 ping-pong for short K, where the epilogue is a large share
+# of a tile (8192x8192x256); the narrow tiles where there are few tiles (decode, M of 1-64
+# tokens): no k-step takes less than about a third of a microsecond (_STEP_FLOOR), so a narrow tile
+# only wins where it puts more SMs to work.
 HOPPER_TILES = (
-    HopperTile((128, 256, 64), "cooperative", 1.00, 1.0),
-    HopperTile((128, 192, 64), "cooperative", 0.97, 1.0),
-    HopperTile((128, 128, 64), "pingpong", 0.92, 0.25),
-    HopperTile((128, 64, 64), "cooperative", 0.75, 1.0),
+    HopperTile((128, 256, 64), "cooperative", 0.71, 1.0),
+    HopperTile((128, 192, 64), "cooperative", 0.69, 1.0),
+    HopperTile((128, 128, 64), "pingpong", 0.69, 0.25),
+    HopperTile((128, 64, 64), "cooperative", 0.41, 1.0),
 )
 
 # H200 figures the estimate is in (any Hopper part scales the same way: only ratios matter).
 _PEAK_PER_SM = 989e12 / 132  # dense bf16 FLOP/s of one SM
 _EPILOGUE_PER_ELEMENT = 1e-6 / (128 * 256)  # ~1 us to store a 128x256 tile (bench/NOTES.md)
-_DRAM = 4.0e12  # bytes/s a full GPU streams
-_LATENCY = 1e-6  # seconds from a TMA load's issue to its bytes in shared memory, from DRAM under load
-_LAUNCH = 3e-6  # seconds of a launch's fixed cost
+_STEP_FLOOR = 0.35e-6  # seconds: the shortest k-step measured (barriers, TMA issue, wgmma wait)
+_DRAM = 3.3e12  # bytes/s the kernels stream from DRAM at best (16x28672x8192)
+_LAUNCH = 4e-6  # seconds of a launch's fixed cost: start, pipeline fill, last epilogue
 
 
 def _full_set(element: str, out: str, layout_a: str) -> bool:
@@ -113,18 +115,11 @@ def estimate(config: GemmConfig, m: int, n: int, k: int, sm_count: int, element_
     bm, bn, bk = config.tile
     tiles = math.ceil(m / bm) * math.ceil(n / bn)
     waves = math.ceil(tiles / sm_count)
-    k_padded = math.ceil(k / bk) * bk
-    mainloop = 2 * bm * bn * k_padded / (_PEAK_PER_SM * t.efficiency)
+    k_steps = math.ceil(k / bk)
+    step = max(2 * bm * bn * bk / (_PEAK_PER_SM * t.efficiency), _STEP_FLOOR)
     epilogue = bm * bn * _EPILOGUE_PER_ELEMENT * t.epilogue_exposed
-    compute = waves * (mainloop + epilogue)
-    # Each tile streams its share of the operands' bytes: whole waves at DRAM speed, the last,
-    # partial one no faster than its SMs can each pull.
-    share = element_bytes * (m * k + k * n + m * n) / tiles
-    # One SM streams what its pipeline holds in flight per memory latency (Little's law): every
-    # stage's rows of A and B that lie inside the problem, 128 bytes of K each.
-    per_sm = config.stage_count * (min(bm, m) + min(bn, n)) * 128 / _LATENCY
-    full, rest = divmod(tiles, sm_count)
-    memory = full * sm_count * share / min(_DRAM, sm_count * per_sm) + (rest * share / min(_DRAM, rest * per_sm) if rest else 0.0)
+    compute = waves * (k_steps * step + epilogue)
+    memory = element_bytes * (m * k + k * n + m * n) / _DRAM
     return Estimate(config, _LAUNCH + max(compute, memory), tiles, waves, compute, memory)
 
 

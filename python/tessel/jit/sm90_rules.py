@@ -13,6 +13,9 @@ from .status import refuse
 
 SMEM_BYTES = 227 * 1024  # collective::kSm90SmemBytes: what one CTA may have
 THREADS = 384            # a producer warpgroup and two consumer warpgroups
+# kernel::kSm90TmaStoreBytes: the generated kernels store D through shared memory and TMA (two
+# buffers of 64 rows x 128 bytes per consumer warpgroup), where D's alignment allows.
+EPILOGUE_BYTES = 2 * 2 * 64 * 128
 SCHEDULES = ("auto", "cooperative", "pingpong")
 TILE_N = (64, 128, 192, 256)  # the kernel's static_assert on BN
 SCHEDULE_NAMES = {"cooperative": "coop", "pingpong": "pingpong"}  # KernelTmaWarpSpecialized*::kName
@@ -30,17 +33,16 @@ def stage_bytes(tile) -> int:
     return (tile[0] + tile[1]) * 128  # one 128-byte swizzle row of K per row of A and of B
 
 
-def auto_stages(tile, carveout: int = 1) -> int:
+def auto_stages(tile, carveout: int = EPILOGUE_BYTES) -> int:
     """collective::detail::stage_count for StageCountAutoCarveout<sizeof(SharedStorage)>: the
-    epilogue keeps nothing in shared memory (an empty struct, one byte); 1024 bytes of alignment
-    slack and 16 bytes of barriers per stage."""
+    epilogue's buffers, 1024 bytes of alignment slack and 16 bytes of barriers per stage."""
     return (SMEM_BYTES - carveout - 1024) // (stage_bytes(tile) + 16)
 
 
 def smem_bytes(tile, stages: int) -> int:
-    """Sm90KernelConfig::kSmemBytes as the stages, their full and empty barriers and 1024 bytes of
-    alignment slack make it."""
-    return stages * stage_bytes(tile) + 2 * stages * 8 + 1024
+    """Sm90KernelConfig::kSmemBytes as the stages, the epilogue's buffers, the barriers (full and
+    empty per stage, and the fixup's flag) and 1024 bytes of alignment slack make it."""
+    return stages * stage_bytes(tile) + EPILOGUE_BYTES + 2 * stages * 8 + 16 + 1024
 
 
 def launch_smem_bytes(tile, stages: int) -> int:

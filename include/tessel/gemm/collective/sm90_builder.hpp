@@ -92,7 +92,7 @@ struct EpilogueBuilder {
     static constexpr bool kTmaStoreD =
         std::is_same_v<Schedule, EpilogueTmaWarpSpecialized> ||
         (std::is_same_v<Schedule, EpilogueScheduleAuto> && AlignmentD * int(sizeof(ElementD)) % 16 == 0);
-    static constexpr int kSharedBytes = kTmaStoreD ? 2 * 2 * 64 * 128 : 0;
+    static constexpr int kSharedBytes = kTmaStoreD ? kernel::kSm90TmaStoreBytes : 0;
     struct SharedStorage {
       alignas(128) char buffers[kSharedBytes > 0 ? kSharedBytes : 1];
     };
@@ -130,3 +130,25 @@ struct CollectiveBuilder {
 };
 
 }  // namespace tessel::gemm::collective
+
+namespace tessel::gemm::kernel {
+namespace detail {
+// The stages that fit beside the epilogue's shared memory (the TMA store's buffers), at most `stages`.
+constexpr int fitting_stages(int stages, int stage_bytes, bool tma_store_d) {
+  int const fit = (collective::kSm90SmemBytes - (tma_store_d ? kSm90TmaStoreBytes : 0) - 1024 - 16) / (stage_bytes + 16);
+  return stages < fit ? stages : fit;
+}
+}  // namespace detail
+
+/// The mainloop as the kernel runs it: A and B exchanged with their majors for D^T = B^T A^T
+/// (Swap), units of work from a Decomposition (StreamK), D through TMA stores (TmaStoreD), and
+/// no more stages than fit beside the epilogue's shared memory (a builder asked for
+/// StageCountAuto without the carveout gets one stage fewer rather than a launch failure).
+template <class C, bool Swap, bool StreamK, bool TmaStoreD>
+using Sm90Rebind = Sm90KernelConfig<
+    std::conditional_t<Swap, typename C::ElementB, typename C::ElementA>, std::conditional_t<Swap, typename C::ElementA, typename C::ElementB>,
+    Swap ? C::MajorB : C::MajorA, Swap ? C::MajorA : C::MajorB, C::BM, C::BN,
+    detail::fitting_stages(C::Stages, C::kStageBytesA + C::kStageBytesB, TmaStoreD),
+    C::ClusterM, typename C::Schedule, StreamK, TmaStoreD>;
+
+}  // namespace tessel::gemm::kernel

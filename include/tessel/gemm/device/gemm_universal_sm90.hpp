@@ -60,17 +60,6 @@ namespace kernel {
 struct PersistentScheduler {};
 struct StreamKScheduler {};
 
-/// The mainloop as the kernel runs it: A and B exchanged with their majors for D^T = B^T A^T
-/// (Swap), units of work from a Decomposition (StreamK), D through TMA stores (TmaStoreD), and
-/// no more stages than fit beside the epilogue's shared memory (a builder asked for
-/// StageCountAuto without the carveout gets one stage fewer rather than a launch failure).
-template <class C, bool Swap, bool StreamK, bool TmaStoreD>
-using Sm90Rebind = Sm90KernelConfig<
-    std::conditional_t<Swap, typename C::ElementB, typename C::ElementA>, std::conditional_t<Swap, typename C::ElementA, typename C::ElementB>,
-    Swap ? C::MajorB : C::MajorA, Swap ? C::MajorA : C::MajorB, C::BM, C::BN,
-    std::min(C::Stages, (collective::kSm90SmemBytes - (TmaStoreD ? 32768 : 0) - 1024 - 16) / (C::kStageBytesA + C::kStageBytesB + 16)),
-    C::ClusterM, typename C::Schedule, StreamK, TmaStoreD>;
-
 template <class ProblemShape, class CollectiveMainloop, class CollectiveEpilogue, class TileScheduler = PersistentScheduler>
 struct GemmUniversal {
   static_assert(std::is_same_v<TileScheduler, PersistentScheduler> || std::is_same_v<TileScheduler, StreamKScheduler> ||

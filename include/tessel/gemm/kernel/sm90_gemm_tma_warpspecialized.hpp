@@ -73,6 +73,10 @@ struct OperandBoxes {
   TESSEL_HD static constexpr int mma_offset(int row, int k) { return kK ? row * 128 + k * 32 : (row / 64) * kChunkBytes + k * 2048; }
 };
 
+// The TMA-store epilogue's shared memory: two buffers of 64 rows x 128 bytes per consumer
+// warpgroup, one filled while the other drains.
+inline constexpr int kSm90TmaStoreBytes = 2 * 2 * 64 * 128;
+
 template <class ElementA_, class ElementB_, arch::Major MajorA_, arch::Major MajorB_, int TileM, int TileN, int StageCount,
           int ClusterM_, class Schedule_, bool StreamK_ = false, bool TmaStoreD_ = false>
 struct Sm90KernelConfig {
@@ -80,8 +84,7 @@ struct Sm90KernelConfig {
   // D through shared memory and TMA stores (128-byte rows, swizzled), instead of straight from
   // registers: whole 128-byte lines per store, and the store drains while the next tile runs.
   static constexpr bool kTmaStoreD = TmaStoreD_;
-  // Two buffers of 64 rows x 128 bytes per consumer warpgroup: one filled while the other drains.
-  static constexpr int kEpilogueBytes = kTmaStoreD ? 2 * 2 * 64 * 128 : 0;
+  static constexpr int kEpilogueBytes = kTmaStoreD ? kSm90TmaStoreBytes : 0;
   using ElementA = ElementA_;
   using ElementB = ElementB_;
   using Schedule = Schedule_;
