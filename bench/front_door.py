@@ -6,7 +6,7 @@ row-major, D row-major, as torch.nn.Linear computes it.
     python bench/front_door.py [--out FILE.md] [--reps 20] [--rounds 3] [--only REGEX]
 
 For every shape of SHAPES:
-1. tessel.warmup(shapes) first, timed; afterwards the JIT's memo must not grow (no compilation or
+1. With --tune, tessel.tune(shapes) first; then tessel.warmup(shapes), timed; afterwards the JIT's memo must not grow (no compilation or
    tuning on the hot path).
 2. Correctness: tessel.gemm and every kernel of the registry for the shape's kind, each on a
    NaN-poisoned D, against float64 within include/tessel/verify/tolerance.hpp's budget.
@@ -200,6 +200,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", default=".", help="regular expression on 'MxNxK dtype'")
     ap.add_argument("--no-oracle", action="store_true", help="skip timing every registry candidate")
+    ap.add_argument("--tune", action="store_true", help="tessel.tune every shape first (the tuned choice is timed)")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("front_door: no CUDA device: nothing to measure", file=sys.stderr)
@@ -208,6 +209,12 @@ def main():
     shapes = [s for s in SHAPES if re.search(args.only, f"{s[0]}x{s[1]}x{s[2]} {s[3]}")]
     lines = [f"GPU: {props.name} ({props.multi_processor_count} SMs), torch {torch.__version__}, CUDA {torch.version.cuda}, "
              f"tessel {tessel.__version__}; {args.rounds} rounds x {args.reps} launches per provider, medians", ""]
+    if args.tune:
+        start = time.perf_counter()
+        for dt in DTYPES:
+            tessel.tune([s[:3] for s in shapes if s[3] == dt], dtype=dt)
+        lines.append(f"tessel.tune of every shape: {time.perf_counter() - start:.2f} s (the choices below are the tuned ones)")
+        print(lines[-1], flush=True)
     start = time.perf_counter()
     for dt in DTYPES:
         tessel.warmup([s[:3] for s in shapes if s[3] == dt], dtype=dt)

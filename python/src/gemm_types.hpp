@@ -71,7 +71,7 @@ struct Sm90KernelParams {
   gemm::kernel::Sm90TileScheduler sched;
   gemm::kernel::Decomposition dec;  // split-K and stream-K kernels only; zero here
   gemm::kernel::FixupWorkspace ws;
-  alignas(64) unsigned char tma_d[128];  // a CUtensorMap: D for the TMA-store epilogue
+  alignas(128) unsigned char tma_d[128];  // a CUtensorMap (CUDA 13 aligns it to 128 bytes): D for the TMA store
   bool tma_store_d;                      // whether D meets TMA's rules (else stores from registers)
 };
 inline constexpr int kSm90ParamsCapacity = 512;

@@ -70,7 +70,7 @@ Sm90Launcher::Map const& Sm90Launcher::map(cuda::Driver const& d, Map& slot, cha
 
 void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape const& s, int sm_count, int max_clusters,
                           Problem const& p, float alpha, float beta, cuda::CUstream stream) {
-  alignas(64) unsigned char block[kSm90ParamsCapacity] = {};
+  alignas(128) unsigned char block[kSm90ParamsCapacity] = {};
   auto& params = *reinterpret_cast<Sm90KernelParams*>(block);
   int const m = static_cast<int>(p.m), n = static_cast<int>(p.n);
   params.m = m;

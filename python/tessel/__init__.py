@@ -12,11 +12,11 @@ tessel.layout holds the algebra (Layout, composition, logical_divide, ...).
 
 from . import layout
 from ._core import CudaError, GemmError
-from .gemm import gemm, kernel_for, warmup
+from .gemm import gemm, kernel_for, tune, warmup
 from .jit.compiler import CompiledGemm, compile, target_for  # noqa: A004 (tessel.compile is the API)
 from .jit.config import GemmConfig
 from .jit.nvrtc import CompileError
 
 __version__ = "0.1.0"
 
-__all__ = ["CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "kernel_for", "layout", "target_for", "warmup"]
+__all__ = ["CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]

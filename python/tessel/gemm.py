@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 
 from . import _core
-from .jit import compiler, prebuilt, registry
+from .jit import compiler, prebuilt, registry, tuning
 from .jit.config import ELEMENT_CODES, EPILOGUES, GemmConfig, default_config, element_name
 
 _ELEMENTS = {code: name for name, code in ELEMENT_CODES.items()}
@@ -37,13 +37,98 @@ def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue:
         if not candidates:
             return (default_config(element, out, *layouts, epilogue_name, hopper=True),
                     "the default Hopper tile, compiled on first use: no kernel with this epilogue is shipped for this kind")
-        return registry.choose(candidates, m, n, k, _core.sm_count(device))
+        tuned = _tuned(candidates, (element, out, *layouts, epilogue_name), device, m, n, k)
+        return tuned if tuned is not None else registry.choose(candidates, m, n, k, _core.sm_count(device))
     config = default_config(element, out, *layouts, epilogue_name)
     if cc < 80:
         return config.replace(arch="sm75", stages=2), "Turing: the two-stage mma.sync kernel"
     why = "TMA cannot read A or B (base addresses and leading dimensions must be 16-byte aligned)" if cc == 90 else \
         f"compute capability {cc // 10}.{cc % 10} has no Hopper kernel"
     return config, f"the Sm80 kernel: {why}"
+
+
+_TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16"}
+
+
+def _tuning_key(kind: tuple, device: int, shape: tuple) -> str:
+    torch = _torch()
+    cc = _core.compute_capability(device)
+    gpu = torch.cuda.get_device_name(device) if torch is not None and torch.cuda.is_available() else f"compute capability {cc}"
+    from . import __version__
+    return tuning.key(gpu, _core.sm_count(device), __version__, kind, shape)
+
+
+def _tuned(candidates, kind: tuple, device: int, m: int, n: int, k: int):
+    """(configuration, reason) from the tuning cache (tuning.py), tuning the shape now when
+    TESSEL_TUNE=1 and nothing is cached; None where neither applies."""
+    if len(candidates) < 2:
+        return None
+    key = _tuning_key(kind, device, (m, n, k))
+    name = tuning.lookup(key)
+    if name is None and tuning.enabled():
+        name = _tune_shape(candidates, kind, device, (m, n, k), key)[0]
+    for config in candidates:
+        if config.name == name:
+            return config, f"tuned on this GPU: the fastest of the heuristic's first candidates, timed ({tuning.FILE} in the cache folder)"
+    return None
+
+
+def _tune_shape(candidates, kind: tuple, device: int, shape: tuple, key: str, top: int = 3):
+    """Time the heuristic's first `top` candidates on scratch operands of `shape` and store the
+    fastest. Returns (its name, {name: median us})."""
+    torch = _torch()
+    if torch is None or not torch.cuda.is_available():
+        raise RuntimeError("tessel.tune times kernels on scratch PyTorch tensors: import torch, with a CUDA device")
+    element, out, layout_a, layout_b, _ = kind
+    m, n, k = shape
+    first = [e.config for e in registry.ranked(candidates, m, n, k, _core.sm_count(device))[:top]]
+    kernels = [_kernel_for(c, device) for c in first]
+    dtype, out_dtype = getattr(torch, _TORCH_DTYPES[element]), getattr(torch, _TORCH_NAMES[out])
+    with torch.cuda.device(device):
+        A = torch.rand(m, k, device="cuda").to(dtype) if layout_a == "row" else torch.rand(k, m, device="cuda").to(dtype).t()
+        B = torch.rand(k, n, device="cuda").to(dtype) if layout_b == "row" else torch.rand(n, k, device="cuda").to(dtype).t()
+        D = torch.empty(m, n, device="cuda", dtype=out_dtype)
+        stream = torch.cuda.current_stream().cuda_stream
+        for kernel in kernels:  # load, and warm the clocks
+            _core.time_launches(kernel, [(A, B, D)], 3, stream)
+        best, medians = tuning.fastest(kernels, lambda kern: [1e3 * t for t in _core.time_launches(kern, [(A, B, D)], 5, stream)])
+    timings = {c.name: round(us, 2) for c, us in zip(first, medians)}
+    tuning.store(key, first[best].name, timings)
+    return first[best].name, timings
+
+
+def tune(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=None, device=None, top=3):
+    """Time the heuristic's first `top` kernels for each (M, N, K) of `shapes` (A row-major, B as
+    `layout_b`, D row-major, as tessel.warmup takes them) on this GPU and keep the fastest in the
+    tuning cache, which later processes read too. Returns one (shape, kernel name, {kernel: median
+    us}) per shape; a kind with a single shipped kernel has nothing to tune (empty timings)."""
+    element = element_name(dtype)
+    out = element if out_dtype is None else element_name(out_dtype)
+    if layout_b not in ("row", "col"):
+        raise ValueError(f"layout_b {layout_b!r}: 'col' (B = W.t()) or 'row' (B is K x N row-major)")
+    if not isinstance(top, int) or top < 1:
+        raise ValueError(f"top {top!r}: time at least one candidate (a positive integer)")
+    if device is None:
+        device = compiler.current_device()
+    kind = (element, out, "row", layout_b, EPILOGUES[_epilogue(epilogue)])
+    results = []
+    for shape in shapes:
+        shape = _shape(shape)
+        candidates = registry.hopper_configs(*kind) if _core.compute_capability(device) == 90 else []
+        if len(candidates) < 2:
+            results.append((shape, _kernel_for(_choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row",
+                                                       _epilogue(epilogue), device, True, *shape)[0], device).name, {}))
+            continue
+        name, timings = _tune_shape(candidates, kind, device, shape, _tuning_key(kind, device, shape), top)
+        results.append((shape, name, timings))
+    _dispatcher.clear()  # the next call of each shape asks again, and finds the tuned kernel
+    return results
+
+
+def _shape(shape) -> tuple:
+    if not isinstance(shape, (tuple, list)) or len(shape) != 3 or not all(isinstance(v, int) and v > 0 for v in shape):
+        raise ValueError(f"shape {shape!r}: give (M, N, K), three positive integers")
+    return tuple(shape)
 
 
 def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
@@ -185,8 +270,7 @@ def warmup(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue
         device = compiler.current_device()
     names = []
     for shape in shapes:
-        if not isinstance(shape, (tuple, list)) or len(shape) != 3 or not all(isinstance(v, int) and v > 0 for v in shape):
-            raise ValueError(f"shape {shape!r}: give (M, N, K), three positive integers")
+        shape = _shape(shape)
         config, _ = _choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row", _epilogue(epilogue), device, True,
                             *shape)
         kernel = _kernel_for(config, device)

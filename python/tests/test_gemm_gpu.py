@@ -351,11 +351,17 @@ def test_hopper_every_registry_tile(hopper):
         check(torch, D, A, B)
 
 
-def test_hopper_choice_follows_the_shape(hopper):
+def test_hopper_choice_follows_the_shape(hopper, tmp_path, monkeypatch):
     """The dispatcher chooses by shape: a decode call (16 tokens through a 4096 x 4096 weight, as
     torch.nn.Linear calls it) gets the narrow 128x64 tile, a large square one the 128x256 tile,
-    and each says why."""
+    and each says why. (The heuristic's choice: an empty tuning cache.)"""
     torch = hopper
+    import importlib
+    from tessel.jit import tuning
+    monkeypatch.setenv("TESSEL_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("TESSEL_TUNE", raising=False)
+    tuning.forget()
+    importlib.import_module("tessel.gemm")._dispatcher.clear()
     W = make(torch, 4096, 4096, "bfloat16", True, 59)
     x = make(torch, 16, 4096, "bfloat16", True, 60)
     kernel, reason = tessel.kernel_for(x, W.t(), explain=True)
@@ -365,6 +371,26 @@ def test_hopper_choice_follows_the_shape(hopper):
     kernel, reason = tessel.kernel_for(big, W.t(), explain=True)
     assert "_128x256x64_" in kernel.name and "4 wave(s)" in reason, (kernel.name, reason)
     assert tessel.warmup([(16, 4096, 4096), (4096, 4096, 4096)]) == [tessel.kernel_for(x, W.t()).name, kernel.name]
+
+
+def test_hopper_tune_keeps_the_fastest(hopper, tmp_path, monkeypatch):
+    """tessel.tune times the heuristic's first candidates, stores the fastest in the tuning cache,
+    and tessel.gemm then runs it (and says so); the result is still right."""
+    torch = hopper
+    import importlib
+    from tessel.jit import tuning
+    monkeypatch.setenv("TESSEL_CACHE_DIR", str(tmp_path))
+    tuning.forget()
+    [(shape, name, timings)] = tessel.tune([(16, 4096, 4096)], top=3)
+    assert shape == (16, 4096, 4096) and len(timings) == 3 and name in timings and min(timings.values()) == timings[name]
+    assert (tmp_path / tuning.FILE).is_file()
+    W = make(torch, 4096, 4096, "bfloat16", True, 62)
+    x = make(torch, 16, 4096, "bfloat16", True, 63)
+    kernel, reason = tessel.kernel_for(x, W.t(), explain=True)
+    assert kernel.name == name and reason.startswith("tuned on this GPU"), (kernel.name, reason)
+    check(torch, tessel.gemm(x, W.t()), x, W.t())
+    tuning.forget()
+    importlib.import_module("tessel.gemm")._dispatcher.clear()
 
 
 @pytest.mark.parametrize("config", [

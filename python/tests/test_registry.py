@@ -56,3 +56,53 @@ def test_estimate_counts_partial_waves_as_whole():
     two = registry.estimate(config, 128 * 12, 256 * 11 + 1, 4096, SMS)   # 144 tiles: two
     assert (one.tiles, one.waves, two.tiles, two.waves) == (132, 1, 144, 2)
     assert two.compute == pytest.approx(2 * one.compute)
+
+
+# ---- tuning: the on-disk cache of measured winners ------------------------------------------------
+def test_tuning_cache_round_trip(tmp_path, monkeypatch):
+    from tessel.jit import tuning
+    monkeypatch.setenv("TESSEL_CACHE_DIR", str(tmp_path))
+    tuning.forget()
+    key = tuning.key("NVIDIA H200", 132, "0.1.0", ("bf16", "bf16", "row", "col", "linear"), (16, 4096, 4096))
+    assert key == "NVIDIA H200|132|0.1.0|bf16|bf16|row|col|linear|16x4096x4096"
+    assert tuning.lookup(key) is None
+    tuning.store(key, "tessel_sm90_gemm_x", {"tessel_sm90_gemm_x": 12.5})
+    tuning.forget()  # as a new process would: from the file
+    assert tuning.lookup(key) == "tessel_sm90_gemm_x" and (tmp_path / tuning.FILE).is_file()
+    other = key.replace("132", "114")  # another GPU does not see it
+    assert tuning.lookup(other) is None
+    (tmp_path / tuning.FILE).write_text("not json")
+    tuning.forget()
+    assert tuning.lookup(key) is None  # a damaged file is ignored, not an error
+    tuning.forget()
+
+
+def test_fastest_takes_turns_and_medians():
+    from tessel.jit import tuning
+    calls = []
+    times = {"a": [5.0, 5.0, 50.0], "b": [4.0, 4.5, 4.0], "c": [6.0, 6.0, 6.0]}
+
+    def time_us(k):
+        calls.append(k)
+        return times[k]
+    best, medians = tuning.fastest(["a", "b", "c"], time_us)
+    assert best == 1 and medians == [5.0, 4.0, 6.0]
+    assert calls == ["a", "b", "c"] * 3  # in turns, three rounds
+
+
+def test_choice_prefers_a_tuned_kernel(tmp_path, monkeypatch):
+    """tessel.gemm's choice reads the tuning cache before the heuristic."""
+    import importlib
+    from tessel.jit import tuning
+    g = importlib.import_module("tessel.gemm")  # the module (tessel.gemm the attribute is the function)
+    monkeypatch.setenv("TESSEL_CACHE_DIR", str(tmp_path))
+    tuning.forget()
+    monkeypatch.setattr(g, "_tuning_key", lambda kind, device, shape: "K|" + "x".join(map(str, shape)))
+    candidates = registry.hopper_configs("bf16", "bf16", "row", "col")
+    kind = ("bf16", "bf16", "row", "col", "linear")
+    assert g._tuned(candidates, kind, 0, 16, 4096, 4096) is None  # nothing cached, tuning off
+    tuning.store("K|16x4096x4096", candidates[2].name, {})
+    config, reason = g._tuned(candidates, kind, 0, 16, 4096, 4096)
+    assert config == candidates[2] and reason.startswith("tuned on this GPU")
+    assert g._tuned(candidates[:1], kind, 0, 16, 4096, 4096) is None  # a single kernel: nothing to tune
+    tuning.forget()

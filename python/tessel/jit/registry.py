@@ -123,12 +123,16 @@ def estimate(config: GemmConfig, m: int, n: int, k: int, sm_count: int, element_
     return Estimate(config, _LAUNCH + max(compute, memory), tiles, waves, compute, memory)
 
 
+def ranked(candidates: list[GemmConfig], m: int, n: int, k: int, sm_count: int) -> list[Estimate]:
+    """The candidates' estimates, fastest first."""
+    return sorted((estimate(c, m, n, k, sm_count) for c in candidates), key=lambda e: e.seconds)
+
+
 def choose(candidates: list[GemmConfig], m: int, n: int, k: int, sm_count: int) -> tuple[GemmConfig, str]:
     """The candidate with the least estimated time, and why, in a sentence."""
     if len(candidates) == 1:
         return candidates[0], "the only kernel shipped for this kind of problem"
-    ranked = sorted((estimate(c, m, n, k, sm_count) for c in candidates), key=lambda e: e.seconds)
-    best, runner = ranked[0], ranked[1]
+    best, runner = ranked(candidates, m, n, k, sm_count)[:2]
     bound = "streaming the operands" if best.memory > best.compute else "its waves of tiles"
     tile = "x".join(map(str, best.config.tile[:2]))
     other = "x".join(map(str, runner.config.tile[:2]))
