@@ -66,6 +66,11 @@ Loaded load() {
   optional(d.cuEventSynchronize, "cuEventSynchronize");
   optional(d.cuEventElapsedTime, "cuEventElapsedTime", "cuEventElapsedTime_v2");
   optional(d.cuEventDestroy, "cuEventDestroy", "cuEventDestroy_v2");
+  optional(d.cuMemAlloc, "cuMemAlloc", "cuMemAlloc_v2");
+  optional(d.cuMemFree, "cuMemFree", "cuMemFree_v2");
+  optional(d.cuMemsetD8Async, "cuMemsetD8Async");
+  optional(d.cuStreamIsCapturing, "cuStreamIsCapturing");
+  optional(d.cuStreamSynchronize, "cuStreamSynchronize");
   if (CUresult r = d.cuInit(0); r != CUDA_SUCCESS) {
     out.why = "cuInit failed: " + error_text(r);
     // error_text needs the driver; it was resolved above, so the message is complete.

@@ -18,6 +18,7 @@ using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
+using CUdeviceptr = unsigned long long;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_NO_BINARY_FOR_GPU = 209;
@@ -75,6 +76,12 @@ struct Driver {
   CUresult (*cuEventSynchronize)(CUevent);
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);
   CUresult (*cuEventDestroy)(CUevent);
+  // The stream-K kernels' workspace: device memory, cleared on the stream; never during capture.
+  CUresult (*cuMemAlloc)(CUdeviceptr*, std::size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, std::size_t, CUstream);
+  CUresult (*cuStreamIsCapturing)(CUstream, int*);
+  CUresult (*cuStreamSynchronize)(CUstream);
 };
 
 // The loaded and initialised driver, or nullptr with `why` set ("libcuda.so.1: cannot open

@@ -20,8 +20,31 @@ std::string element_list(KernelTraits const& t) {
 }  // namespace
 
 void Dispatcher::run(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream, int epilogue) {
-  Problem const p = natural(read_operands(a, b, c, d));
-  choose(p, epilogue).kernel->launch(p, alpha, beta, stream);
+  launch(natural(read_operands(a, b, c, d)), epilogue, alpha, beta, stream);
+}
+
+void Dispatcher::launch(Problem const& p, int epilogue, float alpha, float beta, std::uintptr_t stream) {
+  Kernel& k = *choose(p, epilogue).kernel;
+  if (k.traits().fixup_slot_floats > 0) {
+    WorkspaceSource const source = workspace_for(p.device, stream);
+    k.launch(p, alpha, beta, stream, 8, &source);
+  } else {
+    k.launch(p, alpha, beta, stream);
+  }
+}
+
+void Dispatcher::set_workspace_allocator(nb::object acquire, nb::object release) {
+  acquire_ = std::move(acquire);
+  release_ = std::move(release);
+}
+
+WorkspaceSource Dispatcher::workspace_for(int device, std::uintptr_t stream) {
+  if (!acquire_.is_valid() || acquire_.is_none() || !release_.is_valid() || release_.is_none()) return {};
+  return {[this, device, stream](std::size_t bytes) {
+            nb::object ptr = acquire_(bytes, device, stream);
+            return ptr.is_none() ? std::uintptr_t(0) : nb::cast<std::uintptr_t>(ptr);
+          },
+          [this](std::uintptr_t ptr) { release_(ptr); }};
 }
 
 nb::object Dispatcher::select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue) {
@@ -82,6 +105,8 @@ Dispatcher::Entry const& Dispatcher::choose(Problem const& p, int epilogue) {
 int Dispatcher::traverse(visitproc visit, void* arg) {
   Py_VISIT(resolve_.ptr());
   Py_VISIT(fallback_.ptr());
+  Py_VISIT(acquire_.ptr());
+  Py_VISIT(release_.ptr());
   for (auto& [key, entry] : kernels_) Py_VISIT(entry.owner.ptr());
   return 0;
 }
@@ -90,6 +115,8 @@ void Dispatcher::drop_references() {
   kernels_.clear();
   resolve_.reset();
   fallback_.reset();
+  acquire_.reset();
+  release_.reset();
 }
 
 }  // namespace tessel::py

@@ -27,6 +27,8 @@ class Dispatcher {
   void run(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream, int epilogue);
   // The kernel run() would launch, without launching it.
   nb::object select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue);
+  // Launch the automatic choice for a problem (the tail of run() and gemm()).
+  void launch(Problem const& p, int epilogue, float alpha, float beta, std::uintptr_t stream);
   // The arguments run() would give resolve for these operands (without the epilogue): the
   // problem as the automatic choice computes it, D row-major.
   nb::tuple question(nb::handle a, nb::handle b, nb::handle c, nb::handle d);
@@ -36,6 +38,10 @@ class Dispatcher {
   // tessel.gemm (see gemm_call.cpp).
   nb::object gemm(nb::handle a, nb::handle b, nb::handle c, double alpha, double beta, nb::handle out_dtype, nb::handle epilogue,
                   nb::handle config, nb::handle out, nb::handle stream);
+
+  // acquire(bytes, device, stream) -> int pointer and release(pointer): the stream-K workspace of
+  // the automatic choice's launches (tessel.gemm sets PyTorch's caching allocator).
+  void set_workspace_allocator(nb::object acquire, nb::object release);
 
   void clear() { kernels_.clear(); }
   std::size_t size() const { return kernels_.size(); }
@@ -63,7 +69,11 @@ class Dispatcher {
   static constexpr std::size_t kMaxRemembered = 4096;
   Entry const& choose(Problem const& p, int epilogue);
 
+  // The workspace source of one launch on a device and stream (empty without an allocator).
+  WorkspaceSource workspace_for(int device, std::uintptr_t stream);
+
   nb::object resolve_, fallback_;
+  nb::object acquire_, release_;
   std::unordered_map<Key, Entry, KeyHash> kernels_;
 };
 

@@ -133,8 +133,7 @@ nb::object Dispatcher::gemm(nb::handle a, nb::handle b, nb::handle c, double alp
   }
   Operands const ops = check_operands(std::move(ma), std::move(mb), std::move(mc), std::move(md));
   std::uintptr_t const s = stream_handle(t, stream, ops.device, is_torch_tensor(d) && ops.d.device_type == 2);
-  Problem const p = natural(ops);
-  choose(p, epi).kernel->launch(p, float(alpha), float(beta), s);
+  launch(natural(ops), epi, float(alpha), float(beta), s);
   return d;
 }
 

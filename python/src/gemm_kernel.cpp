@@ -50,6 +50,8 @@ Sm90Shape Kernel::sm90_shape() const {
   std::copy(t_.box_a, t_.box_a + 2, s.box_a);
   std::copy(t_.box_b, t_.box_b + 2, s.box_b);
   s.d_bytes = t_.c == Element::f32 ? 4 : 2;
+  s.stream_k = t_.fixup_slot_floats > 0;
+  s.slot_floats = t_.fixup_slot_floats;
   return s;
 }
 
@@ -86,7 +88,7 @@ Kernel::Loaded const& Kernel::loaded(int device) {
   return functions_[device];
 }
 
-void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t stream, int swizzle) {
+void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t stream, int swizzle, WorkspaceSource const* workspace) {
   jit::GemmArguments args;
   args.m = p.m;
   args.n = p.n;
@@ -115,7 +117,7 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
     try {
       cuda::ScopedContext scope(*cuda::driver(), info.context);
       sm90_.launch(*cuda::driver(), l.fn, sm90_shape(), info.sm_count, l.max_clusters, p, alpha, beta,
-                   reinterpret_cast<cuda::CUstream>(stream));
+                   reinterpret_cast<cuda::CUstream>(stream), workspace);
     } catch (cuda::CudaFailure const& f) {
       cuda_failed(f, "launching " + t_.name);
     }

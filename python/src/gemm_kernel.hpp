@@ -23,6 +23,7 @@ struct KernelTraits {
   bool hopper = false;  // kernel::sm90_gemm_tma_warpspecialized rather than kernel::gemm_kernel
   int cluster_m = 1;    // Hopper: CTAs per cluster along M
   int box_a[2] = {0, 0}, box_b[2] = {0, 0};  // Hopper: (inner, outer) of A's and B's TMA boxes
+  int fixup_slot_floats = 0;  // Hopper stream-K kernels: floats per partial-tile slot; 0: data-parallel
   std::string target;   // the SASS architecture of the cubin: "sm_80", "sm_90a"
   std::string name;     // tessel_sm80_gemm_f16_f16_f32_128x128x32_64x64x32_3stage_tn
   std::string symbol;   // the kernel's (mangled) name in the cubin
@@ -40,7 +41,9 @@ class Kernel {
 
   // Checks the problem's arguments (tessel/jit/gemm_arguments.hpp) and launches on `stream`
   // of the problem's device. @throws StatusError
-  void launch(Problem const& p, float alpha, float beta, std::uintptr_t stream, int swizzle = 8);
+  // `workspace`: where a stream-K kernel's fixup workspace comes from (sm90_launch.hpp).
+  void launch(Problem const& p, float alpha, float beta, std::uintptr_t stream, int swizzle = 8,
+              WorkspaceSource const* workspace = nullptr);
 
   // The kernel loaded on a device (on first use). @throws StatusError
   cuda::CUfunction function(int device) { return loaded(device).fn; }

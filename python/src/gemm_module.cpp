@@ -223,12 +223,14 @@ void bind_gemm(nb::module_& m) {
           "__init__",
           [](Kernel* self, nb::bytes cubin, std::string name, std::string symbol, std::string target, int ab, int c, bool a_row, bool b_row,
              bool c_row, int epilogue, int tile_m, int tile_n, int threads, int smem, bool hopper, int cluster_m,
-             std::tuple<int, int> box_a, std::tuple<int, int> box_b) {
+             std::tuple<int, int> box_a, std::tuple<int, int> box_b, int fixup_slot_floats) {
             if (ab < 0 || ab > 1 || c < 0 || c > 2 || epilogue < 0 || epilogue > 3) throw nb::value_error("Kernel: element or epilogue code out of range");
             if (tile_m <= 0 || tile_n <= 0 || threads <= 0 || threads > 1024 || smem < 0) throw nb::value_error("Kernel: tile, threads or smem out of range");
             KernelTraits t{Element(ab), Element(c), a_row, b_row, c_row, Epilogue(epilogue), tile_m, tile_n, threads, smem, hopper, cluster_m,
                            {std::get<0>(box_a), std::get<1>(box_a)}, {std::get<0>(box_b), std::get<1>(box_b)},
-                           std::move(target), std::move(name), std::move(symbol)};
+                           fixup_slot_floats, std::move(target), std::move(name), std::move(symbol)};
+            if (fixup_slot_floats < 0 || (fixup_slot_floats > 0 && (!hopper || cluster_m != 1)))
+              throw nb::value_error("Kernel: a stream-K kernel (fixup_slot_floats > 0) is a Hopper kernel without a cluster");
             if (hopper && (cluster_m < 1 || cluster_m > 2 || t.box_a[0] <= 0 || t.box_a[1] <= 0 || t.box_b[0] <= 0 || t.box_b[1] <= 0 || !c_row))
               throw nb::value_error("Kernel: a Hopper kernel needs a cluster of 1 or 2, both TMA boxes and a row-major D");
             new (self) Kernel(std::string(static_cast<char const*>(cubin.data()), cubin.size()), std::move(t));
@@ -236,7 +238,7 @@ void bind_gemm(nb::module_& m) {
           nb::arg("cubin"), nb::arg("name"), nb::arg("symbol"), nb::arg("target"), nb::arg("element_ab"), nb::arg("element_c"),
           nb::arg("a_row"), nb::arg("b_row"), nb::arg("c_row"), nb::arg("epilogue"), nb::arg("tile_m"), nb::arg("tile_n"),
           nb::arg("threads"), nb::arg("smem"), nb::kw_only(), nb::arg("hopper") = false, nb::arg("cluster_m") = 1,
-          nb::arg("box_a") = std::make_tuple(0, 0), nb::arg("box_b") = std::make_tuple(0, 0))
+          nb::arg("box_a") = std::make_tuple(0, 0), nb::arg("box_b") = std::make_tuple(0, 0), nb::arg("fixup_slot_floats") = 0)
       .def_prop_ro("name", [](Kernel const& k) { return k.traits().name; })
       .def_prop_ro("symbol", [](Kernel const& k) { return k.traits().symbol; })
       .def_prop_ro("target", [](Kernel const& k) { return k.traits().target; })
@@ -255,6 +257,8 @@ void bind_gemm(nb::module_& m) {
       .def("run_kernel", &Dispatcher::run_kernel, nb::arg("kernel"), nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"),
            nb::arg("alpha"), nb::arg("beta"), nb::arg("stream"))
       .def("select", &Dispatcher::select, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("epilogue"))
+      .def("set_workspace_allocator", &Dispatcher::set_workspace_allocator, nb::arg("acquire").none(), nb::arg("release").none(),
+           "acquire(bytes, device, stream) -> pointer and release(pointer): where stream-K launches get their fixup workspace.")
       .def("question", &Dispatcher::question, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"),
            "(element_ab, element_c, a_row, b_row, device, tma_aligned, m, n, k): what the automatic choice is asked for these operands.")
       .def("gemm", &checked_gemm, nb::arg("A").none(), nb::arg("B").none(), nb::arg("C").none() = nb::none(), nb::kw_only(),

@@ -8,6 +8,9 @@ namespace tessel::py {
 
 namespace {
 
+// The Hopper kernels' K per stage for 16-bit operands: one 128-byte swizzle row.
+constexpr int kSm90TileK = 64;
+
 cuda::CUlaunchConfig launch_config(Sm90Shape const& s, unsigned grid, cuda::CUstream stream, cuda::CUlaunchAttribute* cluster) {
   cuda::CUlaunchConfig c{};
   c.grid_x = grid;
@@ -68,8 +71,39 @@ Sm90Launcher::Map const& Sm90Launcher::map(cuda::Driver const& d, Map& slot, cha
   return slot;
 }
 
+Sm90Launcher::~Sm90Launcher() {
+  cuda::Driver const* d = cuda::driver();
+  if (!d || !d->cuMemFree) return;
+  for (auto& [stream, buffer] : workspaces_)
+    if (buffer.ptr) d->cuMemFree(buffer.ptr);  // in the context current at unload: best effort
+}
+
+void* Sm90Launcher::workspace(cuda::Driver const& d, cuda::CUstream stream, std::size_t bytes) {
+  Buffer& b = workspaces_[stream];
+  if (b.bytes >= bytes) return reinterpret_cast<void*>(b.ptr);
+  if (!d.cuMemAlloc || !d.cuMemFree || !d.cuMemsetD8Async || !d.cuStreamIsCapturing || !d.cuStreamSynchronize)
+    missing("cuMemAlloc, cuMemsetD8Async or cuStreamIsCapturing");
+  int capturing = 0;
+  if (d.cuStreamIsCapturing(stream, &capturing) == cuda::CUDA_SUCCESS && capturing != 0)
+    throw StatusError{{Status::kErrorWorkspaceNull, "this stream-K kernel needs a workspace of " + std::to_string(bytes) +
+                                                        " bytes, which cannot be allocated while the stream is being captured: "
+                                                        "run the call once on this stream before capturing it"}};
+  auto check = [](cuda::CUresult r) {
+    if (r != cuda::CUDA_SUCCESS) throw cuda::CudaFailure{r, cuda::error_text(r) + " (the stream-K workspace)"};
+  };
+  if (b.ptr) {
+    check(d.cuStreamSynchronize(stream));  // launches still running may use the old buffer
+    check(d.cuMemFree(b.ptr));
+    b = {};
+  }
+  std::size_t const grown = std::max<std::size_t>(bytes, std::size_t(1) << 20);
+  check(d.cuMemAlloc(&b.ptr, grown));
+  b.bytes = grown;
+  return reinterpret_cast<void*>(b.ptr);
+}
+
 void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape const& s, int sm_count, int max_clusters,
-                          Problem const& p, float alpha, float beta, cuda::CUstream stream) {
+                          Problem const& p, float alpha, float beta, cuda::CUstream stream, WorkspaceSource const* source) {
   alignas(128) unsigned char block[kSm90ParamsCapacity] = {};
   auto& params = *reinterpret_cast<Sm90KernelParams*>(block);
   int const m = static_cast<int>(p.m), n = static_cast<int>(p.n);
@@ -88,9 +122,36 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   int clusters = sm_count / s.cluster_m;
   if (max_clusters > 0) clusters = std::min(clusters, max_clusters);
   clusters = std::max(1, std::min(clusters, params.sched.tile_count()));
-  unsigned const grid = static_cast<unsigned>(clusters * s.cluster_m);
+  unsigned grid = static_cast<unsigned>(clusters * s.cluster_m);
 
   std::lock_guard<std::mutex> lock(mutex_);
+  std::uintptr_t borrowed = 0;  // a workspace from `source`, given back once the launch is enqueued
+  struct GiveBack {
+    WorkspaceSource const* source;
+    std::uintptr_t& ptr;
+    ~GiveBack() {
+      try {
+        if (ptr) source->release(ptr);
+      } catch (...) {  // a failed release leaks a block of the allocator's pool; never a second exception
+      }
+    }
+  } give_back{source, borrowed};
+  if (s.stream_k) {
+    // The decomposition as GemmUniversalAdapter chooses it (kernel::make_decomposition's
+    // heuristic: data-parallel, split-K or stream-K); the fixup's counters start at zero.
+    gemm::kernel::TileGrid const g{tiles_m, tiles_n, 1, static_cast<int>((p.k + kSm90TileK - 1) / kSm90TileK)};
+    params.dec = gemm::kernel::make_decomposition(g, sm_count, gemm::kernel::DecompositionOptions{});
+    if (std::size_t const bytes = gemm::kernel::workspace_bytes(params.dec, s.slot_floats); bytes > 0) {
+      void* ws = nullptr;
+      if (source && *source) borrowed = source->acquire(bytes);  // 0: the source has none to give
+      ws = borrowed ? reinterpret_cast<void*>(borrowed) : workspace(d, stream, bytes);
+      params.ws = gemm::kernel::make_fixup_workspace(ws, params.dec, s.slot_floats);
+      if (auto r = d.cuMemsetD8Async(reinterpret_cast<cuda::CUdeviceptr>(ws), 0, gemm::kernel::fixup_counter_bytes(params.dec), stream);
+          r != cuda::CUDA_SUCCESS)
+        throw cuda::CudaFailure{r, cuda::error_text(r) + " (clearing the fixup counters)"};
+    }
+    grid = static_cast<unsigned>(params.dec.grid);
+  }
   // K-major operands are K elements wide, MN-major ones M (or N).
   Map const& ma = p.a_row ? map(d, a_, "A", p.a, 2, p.k, p.m, p.lda, s.box_a) : map(d, a_, "A", p.a, 2, p.m, p.k, p.lda, s.box_a);
   Map const& mb = p.b_row ? map(d, b_, "B", p.b, 2, p.n, p.k, p.ldb, s.box_b) : map(d, b_, "B", p.b, 2, p.k, p.n, p.ldb, s.box_b);

@@ -4,7 +4,9 @@
 // and (for the TMA-store epilogue) D, the parameter block, the persistent grid of clusters, the
 // cluster attribute.
 #include <cstdint>
+#include <functional>
 #include <mutex>
+#include <unordered_map>
 
 #include "cuda_driver.hpp"
 #include "gemm_types.hpp"
@@ -17,6 +19,20 @@ struct Sm90Shape {
   int threads = 384, smem = 0;
   int box_a[2] = {0, 0}, box_b[2] = {0, 0};  // (inner, outer) of one TMA box
   int d_bytes = 2;                            // sizeof(ElementD)
+  // StreamKScheduler kernels: units of work from a Decomposition (split-K, stream-K), partial
+  // tiles in a workspace of slot_floats floats per CTA slot (the consumers' accumulators).
+  bool stream_k = false;
+  int slot_floats = 0;
+};
+
+// Where a stream-K launch's fixup workspace comes from: acquire(bytes) returns device memory in
+// the launch's stream order (PyTorch's caching allocator, which also serves CUDA-graph capture),
+// release(ptr) gives it back right after the launch is enqueued. Empty: the launcher's own buffer
+// per stream.
+struct WorkspaceSource {
+  std::function<std::uintptr_t(std::size_t)> acquire;
+  std::function<void(std::uintptr_t)> release;
+  explicit operator bool() const { return bool(acquire) && bool(release); }
 };
 
 class Sm90Launcher {
@@ -29,7 +45,7 @@ class Sm90Launcher {
   // fills the parameters and enqueues the kernel. The problem is in the kernel's layouts and has
   // passed the argument checks. @throws StatusError, cuda::CudaFailure
   void launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape const& s, int sm_count, int max_clusters, Problem const& p,
-              float alpha, float beta, cuda::CUstream stream);
+              float alpha, float beta, cuda::CUstream stream, WorkspaceSource const* source = nullptr);
 
  private:
   // A CUtensorMap and what it was encoded from.
@@ -43,8 +59,23 @@ class Sm90Launcher {
   Map const& map(cuda::Driver const& d, Map& slot, char const* name, void const* base, int bytes, std::int64_t inner,
                  std::int64_t outer, std::int64_t ld, int const (&box)[2]);
 
+  // The stream-K workspace of `stream`, at least `bytes`: allocated on first use and grown (after
+  // the stream drains) when a larger problem needs more; refused while the stream is captured.
+  void* workspace(cuda::Driver const& d, cuda::CUstream stream, std::size_t bytes);
+
+  struct Buffer {
+    cuda::CUdeviceptr ptr = 0;
+    std::size_t bytes = 0;
+  };
   std::mutex mutex_;
   Map a_, b_, d_;
+  std::unordered_map<cuda::CUstream, Buffer> workspaces_;  // one per stream: launches on two streams may overlap
+
+ public:
+  Sm90Launcher() = default;
+  Sm90Launcher(Sm90Launcher const&) = delete;
+  Sm90Launcher& operator=(Sm90Launcher const&) = delete;
+  ~Sm90Launcher();
 };
 
 }  // namespace tessel::py

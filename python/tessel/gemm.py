@@ -232,6 +232,23 @@ def _gemm(A, B, C, alpha, beta, out_dtype, epilogue, config, out, stream):
 
 
 _dispatcher = _core.Dispatcher(_resolve, _gemm)
+
+
+def _workspace_acquire(nbytes: int, device: int, stream: int):
+    """A stream-K launch's fixup workspace from PyTorch's caching allocator, ordered on the
+    launch's stream (and so valid inside CUDA-graph capture); None without PyTorch (the launcher
+    then keeps a buffer of its own per stream)."""
+    torch = _torch()
+    if torch is None or not torch.cuda.is_available():
+        return None
+    return torch.cuda.caching_allocator_alloc(nbytes, device, stream)
+
+
+def _workspace_release(ptr: int):
+    _torch().cuda.caching_allocator_delete(ptr)
+
+
+_dispatcher.set_workspace_allocator(_workspace_acquire, _workspace_release)
 gemm = _dispatcher.gemm  # the whole call in C++; see its docstring
 
 

@@ -109,6 +109,18 @@ def test_hopper_rules(kwargs, message):
     _refused("kErrorNotSupported", message, arch="sm90a", **kwargs)
 
 
+def test_stream_k_scheduler():
+    c = GemmConfig(arch="sm90a", element="bf16", out="bf16", tile=(128, 64, 64), scheduler="stream_k")
+    assert c.name == "tessel_sm90_gemm_bf16_bf16_bf16_128x64x64_c1x1_8stage_coop_tn_streamk" and c.fixup_slot_floats == 256 * 32
+    assert GemmConfig(arch="sm90a").fixup_slot_floats == 0
+    _refused("kErrorNotSupported", "split-K and stream-K run with the cooperative schedule, BM 128 and no cluster",
+             arch="sm90a", tile=(128, 128, 64), schedule="pingpong", scheduler="stream_k")
+    _refused("kErrorNotSupported", "split-K and stream-K run with the cooperative schedule", arch="sm90a", cluster=(2, 1, 1),
+             scheduler="stream_k")
+    _refused("kErrorNotSupported", "choose one of persistent, stream_k", arch="sm90a", scheduler="split")
+    _refused("kErrorNotSupported", "is a Hopper tile scheduler", scheduler="stream_k")
+
+
 def test_hopper_column_major_d_is_the_transposed_problem():
     _refused("kErrorInvalidLayout", "the Hopper kernel writes D row-major", arch="sm90a", layout_c="col")
 

@@ -8,8 +8,11 @@ from tessel.jit import registry
 SMS = 132
 
 
-def chosen(m, n, k, element="bf16", layout_b="col", epilogue="linear"):
-    config, reason = registry.choose(registry.hopper_configs(element, element, "row", layout_b, epilogue), m, n, k, SMS)
+def chosen(m, n, k, element="bf16", layout_b="col", epilogue="linear", persistent_only=True):
+    """The model's tile among the persistent (data-parallel) kernels run 3 measured, or all."""
+    candidates = [c for c in registry.hopper_configs(element, element, "row", layout_b, epilogue)
+                  if c.scheduler == "persistent" or not persistent_only]
+    config, reason = registry.choose(candidates, m, n, k, SMS)
     return (config.tile[:2], config.kernel_schedule), reason
 
 
@@ -30,6 +33,20 @@ def test_measured_best_tiles(shape, tile):
     got, reason = chosen(*shape)
     assert got == tile, reason
     assert f"{tile[0][0]}x{tile[0][1]} {tile[1]}" in reason and "wave" in reason
+
+
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (16, 4096, 4096), (64, 8192, 8192)])
+def test_few_tiles_go_to_stream_k(shape):
+    """With fewer tiles than SMs (decode) the K loop is divided among CTAs; with many, never."""
+    candidates = registry.hopper_configs("bf16", "bf16", "row", "col")
+    assert registry.choose(candidates, *shape, SMS)[0].scheduler == "stream_k"
+    assert registry.choose(candidates, 4096, 4096, 4096, SMS)[0].scheduler == "persistent"
+    assert "stream-K" in registry.choose(candidates, *shape, SMS)[1]
+
+
+def test_stream_k_is_shipped_for_the_linear_combination_only():
+    assert {c.scheduler for c in registry.hopper_configs("f16", "f16", "row", "row")} == {"persistent", "stream_k"}
+    assert {c.scheduler for c in registry.hopper_configs("f16", "f16", "row", "row", "gelu")} == {"persistent"}
 
 
 def test_the_reason_names_the_bound():

@@ -59,7 +59,7 @@ def _types(config: GemmConfig) -> list[str]:
         f"    {_CPP_SCHEDULE[config.kernel_schedule]}>::CollectiveOp;",
         "// D through shared memory and TMA stores: the launcher encodes D's tensor map (and, where D's",
         "// alignment does not allow TMA, clears tma_store_d and the kernel stores from registers).",
-        "using Config = tessel::gemm::kernel::Sm90Rebind<Mainloop, false, false, Epilogue::kTmaStoreD>;",
+        f"using Config = tessel::gemm::kernel::Sm90Rebind<Mainloop, false, {'true' if config.scheduler == 'stream_k' else 'false'}, Epilogue::kTmaStoreD>;",
         "using Fusion = typename Epilogue::FusionCallbacks;",
         "using Params = tessel::gemm::kernel::Sm90GemmParams<Fusion>;",
     ]
@@ -87,6 +87,9 @@ def _asserts(config: GemmConfig) -> list[str]:
         (f"Config::BoxesB::kBoxInner == {b_in} && Config::BoxesB::kBoxOuter == {b_out}",
          "the launcher encodes B's tensor map with GemmConfig.tma_boxes[1]"),
         ("Config::kSmemBytes <= tessel::gemm::collective::kSm90SmemBytes", "the stages do not fit in shared memory"),
+        (f"Config::kStreamK == {'true' if config.scheduler == 'stream_k' else 'false'}", "the launcher fills a Decomposition for stream_k kernels only"),
+        (f"!Config::kStreamK || 256 * Config::kMmaM * Config::Mma::kAccumulators == {config.fixup_slot_floats}",
+         "the launcher sizes the fixup workspace with GemmConfig.fixup_slot_floats"),
         ("Config::kTmaStoreD && Epilogue::kTmaStoreD && Config::Stages == Mainloop::Stages",
          "the launcher encodes D's tensor map for a TMA-store epilogue whose buffers the stages leave room for"),
     ]

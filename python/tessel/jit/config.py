@@ -86,6 +86,10 @@ class GemmConfig:
                for BM 128, else ping-pong), "cooperative" or "pingpong".
     epilogue:  "linear", or the linear combination followed by "relu", "gelu" (erf) or "silu"
                (every kernel family).
+    scheduler: sm90a: "persistent" (whole tiles over persistent CTAs) or "stream_k" (the K loop
+               split among CTAs where tiles are few: data-parallel, split-K or stream-K, chosen
+               per problem as GemmUniversalAdapter's StreamKScheduler chooses; cooperative, BM 128,
+               no cluster). Other families: "persistent" only.
     """
 
     arch: str = "sm80"
@@ -100,6 +104,7 @@ class GemmConfig:
     cluster: tuple = (1, 1, 1)
     schedule: str = "auto"
     epilogue: str = "linear"
+    scheduler: str = "persistent"
 
     def __post_init__(self):
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731 (frozen dataclass)
@@ -135,6 +140,8 @@ class GemmConfig:
         if self.cluster != (1, 1, 1):
             refuse("kErrorNotSupported", f"cluster {self.cluster}: thread-block clusters belong to Hopper (sm90a) configurations; "
                                          "use (1, 1, 1), or arch='sm90a'")
+        if self.scheduler != "persistent":
+            refuse("kErrorNotSupported", f"scheduler {self.scheduler!r} is a Hopper tile scheduler: use arch='sm90a', or 'persistent'")
         if self.schedule in sm90_rules.SCHEDULES[1:]:
             refuse("kErrorNotSupported", f"schedule {self.schedule!r} is a Hopper schedule: use arch='sm90a', or 'auto', "
                                          "'multistage' or 'twostage'")
@@ -208,6 +215,12 @@ class GemmConfig:
                 sm90_rules.boxes(self.tile, self.layout_b == "col", self.tile[1], self.cluster[0]))
 
     @property
+    def fixup_slot_floats(self) -> int:
+        """sm90a stream-K: floats of one CTA's partial tile in the fixup workspace (256 consumer
+        threads, BN / 2 accumulators each); 0 for data-parallel kernels."""
+        return sm90_rules.fixup_slot_floats(self.tile) if self.scheduler == "stream_k" else 0
+
+    @property
     def instruction(self) -> tuple:
         return (16, 8, 8) if self.arch == "sm75" else (16, 8, 16)
 
@@ -221,6 +234,7 @@ class GemmConfig:
         if self.hopper:
             name = (f"tessel_sm90_gemm_{self.element}_{self.element}_{self.out}_{shape(self.tile)}_c{self.cluster[0]}x1_"
                     f"{self.stage_count}stage_{sm90_rules.SCHEDULE_NAMES[self.kernel_schedule]}_{layouts}")
+            name += "_streamk" if self.scheduler == "stream_k" else ""
             return name if self.epilogue == "linear" else f"{name}_{self.epilogue}"
 
         name = f"tessel_{self.arch}_gemm_{self.element}_{self.element}_{self.out}_{shape(self.tile)}_{shape(self.warp)}_{self.stages}stage_{layouts}"

@@ -7,7 +7,8 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
 
     kind                                                  Hopper kernels shipped
     f16/bf16 in, same out, A row, B row or col (x @ W,    128x256 coop, 128x192 coop, 128x128 ping-pong,
-      x @ W.t()): the calls models make                   128x64 coop; linear, relu, gelu, silu
+      x @ W.t()): the calls models make                   128x64 coop, with linear, relu, gelu, silu;
+                                                          128x64 and 128x128 coop stream-K, linear
     every other plain kind (f32 out, column-major A)      128x256 coop
     any kind on Ampere/Turing, or operands TMA cannot     the Sm80 (or sm75) default tile
       read
@@ -40,6 +41,9 @@ class HopperTile:
     # Share of the epilogue's time that shows: the cooperative schedule's two warpgroups store
     # after the mainloop of the tile; ping-pong stores one tile while the other warpgroup computes.
     epilogue_exposed: float
+    # "stream_k": the K loop divided among CTAs when tiles are fewer than SMs (decode); shipped
+    # for the linear combination only.
+    scheduler: str = "persistent"
 
 
 # NOTES: measured on the H200 through tessel.gemm's own launch, every candidate on every shape of
@@ -55,7 +59,10 @@ HOPPER_TILES = (
     HopperTile((128, 192, 64), "cooperative", 0.69, 1.0),
     HopperTile((128, 128, 64), "pingpong", 0.69, 0.25),
     HopperTile((128, 64, 64), "cooperative", 0.41, 1.0),
+    HopperTile((128, 64, 64), "cooperative", 0.41, 1.0, "stream_k"),
+    HopperTile((128, 128, 64), "cooperative", 0.66, 1.0, "stream_k"),
 )
+_FIXUP_STEPS = 4  # k-steps' worth of time a split tile's partials cost (written, read, summed)
 
 # H200 figures the estimate is in (any Hopper part scales the same way: only ratios matter).
 _PEAK_PER_SM = 989e12 / 132  # dense bf16 FLOP/s of one SM
@@ -76,7 +83,8 @@ def hopper_configs(element: str, out: str, layout_a: str, layout_b: str, epilogu
     if not _full_set(element, out, layout_a):
         return [default_config(element, out, layout_a, layout_b, hopper=True)] if epilogue == "linear" else []
     return [GemmConfig(arch="sm90a", element=element, out=out, layout_a=layout_a, layout_b=layout_b, tile=t.tile,
-                       schedule=t.schedule, epilogue=epilogue) for t in HOPPER_TILES]
+                       schedule=t.schedule, epilogue=epilogue, scheduler=t.scheduler)
+            for t in HOPPER_TILES if epilogue == "linear" or t.scheduler == "persistent"]
 
 
 def configs() -> list[GemmConfig]:
@@ -104,7 +112,7 @@ class Estimate:
 
 def _tile_of(config: GemmConfig) -> HopperTile:
     for t in HOPPER_TILES:
-        if t.tile == config.tile and t.schedule == config.kernel_schedule:
+        if t.tile == config.tile and t.schedule == config.kernel_schedule and t.scheduler == config.scheduler:
             return t
     return HOPPER_TILES[0]
 
@@ -119,6 +127,10 @@ def estimate(config: GemmConfig, m: int, n: int, k: int, sm_count: int, element_
     step = max(2 * bm * bn * bk / (_PEAK_PER_SM * t.efficiency), _STEP_FLOOR)
     epilogue = bm * bn * _EPILOGUE_PER_ELEMENT * t.epilogue_exposed
     compute = waves * (k_steps * step + epilogue)
+    if config.scheduler == "stream_k":
+        # Fewer tiles than SMs: the tiles' k-steps spread over every SM, each split tile's
+        # partials added once. Otherwise the kernel mostly runs data-parallel, a little slower.
+        compute = (math.ceil(tiles * k_steps / sm_count) + _FIXUP_STEPS) * step + epilogue if tiles < sm_count else compute * 1.03
     memory = element_bytes * (m * k + k * n + m * n) / _DRAM
     return Estimate(config, _LAUNCH + max(compute, memory), tiles, waves, compute, memory)
 
@@ -134,9 +146,13 @@ def choose(candidates: list[GemmConfig], m: int, n: int, k: int, sm_count: int) 
         return candidates[0], "the only kernel shipped for this kind of problem"
     best, runner = ranked(candidates, m, n, k, sm_count)[:2]
     bound = "streaming the operands" if best.memory > best.compute else "its waves of tiles"
-    tile = "x".join(map(str, best.config.tile[:2]))
-    other = "x".join(map(str, runner.config.tile[:2]))
-    reason = (f"{tile} {best.config.kernel_schedule}: {best.tiles} tiles in {best.waves} wave(s) on {sm_count} SMs, "
-              f"modelled {best.seconds * 1e6:.1f} us, bound by {bound}; next {other} {runner.config.kernel_schedule} "
+    reason = (f"{_label(best.config)}: {best.tiles} tiles in {best.waves} wave(s) on {sm_count} SMs, "
+              f"modelled {best.seconds * 1e6:.1f} us, bound by {bound}; next {_label(runner.config)} "
               f"at {runner.seconds * 1e6:.1f} us")
     return best.config, reason
+
+
+def _label(config: GemmConfig) -> str:
+    """'128x64 cooperative' (and ' stream-K')."""
+    tile = "x".join(map(str, config.tile[:2]))
+    return f"{tile} {config.kernel_schedule}" + (" stream-K" if config.scheduler == "stream_k" else "")

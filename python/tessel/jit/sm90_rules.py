@@ -17,6 +17,7 @@ THREADS = 384            # a producer warpgroup and two consumer warpgroups
 # buffers of 64 rows x 128 bytes per consumer warpgroup), where D's alignment allows.
 EPILOGUE_BYTES = 2 * 2 * 64 * 128
 SCHEDULES = ("auto", "cooperative", "pingpong")
+SCHEDULERS = ("persistent", "stream_k")  # kernel::PersistentScheduler, kernel::StreamKScheduler
 TILE_N = (64, 128, 192, 256)  # the kernel's static_assert on BN
 SCHEDULE_NAMES = {"cooperative": "coop", "pingpong": "pingpong"}  # KernelTmaWarpSpecialized*::kName
 FP8 = ("e4m3", "e5m2", "float8_e4m3fn", "float8_e5m2", "torch.float8_e4m3fn", "torch.float8_e5m2")
@@ -50,6 +51,12 @@ def launch_smem_bytes(tile, stages: int) -> int:
     bytes of bookkeeping the kernel keeps beside its barriers need no change here (the source
     asserts that this covers the kernel's kSmemBytes)."""
     return min(smem_bytes(tile, stages) + 128, SMEM_BYTES)
+
+
+def fixup_slot_floats(tile) -> int:
+    """GemmUniversalAdapter::kSlotFloats of a cooperative BM-128 tile: 256 consumer threads times
+    the BN / 2 accumulators of one m64nBN wgmma each."""
+    return 256 * (tile[0] // 2 // 64) * (tile[1] // 2)
 
 
 def boxes(tile, k_major: bool, rows: int, split: int) -> tuple:
@@ -88,6 +95,11 @@ def validate(c) -> None:
         refuse("kErrorNotSupported", f"tile {c.tile} with the ping-pong schedule: a consumer warpgroup would hold "
                                      f"{(bm // 64) * bn // 2} accumulators per thread, more than 128; use BN <= "
                                      f"{256 * 64 // bm} or the cooperative schedule")
+    if c.scheduler not in SCHEDULERS:
+        refuse("kErrorNotSupported", f"scheduler {c.scheduler!r} with arch 'sm90a': choose one of {', '.join(SCHEDULERS)}")
+    if c.scheduler == "stream_k" and (kind != "cooperative" or bm != 128 or c.cluster != (1, 1, 1)):
+        refuse("kErrorNotSupported", f"scheduler 'stream_k' with tile {c.tile}, the {kind} schedule and cluster {c.cluster}: "
+                                     "split-K and stream-K run with the cooperative schedule, BM 128 and no cluster")
     if c.cluster not in ((1, 1, 1), (2, 1, 1)):
         refuse("kErrorNotSupported", f"cluster {c.cluster}: the Hopper kernel takes clusters of 1 or 2 CTAs along M, "
                                      "(1, 1, 1) or (2, 1, 1)")
