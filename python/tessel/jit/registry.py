@@ -47,27 +47,31 @@ class HopperTile:
 
 
 # NOTES: measured on the H200 through tessel.gemm's own launch, every candidate on every shape of
-# bench/front_door.py (bench/NOTES.md, "The front door's heuristic"): 128x256 cooperative runs
-# its k-steps at 0.71 of the dense peak, 128x192 and 128x128 ping-pong at 0.69, 128x64 at 0.41.
+# bench/front_door.py (bench/NOTES.md, "The front door's heuristic"), D through TMA: 128x256
+# cooperative runs its k-steps at 0.71 of the dense peak, 128x192 at 0.70, 128x128 ping-pong at
+# 0.67, 128x64 at 0.48; the stream-K kernels at 0.60 (128x128) and 0.44 (128x64). The TMA store
+# drains while the next tile runs, so about half of a cooperative tile's epilogue shows.
 # 128x256 wins where the waves come out even; 128x192 for ragged N (6144x3000x4096: 0.93 against
 # 128x256's 0.90 of cuBLAS); 128x128 ping-pong for short K, where the epilogue is a large share
 # of a tile (8192x8192x256); the narrow tiles where there are few tiles (decode, M of 1-64
-# tokens): no k-step takes less than about a third of a microsecond (_STEP_FLOOR), so a narrow tile
+# tokens): no k-step takes less than 0.28 us, 0.5 us where M is short of the tile (_STEP_FLOOR), so a narrow tile
 # only wins where it puts more SMs to work.
 HOPPER_TILES = (
-    HopperTile((128, 256, 64), "cooperative", 0.71, 1.0),
-    HopperTile((128, 192, 64), "cooperative", 0.69, 1.0),
-    HopperTile((128, 128, 64), "pingpong", 0.69, 0.25),
-    HopperTile((128, 64, 64), "cooperative", 0.41, 1.0),
-    HopperTile((128, 64, 64), "cooperative", 0.41, 1.0, "stream_k"),
-    HopperTile((128, 128, 64), "cooperative", 0.66, 1.0, "stream_k"),
+    HopperTile((128, 256, 64), "cooperative", 0.71, 0.5),
+    HopperTile((128, 192, 64), "cooperative", 0.70, 0.5),
+    HopperTile((128, 128, 64), "pingpong", 0.67, 0.25),
+    HopperTile((128, 64, 64), "cooperative", 0.48, 0.5),
+    HopperTile((128, 64, 64), "cooperative", 0.44, 0.5, "stream_k"),
+    HopperTile((128, 128, 64), "cooperative", 0.60, 0.5, "stream_k"),
 )
 _FIXUP_STEPS = 4  # k-steps' worth of time a split tile's partials cost (written, read, summed)
+_STREAM_K_BELOW = 1.0  # stream-K where a 128x64 data-parallel grid would leave SMs idle
 
 # H200 figures the estimate is in (any Hopper part scales the same way: only ratios matter).
 _PEAK_PER_SM = 989e12 / 132  # dense bf16 FLOP/s of one SM
-_EPILOGUE_PER_ELEMENT = 1e-6 / (128 * 256)  # ~1 us to store a 128x256 tile (bench/NOTES.md)
-_STEP_FLOOR = 0.35e-6  # seconds: the shortest k-step measured (barriers, TMA issue, wgmma wait)
+_EPILOGUE_PER_ELEMENT = 1e-6 / (128 * 256)  # ~1 us to write a 128x256 tile out (bench/NOTES.md)
+_STEP_FLOOR = 0.28e-6  # seconds: the shortest k-step measured (barriers, TMA issue, wgmma wait)
+_STEP_FLOOR_PARTIAL = 0.5e-6  # the same where M is less than the tile's rows
 _DRAM = 3.3e12  # bytes/s the kernels stream from DRAM at best (16x28672x8192)
 _LAUNCH = 4e-6  # seconds of a launch's fixed cost: start, pipeline fill, last epilogue
 
@@ -124,20 +128,28 @@ def estimate(config: GemmConfig, m: int, n: int, k: int, sm_count: int, element_
     tiles = math.ceil(m / bm) * math.ceil(n / bn)
     waves = math.ceil(tiles / sm_count)
     k_steps = math.ceil(k / bk)
-    step = max(2 * bm * bn * bk / (_PEAK_PER_SM * t.efficiency), _STEP_FLOOR)
+    # NOTES: the floor is higher where the tile's rows run past M (decode): TMA fills the missing
+    # rows with zeros, and a 128x64 k-step took 0.54 us at 16 rows against 0.28 us at 128 (run 6).
+    step = max(2 * bm * bn * bk / (_PEAK_PER_SM * t.efficiency), _STEP_FLOOR_PARTIAL if m < bm else _STEP_FLOOR)
     epilogue = bm * bn * _EPILOGUE_PER_ELEMENT * t.epilogue_exposed
     compute = waves * (k_steps * step + epilogue)
     if config.scheduler == "stream_k":
-        # Fewer tiles than SMs: the tiles' k-steps spread over every SM, each split tile's
-        # partials added once. Otherwise the kernel mostly runs data-parallel, a little slower.
-        compute = (math.ceil(tiles * k_steps / sm_count) + _FIXUP_STEPS) * step + epilogue if tiles < sm_count else compute * 1.03
+        # Where even the narrowest data-parallel tile leaves SMs idle, the tiles' k-steps spread
+        # over every SM, each split tile's partials added once. Elsewhere the data-parallel
+        # kernels were as fast or faster (run 6), so stream-K is modelled slower there.
+        most_tiles = math.ceil(m / 128) * math.ceil(n / 64)
+        if most_tiles < _STREAM_K_BELOW * sm_count:
+            compute = (math.ceil(tiles * k_steps / sm_count) + _FIXUP_STEPS) * step + epilogue
+        else:
+            compute *= 1.03
     memory = element_bytes * (m * k + k * n + m * n) / _DRAM
     return Estimate(config, _LAUNCH + max(compute, memory), tiles, waves, compute, memory)
 
 
 def ranked(candidates: list[GemmConfig], m: int, n: int, k: int, sm_count: int) -> list[Estimate]:
-    """The candidates' estimates, fastest first."""
-    return sorted((estimate(c, m, n, k, sm_count) for c in candidates), key=lambda e: e.seconds)
+    """The candidates' estimates, fastest first; among equals (all bound by the same bytes) the one
+    with the least compute, which has the most slack."""
+    return sorted((estimate(c, m, n, k, sm_count) for c in candidates), key=lambda e: (round(e.seconds, 9), e.compute))
 
 
 def choose(candidates: list[GemmConfig], m: int, n: int, k: int, sm_count: int) -> tuple[GemmConfig, str]:
