@@ -122,3 +122,24 @@ def test_choice_prefers_a_tuned_kernel(tmp_path, monkeypatch):
     assert config == candidates[2] and reason.startswith("tuned on this GPU")
     assert g._tuned(candidates[:1], kind, 0, 16, 4096, 4096) is None  # a single kernel: nothing to tune
     tuning.forget()
+
+
+# ---- python -m tessel.explain: the choice for a shape list, without a GPU ---------------------------
+def test_explain_prints_the_choice_and_reason(capsys):
+    from tessel import explain
+    assert explain.main(["4096x4096x4096", "16x4096x4096", "--sms", "132"]) == 0
+    out = capsys.readouterr().out
+    assert "4096x4096x4096: tessel_sm90_gemm_bf16_bf16_bf16_128x256x64_c1x1_4stage_coop_tn\n" in out
+    assert "16x4096x4096: tessel_sm90_gemm_bf16_bf16_bf16_128x128x64_c1x1_6stage_coop_tn_streamk" in out and "stream-K" in out
+
+
+def test_explain_refuses_bad_arguments_with_one_line(capsys):
+    from tessel import explain
+    with pytest.raises(SystemExit) as e:
+        explain.main(["4096x4096"])
+    assert e.value.code == 2 and "write M x N x K as three positive integers" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        explain.main(["8x8x8", "--sms", "0"])
+    assert "--sms 0" in capsys.readouterr().err
+    assert explain.main(["8x8x8", "--dtype", "int8"]) == 2
+    assert "element type 'int8'" in capsys.readouterr().err

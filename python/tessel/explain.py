@@ -1,0 +1,61 @@
+"""Which kernel tessel.gemm would choose on a Hopper GPU for each shape, and why; no GPU needed.
+
+    python -m tessel.explain [--sms 132] [--dtype bf16] [--layout-b col] [--epilogue relu] MxNxK ...
+
+Each shape is D = A @ B with A row-major M x K, B as --layout-b ("col": B = W.t() for a row-major
+N x K weight, as torch.nn.Linear computes; "row": B is K x N row-major) and D row-major. The
+answer is the registry heuristic's (tessel/jit/registry.py) on a GPU with --sms SMs; a tuning
+cache entry (tessel.tune) can override it on the machine that measured it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+from .jit import registry
+from .jit.config import EPILOGUES, element_name
+from .jit.status import ConfigError
+
+
+def _shape(text: str) -> tuple:
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)", text.strip())
+    if not m or min(map(int, m.groups())) <= 0:
+        raise argparse.ArgumentTypeError(f"shape {text!r}: write M x N x K as three positive integers, e.g. 4096x4096x4096")
+    return tuple(map(int, m.groups()))
+
+
+def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = "linear", sms: int = 132) -> list[tuple]:
+    """(shape, kernel name, reason) for each shape."""
+    element = element_name(dtype)
+    candidates = registry.hopper_configs(element, element, "row", layout_b, epilogue)
+    out = []
+    for shape in shapes:
+        config, reason = registry.choose(candidates, *shape, sms) if candidates else (None, "no Hopper kernel is shipped")
+        out.append((shape, config.name if config else "-", reason))
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tessel.explain", description=__doc__.splitlines()[0])
+    ap.add_argument("shapes", nargs="+", type=_shape, metavar="MxNxK")
+    ap.add_argument("--sms", type=int, default=132, help="the GPU's SM count (H100 SXM and H200: 132)")
+    ap.add_argument("--dtype", default="bf16", help="A's, B's and D's element type: bf16 or f16")
+    ap.add_argument("--layout-b", choices=("col", "row"), default="col")
+    ap.add_argument("--epilogue", choices=EPILOGUES, default="linear")
+    args = ap.parse_args(argv)
+    if args.sms <= 0:
+        ap.error(f"--sms {args.sms}: give the GPU's SM count, a positive integer")
+    try:
+        rows = explain(args.shapes, args.dtype, args.layout_b, args.epilogue, args.sms)
+    except ConfigError as e:
+        print(f"tessel.explain: {e}", file=sys.stderr)
+        return 2
+    for (m, n, k), name, reason in rows:
+        print(f"{m}x{n}x{k}: {name}\n    {reason}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
