@@ -12,14 +12,14 @@
 //     A's strides by g scales A o B by g and leaves coalescing alone;
 //   * a rank-2 right operand of composition is taken once per unordered pair of modes: swapping
 //     B's modes swaps the result's modes, and the rule is symmetric in them.
-// What each sweep takes from the set (chosen to run in under 40 s of one core in all, about 6 s
-// each; each TEST is its own CTest entry, so two cores share them):
-//   composition, B of rank 1:  every pruned A (extents <= 8, strides <= 16) x every B:s:d
-//   composition, B of rank 2:  A of rank 2 with extents 2..8 and strides 0..8 x B of rank 2 with
-//                              extents 2..4 and strides 1..8 (extent-1 or stride-0 leaves of B
+// What each sweep takes from the set (the long ones run as several CTest entries, each a shard
+// of the left operands chosen by TESSEL_SWEEP_SHARD=k/n; about 20 minutes of one core in all):
+//   composition, B of rank 1:  every pruned A x every B = s:d
+//   composition, B of rank 2:  every pruned A of rank 2 with extents >= 2 x every B of rank 2 with
+//                              extents >= 2 and strides >= 1 (extent-1 or stride-0 leaves of B
 //                              never reach past A(0), the rank-1 sweep covers them)
-//   logical_divide:            A with strides 0..8 (extents <= 8) x every tiler s:d with d 1..8, and 1:0
-//   products:                  A with strides 0..4 (extents <= 8) x every tiler s:d with d 1..4, and 1:0
+//   logical_divide:            every A with gcd 1 x every tiler s:d (d 1..16), and 1:0
+//   products:                  every A x every tiler s:d (d 1..16), and 1:0
 //   inverses:                  every layout of the set
 //   complement:                every layout of the set x cotargets 1..24 and (m0,m1) with m0,m1 in 2..4
 //
@@ -27,6 +27,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <numeric>
 #include <vector>
@@ -70,6 +72,19 @@ std::vector<Layout> all_layouts(bool last_mode_stride_matters, bool coprime, int
   return out;
 }
 
+// TESSEL_SWEEP_SHARD=k/n: this run takes the left operands with index k mod n (CTest runs the
+// long sweeps as n entries, which the cores share); unset: all of them.
+std::vector<Layout> shard(std::vector<Layout> const& as) {
+  char const* env = std::getenv("TESSEL_SWEEP_SHARD");
+  int k = 0, n = 1;
+  if (env && std::sscanf(env, "%d/%d", &k, &n) != 2) k = 0, n = 1;
+  if (n < 1 || k < 0 || k >= n) k = 0, n = 1;
+  std::vector<Layout> out;
+  for (std::size_t i = 0; i < as.size(); ++i)
+    if (static_cast<int>(i % static_cast<std::size_t>(n)) == k) out.push_back(as[i]);
+  return out;
+}
+
 struct Tally {
   // refused_though_cute_right: refused, yet CuTe's unchecked construction happens to be A o B;
   // split by whether coalesced A has a stride-0 mode (whose carries cost nothing by coincidence).
@@ -80,19 +95,53 @@ bool has_zero_stride(std::vector<detail::Mode> const& m) {
   return std::any_of(m.begin(), m.end(), [](detail::Mode const& x) { return x.stride == 0; });
 }
 
+// A layout's leaves as flat arrays, evaluated without allocating: the sweeps evaluate billions
+// of coordinates, and Layout's own operator() walks its shape tree each time.
+struct Flat {
+  std::int64_t s[16], d[16];
+  int n = 0;
+  std::int64_t size = 1;
+  explicit Flat(Layout const& l) {
+    auto shape = leaves(l.shape), stride = leaves(l.stride);
+    n = static_cast<int>(shape.size());
+    for (int i = 0; i < n; ++i) {
+      s[i] = shape[i];
+      d[i] = stride[i];
+      size *= s[i];
+    }
+  }
+  // L(x) for 0 <= x < size; unbounded: x past the size continues along the last mode, as CuTe
+  // extends A (rt_testing::eval_unbounded).
+  std::int64_t operator()(std::int64_t x) const {
+    std::int64_t idx = 0;
+    for (int i = 0; i + 1 < n; ++i) {
+      idx += (x % s[i]) * d[i];
+      x /= s[i];
+    }
+    return idx + x * d[n - 1];
+  }
+};
+
 // R(c) == A(B(c)) at every coordinate of B, A extended along its last mode.
-bool composes(Layout const& a, Layout const& b, Layout const& r) {
+bool composes(Flat const& a, Layout const& b, Flat const& fb, Layout const& r) {
   if (!compatible(b.shape, r.shape)) return false;
-  for (std::int64_t c = 0; c < size(b); ++c) {
-    if (r(c) != eval_unbounded(a, b(c))) return false;
+  Flat const fr(r);
+  for (std::int64_t c = 0; c < fb.size; ++c) {
+    if (fr(c) != a(fb(c))) return false;
   }
   return true;
 }
 
+bool composes(Layout const& a, Layout const& b, Layout const& r) { return composes(Flat(a), b, Flat(b), r); }
+
 void sweep_composition(std::vector<Layout> const& as, std::vector<Layout> const& bs, Tally& t) {
+  std::vector<Flat> fbs;
+  for (auto const& b : bs) fbs.emplace_back(b);
   for (auto const& a : as) {
     auto flat_a = detail::flat_modes(detail::coalesce_x(a));
-    for (auto const& b : bs) {
+    Flat const fa(a);
+    for (std::size_t j = 0; j < bs.size(); ++j) {
+      Layout const& b = bs[j];
       Layout r;
       try {
         r = composition(a, b);
@@ -100,7 +149,7 @@ void sweep_composition(std::vector<Layout> const& as, std::vector<Layout> const&
         ++t.refused;
         // What the rule refuses, CuTe's unchecked construction would get wrong (or fail on).
         try {
-          if (composes(a, b, detail::compose_tree(flat_a, b.shape, b.stride))) {
+          if (composes(fa, b, fbs[j], detail::compose_tree(flat_a, b.shape, b.stride))) {
             ++(has_zero_stride(flat_a) ? t.refused_right_by_stride0 : t.refused_though_cute_right);
           }
         } catch (Error const&) {
@@ -108,7 +157,7 @@ void sweep_composition(std::vector<Layout> const& as, std::vector<Layout> const&
         continue;
       }
       ++t.accepted;
-      ASSERT_TRUE(composes(a, b, r)) << "composition(" << to_string(a) << ", " << to_string(b) << ") = " << to_string(r)
+      ASSERT_TRUE(composes(fa, b, fbs[j], r)) << "composition(" << to_string(a) << ", " << to_string(b) << ") = " << to_string(r)
                                      << " is not A o B";
     }
   }
@@ -126,7 +175,7 @@ void expect_exact_rule(std::vector<Layout> const& as, std::vector<Layout> const&
 }
 
 TEST(LayoutSweep, CompositionIsAoBOrRefusedRankOneB) {
-  auto as = all_layouts(true, true);
+  auto as = shard(all_layouts(true, true));
   std::vector<Layout> bs;
   for (auto const& b : all_layouts(false, false))
     if (rank(b) == 1) bs.push_back(b);
@@ -135,12 +184,13 @@ TEST(LayoutSweep, CompositionIsAoBOrRefusedRankOneB) {
 
 TEST(LayoutSweep, CompositionIsAoBOrRefusedRankTwoB) {
   std::vector<Layout> as, bs;
-  for (auto const& a : all_layouts(true, true, 8))
+  for (auto const& a : all_layouts(true, true))
     if (rank(a) == 2 && size(a, 0) > 1 && size(a, 1) > 1) as.push_back(a);
-  for (auto const& b : all_layouts(false, false, 8)) {
+  as = shard(as);
+  for (auto const& b : all_layouts(false, false)) {
     if (rank(b) != 2) continue;
     auto m = detail::flat_modes(b);
-    if (m[0].shape < 2 || m[1].shape < 2 || m[0].shape > 4 || m[1].shape > 4 || m[0].stride == 0 || m[1].stride == 0) continue;
+    if (m[0].shape < 2 || m[1].shape < 2 || m[0].stride == 0 || m[1].stride == 0) continue;
     if (std::make_pair(m[0].shape, m[0].stride) > std::make_pair(m[1].shape, m[1].stride)) continue;  // B's modes swapped
     bs.push_back(b);
   }
@@ -148,7 +198,7 @@ TEST(LayoutSweep, CompositionIsAoBOrRefusedRankTwoB) {
 }
 
 // The tilers of the divide and product sweeps: s:d with d in 1..max_stride, and 1:0.
-std::vector<Layout> tilers(int max_stride = 8) {
+std::vector<Layout> tilers(int max_stride = 16) {
   std::vector<Layout> t{Layout(1, 0)};
   for (int s = 2; s <= kMaxExtent; ++s)
     for (int d = 1; d <= max_stride; ++d) t.emplace_back(s, d);
@@ -163,7 +213,7 @@ std::vector<std::int64_t> sorted_values(Layout const& l) {
 }
 
 TEST(LayoutSweep, LogicalDivideHasAoBAsModeZeroAndCoversA) {
-  auto as = all_layouts(false, true, 8);
+  auto as = shard(all_layouts(false, true));
   long accepted = 0, refused = 0;
   for (auto const& a : as) {
     auto va = sorted_values(a);
@@ -176,16 +226,17 @@ TEST(LayoutSweep, LogicalDivideHasAoBAsModeZeroAndCoversA) {
           continue;
         }
         ++accepted;
-        SCOPED_TRACE("logical_divide(" + to_string(a) + ", " + to_string(b) + ") = " + to_string(r));
-        ASSERT_EQ(layout(r, 0), composition(a, b));
+        // The messages are built only when an assertion fails (gtest streams them lazily).
+        auto what = [&] { return "logical_divide(" + to_string(a) + ", " + to_string(b) + ") = " + to_string(r); };
+        ASSERT_EQ(layout(r, 0), composition(a, b)) << what();
         Layout tiler = make_layout(b, complement(b, coalesce(a).shape));
-        ASSERT_TRUE(composes(a, tiler, r));
+        ASSERT_TRUE(composes(a, tiler, r)) << what();
         auto vr = sorted_values(r);
         if (size(r) == size(a)) {
-          ASSERT_EQ(vr, va);  // the tiler divides A: every element exactly once
+          ASSERT_EQ(vr, va) << what();  // the tiler divides A: every element exactly once
         } else {
-          ASSERT_GT(size(r), size(a));  // padded over the extended last mode, A still covered
-          ASSERT_TRUE(std::includes(vr.begin(), vr.end(), va.begin(), va.end()));
+          ASSERT_GT(size(r), size(a)) << what();  // padded over the extended last mode, A still covered
+          ASSERT_TRUE(std::includes(vr.begin(), vr.end(), va.begin(), va.end())) << what();
         }
       }
   }
@@ -194,11 +245,11 @@ TEST(LayoutSweep, LogicalDivideHasAoBAsModeZeroAndCoversA) {
 }
 
 TEST(LayoutSweep, ProductsRepeatTheBlockWithoutOverlap) {
-  auto as = all_layouts(false, false, 4);
+  auto as = shard(all_layouts(false, false));
   long accepted = 0;
   for (auto const& a : as) {
     bool inj_a = rt_testing::is_injective(a);
-    for (auto const& b : tilers(4)) {
+    for (auto const& b : tilers()) {
         Layout p;
         try {
           p = logical_product(a, b);
@@ -206,19 +257,19 @@ TEST(LayoutSweep, ProductsRepeatTheBlockWithoutOverlap) {
           continue;
         }
         ++accepted;
-        SCOPED_TRACE("logical_product(" + to_string(a) + ", " + to_string(b) + ") = " + to_string(p));
-        ASSERT_EQ(layout(p, 0), a);
+        auto what = [&] { return "logical_product(" + to_string(a) + ", " + to_string(b) + ") = " + to_string(p); };
+        ASSERT_EQ(layout(p, 0), a) << what();
         Layout rest = complement(a, size(a) * cosize(b));
-        ASSERT_TRUE(composes(rest, b, layout(p, 1)));
+        ASSERT_TRUE(composes(rest, b, layout(p, 1))) << what();
         // Injective block and tiler: the copies never overlap.
         if (inj_a && rt_testing::is_injective(b)) {
-          ASSERT_TRUE(rt_testing::is_injective(p));
+          ASSERT_TRUE(rt_testing::is_injective(p)) << what();
         }
         // blocked and raked pair the same modes, only nested differently: never refused where
         // logical_product answers (rank 1 included: raked_product(2:2, 4:1) = (((2,2),2)):(((1,4),2))).
         auto vp = sorted_values(p);
-        ASSERT_EQ(sorted_values(blocked_product(a, b)), vp);
-        ASSERT_EQ(sorted_values(raked_product(a, b)), vp);
+        ASSERT_EQ(sorted_values(blocked_product(a, b)), vp) << what();
+        ASSERT_EQ(sorted_values(raked_product(a, b)), vp) << what();
       }
   }
   EXPECT_GT(accepted, 0);
