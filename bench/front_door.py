@@ -34,9 +34,7 @@ import torch.nn.functional as F
 import tessel
 from tessel import _core
 from tessel.jit import compiler, prebuilt, registry
-from tessel.jit.config import ELEMENT_CODES
-
-HOLD_CYCLES = 20_000_000
+from torch_timing import cpp_time, events_time, worst_error_share
 
 # (tokens M, out features N, in features K, dtype): LLM projections at decode and prefill token
 # counts (Llama-3 8B/70B, Mixtral, Qwen2 sizes), ragged sizes, a short K.
@@ -67,33 +65,7 @@ def operands(m, n, k, dtype, sets):
 
 def verify(A, B, D, act=None):
     """Worst error as a share of the budget (<= 1 passes): 16-bit D against float64."""
-    ref = A.double() @ B.double()
-    ab = A.double().abs() @ B.double().abs()
-    eps = 2.0**-23
-    budget = 8 * A.shape[1]**0.5 * eps * ab + eps * ab + 2.0**-7 * ref.abs() + 2.0**-126
-    if act is not None:
-        ref = ACTIVATIONS[act](ref)  # relu, gelu and silu are 1-Lipschitz within a small factor
-        budget = budget * 1.2 + 2.0**-7 * ref.abs()
-    bad = torch.isnan(D).any().item()
-    worst = float("inf") if bad else ((D.double() - ref).abs() / budget).max().item()
-    return worst
-
-
-def events_time(run, sets, reps):
-    """Milliseconds of each of `reps` calls of run(A, B, D), launch i on set i % len(sets)."""
-    ev = [torch.cuda.Event(enable_timing=True) for _ in range(reps + 1)]
-    torch.cuda._sleep(HOLD_CYCLES)
-    ev[0].record()
-    for i in range(reps):
-        run(*sets[i % len(sets)])
-        ev[i + 1].record()
-    ev[-1].synchronize()
-    return [ev[i].elapsed_time(ev[i + 1]) for i in range(reps)]
-
-
-def cpp_time(kernel, sets, reps):
-    torch.cuda._sleep(HOLD_CYCLES)
-    return _core.time_launches(kernel, sets, reps, torch.cuda.current_stream().cuda_stream)
+    return worst_error_share(A, B, D, 2.0**-7, ACTIVATIONS[act] if act is not None else None)
 
 
 def sets_for(m, n, k):

@@ -29,6 +29,7 @@ import torch
 
 import tessel
 from tessel.jit import compiler
+from torch_timing import cpp_time, events_time, worst_error_share
 
 HOLD_CYCLES = 50_000_000  # about 25 ms at 2 GHz: longer than enqueueing a round
 
@@ -46,33 +47,10 @@ def operands(m, n, k, sets):
 
 def verify(A, B, D):
     """bf16 D against float64, within include/tessel/verify/tolerance.hpp's budget."""
-    ref = A.double() @ B.double()
-    ab = A.double().abs() @ B.double().abs()
-    eps = 2.0**-23
-    budget = 8 * A.shape[1]**0.5 * eps * ab + eps * ab + 2.0**-8 * ref.abs() + 2.0**-126
-    worst = ((D.double() - ref).abs() / budget).max().item()
-    del ref, ab
+    worst = worst_error_share(A, B, D)
     if worst > 1:
         raise SystemExit(f"verification failed: worst error share {worst:.2f}")
     return worst
-
-
-def time_python(run, sets, reps):
-    """Milliseconds of each of `reps` calls of run(A, B, D) from Python."""
-    events = [torch.cuda.Event(enable_timing=True) for _ in range(reps + 1)]
-    torch.cuda._sleep(HOLD_CYCLES)
-    events[0].record()
-    for i in range(reps):
-        run(*sets[i % len(sets)])
-        events[i + 1].record()
-    events[-1].synchronize()
-    return [events[i].elapsed_time(events[i + 1]) for i in range(reps)]
-
-
-def time_cpp(kernel, sets, reps):
-    """The same, for `kernel` launched from C++."""
-    torch.cuda._sleep(HOLD_CYCLES)
-    return tessel._core.time_launches(kernel, sets, reps, torch.cuda.current_stream().cuda_stream)
 
 
 def throughput(reps, rounds):
@@ -102,8 +80,8 @@ def throughput(reps, rounds):
             torch.cuda.synchronize()
             py, cpp = [], []
             for _ in range(rounds):
-                py += time_python(run, sets, reps)
-                cpp += time_cpp(kernel, sets, reps)
+                py += events_time(run, sets, reps, HOLD_CYCLES)
+                cpp += cpp_time(kernel, sets, reps, HOLD_CYCLES)
             t_py, t_cpp = statistics.median(py) * 1e-3, statistics.median(cpp) * 1e-3
             flop = 2 * m * n * k
             name = f"{kernel.name}" + (" (auto)" if config is None else "")

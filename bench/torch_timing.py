@@ -1,0 +1,43 @@
+"""What bench/python_gemm.py and bench/front_door.py share: the timing loop (events around each
+launch, the GPU held up first so that the events time the kernels) and the check of a 16-bit D
+against float64 within include/tessel/verify/tolerance.hpp's budget."""
+
+import torch
+
+from tessel import _core
+
+HOLD_CYCLES = 20_000_000  # about 10 ms at 2 GHz: longer than enqueueing a round
+
+
+def events_time(run, sets, reps, hold_cycles=HOLD_CYCLES):
+    """Milliseconds of each of `reps` calls of run(A, B, D) from Python, call i on sets[i % len]."""
+    ev = [torch.cuda.Event(enable_timing=True) for _ in range(reps + 1)]
+    torch.cuda._sleep(hold_cycles)
+    ev[0].record()
+    for i in range(reps):
+        run(*sets[i % len(sets)])
+        ev[i + 1].record()
+    ev[-1].synchronize()
+    return [ev[i].elapsed_time(ev[i + 1]) for i in range(reps)]
+
+
+def cpp_time(kernel, sets, reps, hold_cycles=HOLD_CYCLES):
+    """The same for `kernel` launched from C++ (tessel._core.time_launches: no Python between)."""
+    torch.cuda._sleep(hold_cycles)
+    return _core.time_launches(kernel, sets, reps, torch.cuda.current_stream().cuda_stream)
+
+
+def worst_error_share(A, B, D, relative=2.0**-8, act=None):
+    """The worst element's error as a share of its budget (<= 1 passes; inf where D holds a NaN):
+    float32 accumulation over K, one rounding to D's type (`relative`), and for a fused
+    activation (act: a torch function applied to the float64 reference) its slope and roundings."""
+    ref = A.double() @ B.double()
+    ab = A.double().abs() @ B.double().abs()
+    eps = 2.0**-23
+    budget = 8 * A.shape[1]**0.5 * eps * ab + eps * ab + relative * ref.abs() + 2.0**-126
+    if act is not None:
+        ref = act(ref)  # relu, gelu and silu have slopes below 1.2
+        budget = budget * 1.2 + relative * ref.abs()
+    if torch.isnan(D).any().item():
+        return float("inf")
+    return ((D.double() - ref).abs() / budget).max().item()
