@@ -47,9 +47,6 @@ def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue:
     return config, f"the Sm80 kernel: {why}"
 
 
-_TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16"}
-
-
 def _tuning_key(kind: tuple, device: int, shape: tuple) -> str:
     torch = _torch()
     cc = _core.compute_capability(device)
@@ -83,7 +80,7 @@ def _tune_shape(candidates, kind: tuple, device: int, shape: tuple, key: str, to
     m, n, k = shape
     first = [e.config for e in registry.ranked(candidates, m, n, k, _core.sm_count(device))[:top]]
     kernels = [_kernel_for(c, device) for c in first]
-    dtype, out_dtype = getattr(torch, _TORCH_DTYPES[element]), getattr(torch, _TORCH_NAMES[out])
+    dtype, out_dtype = getattr(torch, _TORCH_NAMES[element]), getattr(torch, _TORCH_NAMES[out])
     with torch.cuda.device(device):
         A = torch.rand(m, k, device="cuda").to(dtype) if layout_a == "row" else torch.rand(k, m, device="cuda").to(dtype).t()
         B = torch.rand(k, n, device="cuda").to(dtype) if layout_b == "row" else torch.rand(n, k, device="cuda").to(dtype).t()
@@ -102,14 +99,9 @@ def tune(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=N
     `layout_b`, D row-major, as tessel.warmup takes them) on this GPU and keep the fastest in the
     tuning cache, which later processes read too. Returns one (shape, kernel name, {kernel: median
     us}) per shape; a kind with a single shipped kernel has nothing to tune (empty timings)."""
-    element = element_name(dtype)
-    out = element if out_dtype is None else element_name(out_dtype)
-    if layout_b not in ("row", "col"):
-        raise ValueError(f"layout_b {layout_b!r}: 'col' (B = W.t()) or 'row' (B is K x N row-major)")
-    if not isinstance(top, int) or top < 1:
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ValueError(f"top {top!r}: time at least one candidate (a positive integer)")
-    if device is None:
-        device = compiler.current_device()
+    element, out, device = _shape_kind(dtype, out_dtype, layout_b, device)
     kind = (element, out, "row", layout_b, EPILOGUES[_epilogue(epilogue)])
     results = []
     for shape in shapes:
@@ -126,9 +118,19 @@ def tune(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=N
 
 
 def _shape(shape) -> tuple:
-    if not isinstance(shape, (tuple, list)) or len(shape) != 3 or not all(isinstance(v, int) and v > 0 for v in shape):
+    if not isinstance(shape, (tuple, list)) or len(shape) != 3 or \
+            not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in shape):
         raise ValueError(f"shape {shape!r}: give (M, N, K), three positive integers")
     return tuple(shape)
+
+
+def _shape_kind(dtype, out_dtype, layout_b, device) -> tuple:
+    """(element, out element, device) of tessel.warmup's and tessel.tune's arguments."""
+    element = element_name(dtype)
+    out = element if out_dtype is None else element_name(out_dtype)
+    if layout_b not in ("row", "col"):
+        raise ValueError(f"layout_b {layout_b!r}: 'col' (B = W.t()) or 'row' (B is K x N row-major)")
+    return element, out, compiler.current_device() if device is None else device
 
 
 def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
@@ -279,12 +281,7 @@ def warmup(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue
     D = A @ B with A row-major M x K; layout_b "col" for B = W.t() (W an N x K weight, PyTorch's
     Linear) or "row" for a K x N B; D row-major; operands assumed 16-byte aligned. Returns the
     kernels' names, one per shape."""
-    element = element_name(dtype)
-    out = element if out_dtype is None else element_name(out_dtype)
-    if layout_b not in ("row", "col"):
-        raise ValueError(f"layout_b {layout_b!r}: 'col' (B = W.t()) or 'row' (B is K x N row-major)")
-    if device is None:
-        device = compiler.current_device()
+    element, out, device = _shape_kind(dtype, out_dtype, layout_b, device)
     names = []
     for shape in shapes:
         shape = _shape(shape)

@@ -143,3 +143,14 @@ def test_explain_refuses_bad_arguments_with_one_line(capsys):
     assert "--sms 0" in capsys.readouterr().err
     assert explain.main(["8x8x8", "--dtype", "int8"]) == 2
     assert "element type 'int8'" in capsys.readouterr().err
+
+
+def test_warmup_and_tune_refuse_bad_shapes_before_any_work():
+    import tessel
+    for bad in [(True, 4096, 4096), (16, 4096), (16, 0, 4096), (16.0, 4096, 4096), "16x4096x4096"]:
+        with pytest.raises(ValueError, match="give \\(M, N, K\\), three positive integers"):
+            tessel.warmup([bad], device=0)
+    with pytest.raises(ValueError, match="layout_b 'diagonal'"):
+        tessel.warmup([(16, 16, 16)], layout_b="diagonal", device=0)
+    with pytest.raises(ValueError, match="top True"):
+        tessel.tune([(16, 16, 16)], top=True, device=0)

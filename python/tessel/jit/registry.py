@@ -64,8 +64,10 @@ HOPPER_TILES = (
     HopperTile((128, 64, 64), "cooperative", 0.44, 0.5, "stream_k"),
     HopperTile((128, 128, 64), "cooperative", 0.60, 0.5, "stream_k"),
 )
+# The data-parallel tile with the most tiles per problem: where even it leaves SMs idle, stream-K.
+_NARROWEST = min((t.tile for t in HOPPER_TILES if t.scheduler == "persistent"), key=lambda t: t[0] * t[1])
 _FIXUP_STEPS = 4  # k-steps' worth of time a split tile's partials cost (written, read, summed)
-_STREAM_K_BELOW = 1.0  # stream-K where a 128x64 data-parallel grid would leave SMs idle
+_STREAM_K_BELOW = 1.0  # stream-K where a _NARROWEST data-parallel grid would leave SMs idle
 
 # H200 figures the estimate is in (any Hopper part scales the same way: only ratios matter).
 _PEAK_PER_SM = 989e12 / 132  # dense bf16 FLOP/s of one SM
@@ -111,7 +113,7 @@ class Estimate:
     tiles: int
     waves: int
     compute: float  # seconds of the waves' mainloops and epilogues
-    memory: float   # seconds of the operands' bytes at the rate the tiles' SMs can stream them
+    memory: float   # seconds of the operands' bytes at DRAM speed
 
 
 def _tile_of(config: GemmConfig) -> HopperTile:
@@ -137,7 +139,7 @@ def estimate(config: GemmConfig, m: int, n: int, k: int, sm_count: int, element_
         # Where even the narrowest data-parallel tile leaves SMs idle, the tiles' k-steps spread
         # over every SM, each split tile's partials added once. Elsewhere the data-parallel
         # kernels were as fast or faster (run 6), so stream-K is modelled slower there.
-        most_tiles = math.ceil(m / 128) * math.ceil(n / 64)
+        most_tiles = math.ceil(m / _NARROWEST[0]) * math.ceil(n / _NARROWEST[1])
         if most_tiles < _STREAM_K_BELOW * sm_count:
             compute = (math.ceil(tiles * k_steps / sm_count) + _FIXUP_STEPS) * step + epilogue
         else:
