@@ -142,9 +142,9 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
     gemm::kernel::TileGrid const g{tiles_m, tiles_n, 1, static_cast<int>((p.k + kSm90TileK - 1) / kSm90TileK)};
     params.dec = gemm::kernel::make_decomposition(g, sm_count, gemm::kernel::DecompositionOptions{});
     if (std::size_t const bytes = gemm::kernel::workspace_bytes(params.dec, s.slot_floats); bytes > 0) {
-      void* ws = nullptr;
+      if (!d.cuMemsetD8Async) missing("cuMemsetD8Async");
       if (source && *source) borrowed = source->acquire(bytes);  // 0: the source has none to give
-      ws = borrowed ? reinterpret_cast<void*>(borrowed) : workspace(d, stream, bytes);
+      void* const ws = borrowed ? reinterpret_cast<void*>(borrowed) : workspace(d, stream, bytes);
       params.ws = gemm::kernel::make_fixup_workspace(ws, params.dec, s.slot_floats);
       if (auto r = d.cuMemsetD8Async(reinterpret_cast<cuda::CUdeviceptr>(ws), 0, gemm::kernel::fixup_counter_bytes(params.dec), stream);
           r != cuda::CUDA_SUCCESS)
@@ -155,10 +155,9 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   // K-major operands are K elements wide, MN-major ones M (or N).
   Map const& ma = p.a_row ? map(d, a_, "A", p.a, 2, p.k, p.m, p.lda, s.box_a) : map(d, a_, "A", p.a, 2, p.m, p.k, p.lda, s.box_a);
   Map const& mb = p.b_row ? map(d, b_, "B", p.b, 2, p.n, p.k, p.ldb, s.box_b) : map(d, b_, "B", p.b, 2, p.k, p.n, p.ldb, s.box_b);
-  // The TMA-store epilogue writes D (row-major) in boxes of 64 rows x 128 bytes; TMA takes D only
-  // with a 16-byte-aligned base and rows, and rows that end on 16 bytes (its stores clip per 16
-  // bytes). Elsewhere the kernel stores from registers, as the C++ adapter's tma_store_fits says.
-  params.tma_store_d = reinterpret_cast<std::uintptr_t>(p.d) % 16 == 0 && p.ldd * s.d_bytes % 16 == 0 && p.n * s.d_bytes % 16 == 0;
+  // The TMA-store epilogue writes D (row-major) in boxes of 64 rows x 128 bytes where TMA can
+  // store it (the rule the C++ adapter applies); elsewhere the kernel stores from registers.
+  params.tma_store_d = arch::tma_store_fits(p.d, p.n, p.ldd, 1, 0, s.d_bytes);
   if (params.tma_store_d) {
     int const box_d[2] = {128 / s.d_bytes, 64};
     std::memcpy(params.tma_d, map(d, d_, "D", p.d, s.d_bytes, p.n, p.m, p.ldd, box_d).bytes, sizeof(params.tma_d));

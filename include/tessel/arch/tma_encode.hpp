@@ -23,6 +23,16 @@ struct TmaView {
   std::uint32_t box_inner, box_outer;
 };
 
+/// Whether TMA can store a row-major matrix of `rows` x `cols` elements of `elem_bytes` bytes
+/// (rows `ld` apart, `batches` of them `batch_stride` apart): a 16-byte-aligned base, row and batch
+/// strides, and rows that end on a 16-byte boundary, since the store's clipping is per 16 bytes.
+/// Where it cannot, the TMA-store epilogues write D from registers.
+inline bool tma_store_fits(void const* base, std::int64_t cols, std::int64_t ld, std::int64_t batches, std::int64_t batch_stride,
+                           int elem_bytes) {
+  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && ld * elem_bytes % 16 == 0 &&
+         (batches == 1 || batch_stride * elem_bytes % 16 == 0) && cols * elem_bytes % 16 == 0;
+}
+
 /// cuTensorMapEncodeTiled, with its enumerations as the ints they are passed as.
 using TmaEncodeTiledFn = int (*)(void* map, int data_type, std::uint32_t rank, void* base, std::uint64_t const* dims,
                                  std::uint64_t const* strides, std::uint32_t const* box, std::uint32_t const* element_strides,

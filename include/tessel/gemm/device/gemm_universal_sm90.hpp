@@ -324,9 +324,7 @@ class GemmUniversalAdapter {
   /// 16-byte boundary (TMA clips a store at the tensor's edge in 16-byte units). A D that breaks
   /// one is written from the registers instead.
   static bool tma_store_fits(KernelSpace const& ks) {
-    constexpr std::int64_t kE = sizeof(ElementD);
-    return reinterpret_cast<std::uintptr_t>(ks.ptr_d) % 16 == 0 && ks.ldd * kE % 16 == 0 &&
-           (ks.p.l == 1 || ks.batch_d * kE % 16 == 0) && std::int64_t(ks.p.n) * kE % 16 == 0;
+    return arch::tma_store_fits(ks.ptr_d, ks.p.n, ks.ldd, ks.p.l, ks.batch_d, int(sizeof(ElementD)));
   }
   static typename Fusion::Arguments fusion_arguments(Arguments const& a, KernelSpace const& ks) {
     typename Fusion::Arguments f = a.epilogue.thread;
