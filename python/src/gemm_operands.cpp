@@ -53,6 +53,21 @@ void classify(Matrix& m, std::int64_t s0, std::int64_t s1) {
   m.prefers_row = m.row_ok && (s1 == 1 || !m.col_ok);
 }
 
+// C may repeat one row over M (strides (0, 1): a bias broadcast with expand) or one column over
+// N (strides (1, 0)): the kernels read C at row * ldc + col, so ldc 0 reads the same row each
+// time. Only C: A and B go through TMA, which takes no zero stride, and D is written.
+void allow_repeated_c(Matrix& m) {
+  if (m.rows > 1 && m.cols > 1 && m.strides[0] == 0 && m.strides[1] == 1) {
+    m.row_ok = true;
+    m.ld_row = 0;
+    m.prefers_row = true;
+  } else if (m.rows > 1 && m.cols > 1 && m.strides[0] == 1 && m.strides[1] == 0) {
+    m.col_ok = true;
+    m.ld_col = 0;
+    m.prefers_row = false;
+  }
+}
+
 }  // namespace
 
 char const* element_name(Element e) {
@@ -159,6 +174,7 @@ Operands read_operands(nb::handle a, nb::handle b, nb::handle c, nb::handle d) {
 
 Operands check_operands(Matrix a, Matrix b, std::optional<Matrix> c, Matrix d) {
   Operands ops{std::move(a), std::move(b), std::move(d), std::move(c)};
+  if (ops.c) allow_repeated_c(*ops.c);
   // Devices first: nothing else can be checked against memory the GPU cannot reach.
   std::vector<Matrix const*> all{&ops.a, &ops.b, &ops.d};
   if (ops.c) all.insert(all.begin() + 2, &*ops.c);

@@ -7,7 +7,10 @@
     kernel = tessel.compile(tessel.GemmConfig(element="bf16", out="bf16", tile=(128, 256, 32)))
     D = kernel(A, B.t())
 
-tessel.layout holds the algebra (Layout, composition, logical_divide, ...).
+tessel.layout holds the algebra (Layout, composition, logical_divide, ...). tessel.matmul,
+tessel.linear, tessel.bmm and tessel.nn.Linear are the PyTorch-facing layer (tessel/ops.py: the
+torch.library operators torch.ops.tessel.mm and torch.ops.tessel.bmm, with autograd); they import
+torch on first use, and `import tessel` alone does not.
 """
 
 from . import layout
@@ -19,4 +22,16 @@ from .jit.nvrtc import CompileError
 
 __version__ = "0.1.0"
 
-__all__ = ["CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]
+_TORCH_NAMES = {"matmul": "ops", "linear": "ops", "bmm": "ops", "ops": None, "nn": None}
+
+
+def __getattr__(name):
+    """tessel.ops, tessel.nn and their functions, imported (with torch) on first use."""
+    if name not in _TORCH_NAMES:
+        raise AttributeError(f"module 'tessel' has no attribute {name!r}")
+    import importlib
+    module = importlib.import_module(f".{_TORCH_NAMES[name] or name}", __name__)
+    return module if _TORCH_NAMES[name] is None else getattr(module, name)
+
+
+__all__ = ["bmm", "linear", "matmul", "nn", "ops", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]

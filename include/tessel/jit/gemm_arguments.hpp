@@ -95,7 +95,8 @@ inline StatusInfo check_gemm_arguments(GemmArguments const& p) {
   if (p.ldd < c_min)
     return {Status::kErrorInvalidProblem, "leading dimension of D is " + std::to_string(p.ldd) + ", smaller than " +
                                               (c_rows ? "N = " : "M = ") + std::to_string(c_min) + ": rows would overlap"};
-  if (p.beta != 0 && p.ldc < c_min)
+  // ldc 0 repeats C's first row (or column) over the other mode: a bias.
+  if (p.beta != 0 && p.ldc != 0 && p.ldc < c_min)
     return {Status::kErrorInvalidProblem, "leading dimension of C is " + std::to_string(p.ldc) + ", smaller than " +
                                               (c_rows ? "N = " : "M = ") + std::to_string(c_min) + ": rows would overlap"};
   if (!p.tma_operands) {

@@ -161,7 +161,8 @@ class Gemm {
     if (args.ref_D.ld < c_min)
       return {Status::kErrorInvalidProblem, "leading dimension of D is " + std::to_string(args.ref_D.ld) + ", smaller than " +
                                                 (c_rows ? "N = " : "M = ") + std::to_string(c_min) + ": rows would overlap"};
-    if (args.epilogue.beta != 0 && args.ref_C.ld < c_min)
+    // ld 0 repeats C's first row (or column) over the other mode: a bias.
+    if (args.epilogue.beta != 0 && args.ref_C.ld != 0 && args.ref_C.ld < c_min)
       return {Status::kErrorInvalidProblem, "leading dimension of C is " + std::to_string(args.ref_C.ld) + ", smaller than " +
                                                 (c_rows ? "N = " : "M = ") + std::to_string(c_min) + ": rows would overlap"};
     if (auto s = check_contiguous_extent("K", p.k, a_rows || b_cols); !s.ok()) return s;

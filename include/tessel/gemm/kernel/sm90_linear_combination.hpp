@@ -37,7 +37,9 @@ struct Sm90LinearCombination {
 #if !defined(__CUDACC_RTC__)
   static StatusInfo can_implement(Arguments const& a, int, int n, int) {
     if (a.beta != 0.f && !a.ptr_C) return {Status::kErrorInvalidProblem, "beta is nonzero but C is null: pass C, or set beta to 0"};
-    if (a.beta != 0.f && a.ldc < n) return {Status::kErrorInvalidProblem, "leading dimension of C is smaller than N"};
+    // ldc 0 repeats C's first row over M: a bias.
+    if (a.beta != 0.f && a.ldc != 0 && a.ldc < n)
+      return {Status::kErrorInvalidProblem, "leading dimension of C is smaller than N (0 broadcasts one row, a bias)"};
     return {};
   }
   static std::string name() { return kActivation ? std::string("lincomb_") + Act::name() : std::string("lincomb"); }

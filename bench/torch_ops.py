@@ -1,0 +1,174 @@
+"""tessel's PyTorch layer (tessel.nn.Linear, tessel.bmm, tessel.linear) against torch's own, in
+turns in one process, on the same operands, verified before timing.
+
+1. A Llama-style MLP block, forward and backward: gate and up projections, SiLU-and-multiply,
+   down projection (hidden 4096, intermediate 14336, bf16), once with torch.nn.Linear and once
+   with tessel.nn.Linear sharing the same parameters. Same loss within 1e-2 relative first.
+2. Batched matmul: tessel.bmm against torch.bmm.
+3. Linear with bias and a fused activation against torch's linear then the activation.
+
+    python3 bench/torch_ops.py --out results.md [--tokens 4096] [--rounds 5]
+"""
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import tessel  # noqa: E402
+from torch_timing import events_time  # noqa: E402
+
+
+class MLP(torch.nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.gate, self.up, self.down = layers
+
+    def forward(self, x):
+        return self.down(torch.nn.functional.silu(self.gate(x)) * self.up(x))
+
+
+def rel(a, b):
+    return ((a.double() - b.double()).norm() / b.double().norm()).item()
+
+
+def mlp_step(model, x):
+    loss = model(x).float().square().mean()
+    loss.backward()
+    return loss
+
+
+def bench_mlp(args, lines):
+    torch.manual_seed(0)
+    h, f = args.hidden, args.intermediate
+    ref = [torch.nn.Linear(h, f, bias=False), torch.nn.Linear(h, f, bias=False), torch.nn.Linear(f, h, bias=False)]
+    ref = [layer.to("cuda", torch.bfloat16) for layer in ref]
+    with torch.no_grad():
+        for layer in ref:  # uniform random weights of unit scale after the projection
+            layer.weight.uniform_(-1, 1).mul_(layer.in_features ** -0.5)
+    torch_mlp = MLP(ref)
+    tessel_mlp = MLP([tessel.nn.Linear.from_linear(layer) for layer in ref])
+    xs = [(torch.rand(args.tokens, h, device="cuda") * 2 - 1).to(torch.bfloat16).requires_grad_() for _ in range(2)]
+
+    # Correct first: loss and every gradient against the torch block's, same parameters.
+    results = {}
+    for name, model in (("torch", torch_mlp), ("tessel", tessel_mlp)):
+        for p in model.parameters():
+            p.grad = None
+        xs[0].grad = None
+        loss = mlp_step(model, xs[0])
+        results[name] = (loss.item(), xs[0].grad.clone(), [p.grad.clone() for p in model.parameters()])
+    (lt, gxt, gwt), (lx, gxx, gwx) = results["torch"], results["tessel"]
+    loss_rel = abs(lx - lt) / abs(lt)
+    grad_rel = max([rel(gxx, gxt)] + [rel(a, b) for a, b in zip(gwx, gwt)])
+    ok = loss_rel <= 1e-2 and grad_rel <= 2e-2
+    lines.append(f"MLP block {args.tokens} tokens, hidden {h}, intermediate {f}, bf16: loss torch {lt:.6g} tessel {lx:.6g} "
+                 f"(relative {loss_rel:.2e}), worst gradient relative error {grad_rel:.2e}: {'ok' if ok else 'FAILED'}")
+    if not ok:
+        return False
+
+    def run(model):
+        def step(x):
+            for p in model.parameters():
+                p.grad = None
+            x.grad = None
+            mlp_step(model, x)
+        return step
+
+    runs = {"torch": run(torch_mlp), "tessel": run(tessel_mlp)}
+    times = {k: [] for k in runs}
+    for _ in range(args.rounds):
+        for name, fn in runs.items():
+            times[name] += events_time(fn, [(x,) for x in xs], args.reps)[1:]
+    flops = 6 * 3 * 2 * args.tokens * h * f / 2  # forward 2*M*N*K per GEMM, backward twice that
+    t_ms = {k: statistics.median(v) for k, v in times.items()}
+    lines.append(f"  forward+backward median: torch {t_ms['torch']:.3f} ms ({flops / t_ms['torch'] / 1e9:.0f} TFLOP/s), "
+                 f"tessel {t_ms['tessel']:.3f} ms ({flops / t_ms['tessel'] / 1e9:.0f} TFLOP/s): "
+                 f"tessel/torch speed {t_ms['torch'] / t_ms['tessel']:.3f}")
+    # The same block's forward alone, without autograd (inference).
+    with torch.no_grad():
+        fwd = {"torch": torch_mlp, "tessel": tessel_mlp}
+        times = {k: [] for k in fwd}
+        for _ in range(args.rounds):
+            for name, model in fwd.items():
+                times[name] += events_time(lambda x, m=model: m(x), [(x,) for x in xs], args.reps)[1:]
+    t_ms = {k: statistics.median(v) for k, v in times.items()}
+    lines.append(f"  forward only (no_grad) median: torch {t_ms['torch']:.3f} ms, tessel {t_ms['tessel']:.3f} ms: "
+                 f"tessel/torch speed {t_ms['torch'] / t_ms['tessel']:.3f}")
+    return True
+
+
+def bench_pairs(title, cases, args, lines):
+    """cases: (label, flops, tessel_fn, torch_fn, operand sets). Verified, then timed in turns."""
+    lines.append(f"\n{title}\n\n| case | TFLOP/s torch | TFLOP/s tessel | tessel/torch | check |\n|---|---|---|---|---|")
+    ok = True
+    for label, flops, tessel_fn, torch_fn, sets in cases:
+        want = torch_fn(*[t.double() for t in sets[0]])
+        err = rel(tessel_fn(*sets[0]), want)
+        good = err <= 1e-2
+        ok &= good
+        if not good:
+            lines.append(f"| {label} | | | | FAILED: relative error {err:.2e} |")
+            continue
+        times = {"torch": [], "tessel": []}
+        for _ in range(args.rounds):
+            times["torch"] += events_time(torch_fn, sets, args.reps)[1:]
+            times["tessel"] += events_time(tessel_fn, sets, args.reps)[1:]
+        tt, tx = statistics.median(times["torch"]), statistics.median(times["tessel"])
+        lines.append(f"| {label} | {flops / tt / 1e9:.0f} | {flops / tx / 1e9:.0f} | {tt / tx:.3f} | rel {err:.1e} |")
+    return ok
+
+
+def uniform(*shape, dtype=torch.bfloat16):
+    return (torch.rand(*shape, device="cuda") * 2 - 1).to(dtype)
+
+
+def bmm_cases():
+    cases = []
+    for l, m, n, k in ((8, 4096, 4096, 4096), (32, 1024, 1024, 1024), (64, 512, 512, 512), (32, 2048, 2048, 128),
+                       (32, 2048, 128, 2048)):
+        sets = [(uniform(l, m, k), uniform(l, k, n)) for _ in range(3)]
+        cases.append((f"bmm {l} x {m}x{n}x{k}", 2 * l * m * n * k, tessel.bmm, torch.bmm, sets))
+    return cases
+
+
+def linear_cases():
+    cases = []
+    for m, n, k in ((4096, 14336, 4096), (8192, 4096, 4096)):
+        for act, fn in (("gelu", torch.nn.functional.gelu), ("silu", torch.nn.functional.silu)):
+            sets = [(uniform(m, k), uniform(n, k) * k ** -0.5, uniform(n)) for _ in range(3)]
+            cases.append((f"linear+bias+{act} {m}x{n}x{k}", 2 * m * n * k,
+                          lambda x, w, b, a=act: tessel.linear(x, w, b, a),
+                          lambda x, w, b, f=fn: f(torch.nn.functional.linear(x, w, b)), sets))
+    return cases
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", required=True)
+    p.add_argument("--tokens", type=int, default=4096)
+    p.add_argument("--hidden", type=int, default=4096)
+    p.add_argument("--intermediate", type=int, default=14336)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--reps", type=int, default=10)
+    args = p.parse_args()
+    if not torch.cuda.is_available():
+        print("torch_ops.py: no CUDA device", file=sys.stderr)
+        return 2
+    lines = [f"# tessel's PyTorch layer against torch, {torch.cuda.get_device_name()}, torch {torch.__version__}\n"]
+    ok = bench_mlp(args, lines)
+    with torch.no_grad():
+        ok &= bench_pairs("Batched matmul (tessel.bmm against torch.bmm), bf16", bmm_cases(), args, lines)
+        ok &= bench_pairs("Linear with bias and activation (tessel.linear fused against torch's linear then the activation), "
+                          "bf16, inference", linear_cases(), args, lines)
+    text = "\n".join(lines) + "\n"
+    Path(args.out).write_text(text)
+    print(text)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

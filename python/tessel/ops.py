@@ -1,0 +1,227 @@
+"""tessel's GEMMs as PyTorch operators: torch.library custom ops with fake (meta) kernels and
+autograd formulas, and the functions a model calls (matmul, linear) on top of them.
+
+    torch.ops.tessel.mm(a, b, bias=None, activation="linear", out_dtype=None)
+        act(a @ b + bias): a (M, K), b (K, N), bias (N,), row- or column-major each.
+    torch.ops.tessel.bmm(a, b, out_dtype=None)
+        a (L, M, K) @ b (L, K, N), any batch strides.
+
+The ops run tessel.gemm (the dispatcher: one registry of kernels, chosen by shape), so the
+backward GEMMs (dA = dD B^T, dB = A^T dD) take the same path as the forward. Because each op has a
+fake kernel, torch.compile(fullgraph=True) traces a model that calls them without a graph break,
+and torch.library.opcheck holds the registrations to the real kernel.
+
+Importing this module imports torch; `import tessel` does not (tessel.matmul, tessel.linear and
+tessel.nn load it on first use).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+from .gemm import gemm as _gemm
+
+ACTIVATIONS = ("linear", "relu", "gelu", "silu")  # tessel.gemm's epilogues; "linear" is none
+_KERNEL_DTYPES = (torch.float16, torch.bfloat16)
+
+
+def _activation(name) -> str:
+    name = "linear" if name is None else name
+    if name not in ACTIVATIONS:
+        raise ValueError(f"activation {name!r}: choose None (or 'linear'), 'relu', 'gelu' (erf form) or 'silu'")
+    return name
+
+
+def _check_matrices(op: str, a: Tensor, b: Tensor, batched: bool) -> None:
+    """The shape and dtype checks the real and the fake kernel share, so that a traced model
+    fails where the eager one would, with the same sentence."""
+    rank = 3 if batched else 2
+    for name, x in (("a", a), ("b", b)):
+        if x.dim() != rank:
+            raise ValueError(f"{op}: {name} has {x.dim()} dimensions, {tuple(x.shape)}; it takes {rank}"
+                             + ("" if batched else " (tessel.matmul takes batches and vectors)"))
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"{op}: a is {tuple(a.shape)} and b is {tuple(b.shape)}: a's last extent (K) must equal b's "
+                         "second-to-last")
+    if batched and a.shape[0] != b.shape[0]:
+        raise ValueError(f"{op}: a has {a.shape[0]} batches and b {b.shape[0]}: give both the same batch count "
+                         "(tessel.matmul broadcasts)")
+    if a.dtype != b.dtype:
+        raise TypeError(f"{op}: a is {a.dtype} but b is {b.dtype}: give both the same dtype")
+    if a.dtype not in _KERNEL_DTYPES:
+        hint = ("tessel has no TF32 kernel yet: cast to torch.bfloat16 (or float16), or call torch.matmul"
+                if a.dtype == torch.float32 else "cast to torch.bfloat16 or torch.float16")
+        raise TypeError(f"{op}: operands are {a.dtype}; tessel's tensor-core kernels take float16 and bfloat16: {hint}")
+
+
+def _out_dtype(a: Tensor, out_dtype: Optional[torch.dtype]) -> torch.dtype:
+    out = a.dtype if out_dtype is None else out_dtype
+    if out not in (torch.float16, torch.bfloat16, torch.float32):
+        raise TypeError(f"out_dtype {out}: tessel writes float32, float16 or bfloat16")
+    return out
+
+
+def _check_bias(bias: Optional[Tensor], n: int) -> None:
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != n):
+        raise ValueError(f"tessel::mm: bias has shape {tuple(bias.shape)}; give one value per output column, ({n},)")
+
+
+def as_matrix(x: Tensor) -> Tensor:
+    """x itself when its last two modes are row- or column-major (a transposed view included),
+    else a row-major copy: tessel's kernels read those two layouts, torch.matmul any strides."""
+    rows, cols = x.shape[-2], x.shape[-1]
+    s0, s1 = x.stride(-2), x.stride(-1)
+    if (s1 == 1 or cols == 1) and (s0 >= cols or rows == 1):
+        return x
+    if (s0 == 1 or rows == 1) and (s1 >= rows or cols == 1):
+        return x
+    return x.contiguous()
+
+
+# ---- tessel::mm ---------------------------------------------------------------------------------
+
+@torch.library.custom_op("tessel::mm", mutates_args=())
+def mm(a: Tensor, b: Tensor, bias: Optional[Tensor] = None, activation: str = "linear",
+       out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """act(a @ b + bias) on tessel's kernels. a (M, K), b (K, N), bias (N,) or None."""
+    _check_matrices("tessel::mm", a, b, batched=False)
+    out = _out_dtype(a, out_dtype)
+    _check_bias(bias, b.shape[1])
+    epilogue = None if _activation(activation) == "linear" else activation
+    a, b = as_matrix(a), as_matrix(b)
+    if bias is None:
+        return _gemm(a, b, out_dtype=out, epilogue=epilogue)
+    # The bias as C with row stride 0: every row of C is the bias (the kernels read C at
+    # row * ldc + col), so nothing M x N is materialized.
+    c = bias.to(out).contiguous().expand(a.shape[0], b.shape[1])  # (M,N):(0,1)
+    return _gemm(a, b, c, beta=1.0, out_dtype=out, epilogue=epilogue)
+
+
+@mm.register_fake
+def _mm_fake(a, b, bias=None, activation="linear", out_dtype=None):
+    _check_matrices("tessel::mm", a, b, batched=False)
+    _activation(activation)
+    _check_bias(bias, b.shape[1])
+    return a.new_empty((a.shape[0], b.shape[1]), dtype=_out_dtype(a, out_dtype))
+
+
+def _activation_grad(activation: str, pre: Tensor, grad: Tensor) -> Tensor:
+    """grad * act'(pre) in float32, for the erf GELU and SiLU the kernels fuse."""
+    x, g = pre.float(), grad.float()
+    if activation == "silu":
+        s = torch.sigmoid(x)
+        return g * s * (1 + x * (1 - s))
+    cdf = 0.5 * (1 + torch.erf(x * (1 / math.sqrt(2))))
+    pdf = torch.exp(-0.5 * x * x) * (1 / math.sqrt(2 * math.pi))
+    return g * (cdf + x * pdf)
+
+
+def _mm_setup(ctx, inputs, output):
+    a, b, bias, activation, _ = inputs
+    ctx.activation = _activation(activation)
+    ctx.bias_dtype = None if bias is None else bias.dtype
+    # relu's derivative is read off the output; gelu's and silu's need the pre-activation, which
+    # the backward recomputes (one more GEMM): tessel.linear runs those two unfused when it
+    # records a graph, so this path serves direct calls of the op only.
+    ctx.save_for_backward(a, b, bias, output if ctx.activation == "relu" else None)
+
+
+def _mm_backward(ctx, grad):
+    a, b, bias, output = ctx.saved_tensors
+    if ctx.activation == "relu":
+        grad = torch.where(output > 0, grad, torch.zeros((), dtype=grad.dtype, device=grad.device))
+    elif ctx.activation in ("gelu", "silu"):
+        grad = _activation_grad(ctx.activation, mm(a, b, bias, "linear", torch.float32), grad)
+    g = as_matrix(grad.to(a.dtype))  # (M,N)
+    grad_a = mm(g, b.t()) if ctx.needs_input_grad[0] else None  # (M,K) = (M,N) @ (N,K)
+    grad_b = mm(a.t(), g) if ctx.needs_input_grad[1] else None  # (K,N) = (K,M) @ (M,N)
+    grad_bias = grad.sum(0, dtype=torch.float32).to(ctx.bias_dtype) if ctx.needs_input_grad[2] else None
+    return grad_a, grad_b, grad_bias, None, None
+
+
+mm.register_autograd(_mm_backward, setup_context=_mm_setup)
+
+
+# ---- tessel::bmm --------------------------------------------------------------------------------
+
+@torch.library.custom_op("tessel::bmm", mutates_args=())
+def bmm(a: Tensor, b: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """a (L, M, K) @ b (L, K, N) -> (L, M, N), one tessel.gemm per batch into slices of one D."""
+    _check_matrices("tessel::bmm", a, b, batched=True)
+    d = a.new_empty((a.shape[0], a.shape[1], b.shape[2]), dtype=_out_dtype(a, out_dtype))  # (L,M,N)
+    a, b = as_matrix(a), as_matrix(b)
+    for i in range(a.shape[0]):
+        _gemm(a[i], b[i], out=d[i])
+    return d
+
+
+@bmm.register_fake
+def _bmm_fake(a, b, out_dtype=None):
+    _check_matrices("tessel::bmm", a, b, batched=True)
+    return a.new_empty((a.shape[0], a.shape[1], b.shape[2]), dtype=_out_dtype(a, out_dtype))
+
+
+def _bmm_setup(ctx, inputs, output):
+    a, b, _ = inputs
+    ctx.save_for_backward(a, b)
+
+
+def _bmm_backward(ctx, grad):
+    a, b = ctx.saved_tensors
+    g = as_matrix(grad.to(a.dtype))  # (L,M,N)
+    grad_a = bmm(g, b.transpose(1, 2)) if ctx.needs_input_grad[0] else None  # (L,M,K)
+    grad_b = bmm(a.transpose(1, 2), g) if ctx.needs_input_grad[1] else None  # (L,K,N)
+    return grad_a, grad_b, None
+
+
+bmm.register_autograd(_bmm_backward, setup_context=_bmm_setup)
+
+
+# ---- what a model calls -------------------------------------------------------------------------
+
+def matmul(a: Tensor, b: Tensor, *, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """torch.matmul's semantics on tessel's kernels: vectors, matrices, and batches that broadcast
+    (a 2-D weight shared by a batch runs as one GEMM over the flattened batch)."""
+    if a.dim() == 0 or b.dim() == 0:
+        raise ValueError(f"tessel.matmul: both arguments need at least 1 dimension, got {a.dim()} and {b.dim()}")
+    if a.dim() == 1 and b.dim() == 1:
+        return matmul(a.unsqueeze(0), b.unsqueeze(1), out_dtype=out_dtype).reshape(())
+    if a.dim() == 1:
+        return matmul(a.unsqueeze(0), b, out_dtype=out_dtype).squeeze(-2)
+    if b.dim() == 1:
+        return matmul(a, b.unsqueeze(1), out_dtype=out_dtype).squeeze(-1)
+    if b.dim() == 2:
+        k = a.shape[-1]
+        lead = a.shape[:-1]
+        d = mm(a.reshape(-1, k), b, None, "linear", out_dtype)  # (prod(lead),N)
+        return d.reshape(*lead, b.shape[1])
+    batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a3 = a.expand(*batch, *a.shape[-2:]).reshape(-1, *a.shape[-2:])  # (L,M,K)
+    b3 = b.expand(*batch, *b.shape[-2:]).reshape(-1, *b.shape[-2:])  # (L,K,N)
+    return bmm(a3, b3, out_dtype).reshape(*batch, a.shape[-2], b.shape[-1])
+
+
+def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, activation: Optional[str] = None) -> Tensor:
+    """act(x @ weight.T + bias), torch.nn.functional.linear's arguments plus a fused activation:
+    x (..., in), weight (out, in), bias (out,). While autograd records (a tensor requires grad),
+    gelu and silu run unfused, torch's activation after tessel's GEMM, so that the backward has
+    the pre-activation without a second GEMM; relu and the plain linear stay fused."""
+    act = _activation(activation)
+    if weight.dim() != 2:
+        raise ValueError(f"tessel.linear: weight has shape {tuple(weight.shape)}; give (out_features, in_features)")
+    if x.dim() == 0 or x.shape[-1] != weight.shape[1]:
+        raise ValueError(f"tessel.linear: x has shape {tuple(x.shape)} and weight {tuple(weight.shape)}: x's last extent "
+                         "must equal weight's in_features")
+    lead = x.shape[:-1]
+    x2 = x.reshape(-1, weight.shape[1])  # (tokens,in)
+    records = torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (x, weight, bias))
+    if act in ("gelu", "silu") and records:
+        y = mm(x2, weight.t(), bias, "linear", None)
+        y = torch.nn.functional.gelu(y) if act == "gelu" else torch.nn.functional.silu(y)
+    else:
+        y = mm(x2, weight.t(), bias, act, None)  # (tokens,out)
+    return y.reshape(*lead, weight.shape[0])

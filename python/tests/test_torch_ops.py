@@ -1,0 +1,219 @@
+"""The PyTorch layer (tessel/ops.py, tessel/nn.py): torch.library ops, autograd, torch.compile,
+batches, tessel.nn.Linear. CPU tests need only PyTorch; the rest a CUDA device, and check every
+result against float64 on poisoned (NaN-filled) memory where tessel writes into a given D."""
+
+import math
+
+import pytest
+
+import tessel
+
+TOL = {"bfloat16": 2e-2, "float16": 4e-3}
+
+
+def rand(torch, *shape, dtype, seed, device="cuda"):
+    g = torch.Generator(device=device).manual_seed(seed)
+    return (torch.rand(*shape, device=device, generator=g) * 2 - 1).to(getattr(torch, dtype))
+
+
+def close(torch, got, want, dtype, scale):
+    """|got - want| within the dtype's rounding of values of size `scale` (sqrt(K) for a dot)."""
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert not torch.isnan(got).any(), "NaN in the result"
+    err = (got.double() - want.double()).abs().max().item()
+    assert err <= TOL[dtype] * scale, f"max error {err} above {TOL[dtype] * scale}"
+
+
+# ---- CPU: registration, fake kernels, errors, the module -------------------------------------
+
+def test_ops_are_registered_with_schemas(torch_cpu):
+    torch = torch_cpu
+    from tessel import ops  # noqa: F401
+    schema = str(torch.ops.tessel.mm.default._schema)
+    assert "Tensor a, Tensor b, Tensor? bias=None, str activation=\"linear\"" in schema, schema
+    assert "tessel::bmm" in str(torch.ops.tessel.bmm.default._schema)
+
+
+def test_fake_kernels_give_shapes_and_dtypes(torch_cpu):
+    torch = torch_cpu
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from tessel import ops  # noqa: F401
+    with FakeTensorMode():
+        a = torch.empty(33, 64, dtype=torch.bfloat16, device="cuda")
+        b = torch.empty(64, 40, dtype=torch.bfloat16, device="cuda")
+        d = torch.ops.tessel.mm(a, b, None, "relu", torch.float32)
+        assert d.shape == (33, 40) and d.dtype == torch.float32 and d.device.type == "cuda"
+        a3, b3 = torch.empty(3, 33, 64, dtype=torch.float16), torch.empty(3, 64, 8, dtype=torch.float16)
+        assert torch.ops.tessel.bmm(a3, b3).shape == (3, 33, 8)
+        y = tessel.linear(torch.empty(2, 5, 64, dtype=torch.bfloat16), torch.empty(16, 64, dtype=torch.bfloat16))
+        assert y.shape == (2, 5, 16)
+        assert tessel.matmul(torch.empty(4, 1, 7, 64, dtype=torch.float16), torch.empty(3, 64, 9, dtype=torch.float16)).shape \
+            == (4, 3, 7, 9)
+        with pytest.raises(ValueError, match="a's last extent"):
+            torch.ops.tessel.mm(a, a)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda t: t.ops.tessel.mm(t.empty(4, 8, dtype=t.float32), t.empty(8, 4, dtype=t.float32)), TypeError, "no TF32 kernel"),
+    (lambda t: t.ops.tessel.mm(t.empty(4, 8, dtype=t.float16), t.empty(8, 4, dtype=t.bfloat16)), TypeError, "same dtype"),
+    (lambda t: t.ops.tessel.mm(t.empty(2, 4, 8, dtype=t.float16), t.empty(8, 4, dtype=t.float16)), ValueError, "3 dimensions"),
+    (lambda t: t.ops.tessel.mm(t.empty(4, 8, dtype=t.float16), t.empty(8, 4, dtype=t.float16), t.empty(5, dtype=t.float16)),
+     ValueError, "one value per output column"),
+    (lambda t: t.ops.tessel.mm(t.empty(4, 8, dtype=t.float16), t.empty(8, 4, dtype=t.float16), None, "tanh"), ValueError, "activation"),
+    (lambda t: t.ops.tessel.bmm(t.empty(2, 4, 8, dtype=t.float16), t.empty(3, 8, 4, dtype=t.float16)), ValueError, "batch count"),
+    (lambda t: t.ops.tessel.mm(t.empty(4, 8, dtype=t.float16), t.empty(8, 4, dtype=t.float16)), ValueError, "CUDA tensors"),
+    (lambda t: tessel.linear(t.empty(4, 8, dtype=t.float16), t.empty(4, 9, dtype=t.float16)), ValueError, "in_features"),
+    (lambda t: tessel.matmul(t.empty((), dtype=t.float16), t.empty(4, dtype=t.float16)), ValueError, "at least 1 dimension"),
+])
+def test_refusals_name_the_problem(torch_cpu, call, error, words):
+    with pytest.raises(error, match=words):
+        call(torch_cpu)
+
+
+def test_linear_is_a_drop_in_for_torch_linear(torch_cpu):
+    torch = torch_cpu
+    torch.manual_seed(0)
+    ref = torch.nn.Linear(24, 16)
+    layer = tessel.nn.Linear(24, 16, activation="gelu")
+    layer.load_state_dict(ref.state_dict())
+    assert set(layer.state_dict()) == {"weight", "bias"}
+    ref.load_state_dict(layer.state_dict())
+    x = torch.randn(3, 24)
+    assert not layer.runs_on_tessel(x)  # CPU float32: torch's linear, then the activation
+    assert torch.equal(layer(x), torch.nn.functional.gelu(ref(x)))
+    shared = tessel.nn.Linear.from_linear(ref, activation="relu")
+    assert shared.weight is ref.weight and shared.bias is ref.bias
+    assert "activation=relu" in repr(shared)
+    assert tessel.nn.Linear(4, 4, bias=False).bias is None
+    with pytest.raises(ValueError, match="activation"):
+        tessel.nn.Linear(4, 4, activation="tanh")
+
+
+# ---- GPU -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("activation", ["linear", "relu", "gelu", "silu"])
+@pytest.mark.parametrize("m, n, k", [(256, 384, 128), (77, 72, 64)])
+def test_mm_with_bias_and_activation(torch_cuda, dtype, activation, m, n, k):
+    torch = torch_cuda
+    a, b = rand(torch, m, k, dtype=dtype, seed=1), rand(torch, n, k, dtype=dtype, seed=2).t()
+    bias = rand(torch, n, dtype=dtype, seed=3)
+    d = torch.ops.tessel.mm(a, b, bias, activation)
+    pre = a.double() @ b.double() + bias.double()
+    want = {"linear": lambda x: x, "relu": torch.relu, "gelu": torch.nn.functional.gelu,
+            "silu": torch.nn.functional.silu}[activation](pre)
+    close(torch, d, want, dtype, math.sqrt(k))
+
+
+def test_gemm_reads_a_repeated_c_as_a_bias(torch_cuda):
+    """C with strides (0, 1) (one row over M) and (1, 0) (one column over N): ldc 0."""
+    torch = torch_cuda
+    for m, n, k in ((256, 256, 64), (100, 72, 40)):  # TMA kernel; Sm80 kernel (unaligned M)
+        a, b = rand(torch, m, k, dtype="bfloat16", seed=4), rand(torch, k, n, dtype="bfloat16", seed=5)
+        row, col = rand(torch, n, dtype="float32", seed=6), rand(torch, m, dtype="float32", seed=7)
+        for c in (row.expand(m, n), col[:, None].expand(m, n)):
+            d = torch.full((m, n), float("nan"), device="cuda")
+            tessel.gemm(a, b, c, beta=0.5, out=d)
+            close(torch, d, a.double() @ b.double() + 0.5 * c.double(), "bfloat16", math.sqrt(k))
+
+
+@pytest.mark.parametrize("activation", ["linear", "relu", "gelu", "silu"])
+def test_mm_gradients_match_torch(torch_cuda, activation):
+    torch = torch_cuda
+    m, n, k = 192, 136, 96
+    a = rand(torch, m, k, dtype="bfloat16", seed=8).requires_grad_()
+    w = rand(torch, n, k, dtype="bfloat16", seed=9).requires_grad_()
+    bias = rand(torch, n, dtype="bfloat16", seed=10).requires_grad_()
+    up = rand(torch, m, n, dtype="bfloat16", seed=11)
+    (torch.ops.tessel.mm(a, w.t(), bias, activation) * up).sum().backward()
+    a64, w64, b64 = (t.detach().double().requires_grad_() for t in (a, w, bias))
+    act = {"linear": lambda x: x, "relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu}
+    (act[activation](a64 @ w64.t() + b64) * up.double()).sum().backward()
+    close(torch, a.grad, a64.grad, "bfloat16", 4 * math.sqrt(n))
+    close(torch, w.grad, w64.grad, "bfloat16", 4 * math.sqrt(m))
+    close(torch, bias.grad, b64.grad, "bfloat16", 4 * math.sqrt(m))
+
+
+def test_linear_forward_and_backward_match_torch_linear(torch_cuda):
+    torch = torch_cuda
+    torch.manual_seed(12)
+    ref = torch.nn.Linear(256, 320, device="cuda", dtype=torch.bfloat16)
+    for activation in ("silu", "relu", None):
+        layer = tessel.nn.Linear.from_linear(ref, activation=activation)
+        x = rand(torch, 2, 64, 256, dtype="bfloat16", seed=13).requires_grad_()
+        assert layer.runs_on_tessel(x)
+        y = layer(x)
+        x64 = x.detach().double().requires_grad_()
+        w64, b64 = ref.weight.detach().double().requires_grad_(), ref.bias.detach().double().requires_grad_()
+        y64 = torch.nn.functional.linear(x64, w64, b64)
+        y64 = {"silu": torch.nn.functional.silu, "relu": torch.relu, None: lambda t: t}[activation](y64)
+        close(torch, y, y64, "bfloat16", 2 * math.sqrt(256))
+        y.float().square().mean().backward()
+        y64.square().mean().backward()
+        close(torch, x.grad, x64.grad, "bfloat16", 0.05)
+        close(torch, ref.weight.grad, w64.grad, "bfloat16", 0.05)
+        ref.zero_grad()
+        with torch.no_grad():  # inference: every activation fused
+            close(torch, layer(x), y64, "bfloat16", 2 * math.sqrt(256))
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((5, 64, 48), (48, 80)),           # a shared weight: one GEMM over the flattened batch
+    ((3, 64, 48), (3, 48, 80)),        # a batch
+    ((2, 1, 64, 48), (3, 48, 80)),     # broadcast batches
+    ((64, 48), (4, 48, 80)),           # a matrix against a batch
+    ((48,), (48, 80)), ((64, 48), (48,)), ((48,), (48,)),
+])
+def test_matmul_has_torch_semantics(torch_cuda, a_shape, b_shape):
+    torch = torch_cuda
+    a, b = rand(torch, *a_shape, dtype="float16", seed=14), rand(torch, *b_shape, dtype="float16", seed=15)
+    close(torch, tessel.matmul(a, b), torch.matmul(a.double(), b.double()), "float16", math.sqrt(48))
+
+
+def test_bmm_with_batch_strides_and_gradients(torch_cuda):
+    torch = torch_cuda
+    base = rand(torch, 4, 80, 64, dtype="bfloat16", seed=16)
+    a = base.transpose(1, 2)[:, :, :72].requires_grad_()   # (4,64,72), column-major slices
+    b = rand(torch, 4, 72, 96, dtype="bfloat16", seed=17).requires_grad_()
+    d = torch.ops.tessel.bmm(a, b)
+    close(torch, d, a.double() @ b.double(), "bfloat16", math.sqrt(72))
+    d.float().sum().backward()
+    ones = torch.ones(4, 64, 96, dtype=torch.float64, device="cuda")
+    close(torch, a.grad, ones @ b.double().transpose(1, 2), "bfloat16", 96)
+    close(torch, b.grad, a.double().transpose(1, 2) @ ones, "bfloat16", 64)
+
+
+def test_opcheck(torch_cuda):
+    torch = torch_cuda
+    a = rand(torch, 128, 64, dtype="bfloat16", seed=18).requires_grad_()
+    b = rand(torch, 64, 192, dtype="bfloat16", seed=19).requires_grad_()
+    bias = rand(torch, 192, dtype="bfloat16", seed=20).requires_grad_()
+    for activation in ("linear", "relu"):
+        torch.library.opcheck(torch.ops.tessel.mm.default, (a, b, bias, activation, None))
+    torch.library.opcheck(torch.ops.tessel.mm.default, (a, b, None, "linear", torch.float32))
+    a3 = rand(torch, 2, 128, 64, dtype="float16", seed=21).requires_grad_()
+    b3 = rand(torch, 2, 64, 64, dtype="float16", seed=22).requires_grad_()
+    torch.library.opcheck(torch.ops.tessel.bmm.default, (a3, b3, None))
+
+
+def test_torch_compile_fullgraph(torch_cuda):
+    torch = torch_cuda
+
+    class MLP(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gate = tessel.nn.Linear(128, 256, bias=False, device="cuda", dtype=torch.bfloat16)
+            self.up = tessel.nn.Linear(128, 256, bias=False, device="cuda", dtype=torch.bfloat16)
+            self.down = tessel.nn.Linear(256, 128, device="cuda", dtype=torch.bfloat16, activation="relu")
+
+        def forward(self, x):
+            return self.down(torch.nn.functional.silu(self.gate(x)) * self.up(x))
+
+    torch.manual_seed(23)
+    model = MLP()
+    x = rand(torch, 96, 128, dtype="bfloat16", seed=24).requires_grad_()
+    compiled = torch.compile(model, fullgraph=True)
+    y = compiled(x)
+    close(torch, y, model(x).detach(), "bfloat16", 1.0)
+    y.float().sum().backward()
+    assert x.grad is not None and model.gate.weight.grad is not None and not torch.isnan(x.grad).any()
