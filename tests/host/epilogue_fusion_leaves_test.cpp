@@ -58,6 +58,14 @@ TEST(FusionLeaves, SourceCSharedAmongBatchesWithBatchStrideZero) {
   EXPECT_EQ(cb.visit(1, 2, 5, 0.f), 6.f);
 }
 
+TEST(FusionLeaves, SourceCWithLdZeroRepeatsOneRow) {
+  const std::vector<float> bias = {1, 2, 3};  // C (4,3):(0,1): every row is the bias
+  SourceC<float>::Callbacks cb(SourceC<float>::to_params({.beta = 2.f, .ptr_C = bias.data(), .ldc = 0}));
+  for (int row = 0; row < 4; ++row) EXPECT_EQ(cb.visit(row, 1, 0, 0.f), 4.f) << row;
+  EXPECT_TRUE(SourceC<float>::can_implement({.beta = 1.f, .ptr_C = bias.data(), .ldc = 0}, 4, 3, 1).ok());
+  EXPECT_FALSE(SourceC<float>::can_implement({.beta = 1.f, .ptr_C = bias.data(), .ldc = 2}, 4, 3, 1).ok());
+}
+
 TEST(FusionLeaves, BetaZeroNeverReadsC) {
   std::mt19937 rng(11);
   const auto frag = random_fragment(rng, 64, 64, 4, 500);

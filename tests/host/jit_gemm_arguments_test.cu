@@ -49,6 +49,7 @@ std::vector<Case> cases() {
       {"ldb misaligned", [](int&, int&, int&, I&, I& ldb, I&, I&, P&, P&, P&, float&, int&) { ldb += 2; }},
       {"ldd too small", [](int&, int&, int&, I&, I&, I&, I& ldd, P&, P&, P&, float&, int&) { ldd -= 1; }},
       {"ldc too small", [](int&, int&, int&, I&, I&, I& ldc, I&, P&, P&, P&, float& beta, int&) { ldc -= 1, beta = 1.f; }},
+      {"ldc 0 repeats one row of C (a bias)", [](int&, int&, int&, I&, I&, I& ldc, I&, P&, P&, P&, float& beta, int&) { ldc = 0, beta = 1.f; }},
       {"ldc ignored without beta", [](int&, int&, int&, I&, I&, I& ldc, I&, P&, P&, P&, float&, int&) { ldc = 1; }},
       {"M misaligned", [](int& m, int&, int&, I&, I&, I&, I&, P&, P&, P&, float&, int&) { m = 250; }},
       {"N misaligned", [](int&, int& n, int&, I&, I&, I&, I&, P&, P&, P&, float&, int&) { n = 130; }},
