@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tessel::py {
@@ -139,6 +140,7 @@ Matrix read_matrix(nb::handle obj, char const* name) {
   m.strides[0] = v.strides[0];
   m.strides[1] = v.strides[1];
   classify(m, v.strides[0], v.strides[1]);
+  if (std::string_view(name) == "C") allow_repeated_c(m);
   if (!m.row_ok && !m.col_ok) {
     refuse(Status::kErrorInvalidLayout,
            std::string(name) + " (" + shape_text(m) + ") has strides (" + std::to_string(v.strides[0]) + ", " +
@@ -174,7 +176,6 @@ Operands read_operands(nb::handle a, nb::handle b, nb::handle c, nb::handle d) {
 
 Operands check_operands(Matrix a, Matrix b, std::optional<Matrix> c, Matrix d) {
   Operands ops{std::move(a), std::move(b), std::move(d), std::move(c)};
-  if (ops.c) allow_repeated_c(*ops.c);
   // Devices first: nothing else can be checked against memory the GPU cannot reach.
   std::vector<Matrix const*> all{&ops.a, &ops.b, &ops.d};
   if (ops.c) all.insert(all.begin() + 2, &*ops.c);

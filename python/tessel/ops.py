@@ -92,12 +92,13 @@ def mm(a: Tensor, b: Tensor, bias: Optional[Tensor] = None, activation: str = "l
     out = _out_dtype(a, out_dtype)
     _check_bias(bias, b.shape[1])
     epilogue = None if _activation(activation) == "linear" else activation
-    a, b = as_matrix(a), as_matrix(b)
+    # Below autograd (the op's formula records the graph), so the kernels see plain tensors.
+    a, b = as_matrix(a.detach()), as_matrix(b.detach())
     if bias is None:
         return _gemm(a, b, out_dtype=out, epilogue=epilogue)
     # The bias as C with row stride 0: every row of C is the bias (the kernels read C at
     # row * ldc + col), so nothing M x N is materialized.
-    c = bias.to(out).contiguous().expand(a.shape[0], b.shape[1])  # (M,N):(0,1)
+    c = bias.detach().to(out).contiguous().expand(a.shape[0], b.shape[1])  # (M,N):(0,1)
     return _gemm(a, b, c, beta=1.0, out_dtype=out, epilogue=epilogue)
 
 
@@ -153,7 +154,7 @@ def bmm(a: Tensor, b: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor
     """a (L, M, K) @ b (L, K, N) -> (L, M, N), one tessel.gemm per batch into slices of one D."""
     _check_matrices("tessel::bmm", a, b, batched=True)
     d = a.new_empty((a.shape[0], a.shape[1], b.shape[2]), dtype=_out_dtype(a, out_dtype))  # (L,M,N)
-    a, b = as_matrix(a), as_matrix(b)
+    a, b = as_matrix(a.detach()), as_matrix(b.detach())
     for i in range(a.shape[0]):
         _gemm(a[i], b[i], out=d[i])
     return d
