@@ -135,6 +135,23 @@ def bmm_cases():
     return cases
 
 
+def mlp_gemm_cases(t, h, f):
+    """The MLP block's nine GEMMs as its forward and backward run them (six distinct): the
+    operands are views of row-major activations, gradients and (out, in) weights."""
+    cases = []
+    for label, m, n, k, a_col, b_col in (
+            ("fwd gate/up x @ W.t()", t, f, h, False, True), ("fwd down h @ W.t()", t, h, f, False, True),
+            ("bwd dX gate/up dY @ W", t, h, f, False, False), ("bwd dX down dY @ W", t, f, h, False, False),
+            ("bwd dW gate/up dY.t() @ x", f, h, t, True, False), ("bwd dW down dY.t() @ h", h, f, t, True, False)):
+        sets = []
+        for _ in range(3):
+            a = uniform(k, m).t() if a_col else uniform(m, k)
+            b = uniform(n, k).t() if b_col else uniform(k, n)
+            sets.append((a, b))
+        cases.append((f"{label} {m}x{n}x{k}", 2 * m * n * k, lambda a, b: tessel.gemm(a, b), torch.matmul, sets))
+    return cases
+
+
 def linear_cases():
     cases = []
     for m, n, k in ((4096, 14336, 4096), (8192, 4096, 4096)):
@@ -161,6 +178,8 @@ def main():
     lines = [f"# tessel's PyTorch layer against torch, {torch.cuda.get_device_name()}, torch {torch.__version__}\n"]
     ok = bench_mlp(args, lines)
     with torch.no_grad():
+        ok &= bench_pairs("The MLP block's GEMMs one by one (tessel.gemm against torch.matmul on the same views), bf16",
+                          mlp_gemm_cases(args.tokens, args.hidden, args.intermediate), args, lines)
         ok &= bench_pairs("Batched matmul (tessel.bmm against torch.bmm), bf16", bmm_cases(), args, lines)
         ok &= bench_pairs("Linear with bias and activation (tessel.linear fused against torch's linear then the activation), "
                           "bf16, inference", linear_cases(), args, lines)

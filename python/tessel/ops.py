@@ -121,10 +121,26 @@ def _activation_grad(activation: str, pre: Tensor, grad: Tensor) -> Tensor:
     return g * (cdf + x * pdf)
 
 
+def _column_major(x: Tensor) -> bool:
+    return x.stride(-2) == 1 and x.stride(-1) != 1
+
+
+def _product_like(x: Tensor, lhs: Tensor, rhs: Tensor) -> Tensor:
+    """lhs @ rhs in x's layout, so that a gradient lands as its input is stored: for b = W.t()
+    (a Linear's weight, column-major as b) the GEMM writes W's gradient row-major, (rhs^T lhs^T)^T,
+    and autograd hands it to W without a transposing copy."""
+    if _column_major(x):
+        return mm(rhs.t(), lhs.t()).t()
+    return mm(lhs, rhs)
+
+
 def _mm_setup(ctx, inputs, output):
     a, b, bias, activation, _ = inputs
     ctx.activation = _activation(activation)
     ctx.bias_dtype = None if bias is None else bias.dtype
+    # Which inputs want a gradient, read here: the formula's ctx.needs_input_grad leaves out
+    # arguments given as None.
+    ctx.wants = (a.requires_grad, b.requires_grad, bias is not None and bias.requires_grad)
     # relu's derivative is read off the output; gelu's and silu's need the pre-activation, which
     # the backward recomputes (one more GEMM): tessel.linear runs those two unfused when it
     # records a graph, so this path serves direct calls of the op only.
@@ -138,9 +154,9 @@ def _mm_backward(ctx, grad):
     elif ctx.activation in ("gelu", "silu"):
         grad = _activation_grad(ctx.activation, mm(a, b, bias, "linear", torch.float32), grad)
     g = as_matrix(grad.to(a.dtype))  # (M,N)
-    grad_a = mm(g, b.t()) if ctx.needs_input_grad[0] else None  # (M,K) = (M,N) @ (N,K)
-    grad_b = mm(a.t(), g) if ctx.needs_input_grad[1] else None  # (K,N) = (K,M) @ (M,N)
-    grad_bias = grad.sum(0, dtype=torch.float32).to(ctx.bias_dtype) if ctx.needs_input_grad[2] else None
+    grad_a = _product_like(a, g, b.t()) if ctx.wants[0] else None  # (M,K) = (M,N) @ (N,K)
+    grad_b = _product_like(b, a.t(), g) if ctx.wants[1] else None  # (K,N) = (K,M) @ (M,N)
+    grad_bias = grad.sum(0, dtype=torch.float32).to(ctx.bias_dtype) if ctx.wants[2] else None
     return grad_a, grad_b, grad_bias, None, None
 
 
@@ -168,14 +184,15 @@ def _bmm_fake(a, b, out_dtype=None):
 
 def _bmm_setup(ctx, inputs, output):
     a, b, _ = inputs
+    ctx.wants = (a.requires_grad, b.requires_grad)
     ctx.save_for_backward(a, b)
 
 
 def _bmm_backward(ctx, grad):
     a, b = ctx.saved_tensors
     g = as_matrix(grad.to(a.dtype))  # (L,M,N)
-    grad_a = bmm(g, b.transpose(1, 2)) if ctx.needs_input_grad[0] else None  # (L,M,K)
-    grad_b = bmm(a.transpose(1, 2), g) if ctx.needs_input_grad[1] else None  # (L,K,N)
+    grad_a = bmm(g, b.transpose(1, 2)) if ctx.wants[0] else None  # (L,M,K)
+    grad_b = bmm(a.transpose(1, 2), g) if ctx.wants[1] else None  # (L,K,N)
     return grad_a, grad_b, None
 
 

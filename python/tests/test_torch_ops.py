@@ -11,7 +11,7 @@ import tessel
 TOL = {"bfloat16": 2e-2, "float16": 4e-3}
 
 
-def rand(torch, *shape, dtype, seed, device="cuda"):
+def rand(torch, *shape, dtype, seed, device):
     g = torch.Generator(device=device).manual_seed(seed)
     return (torch.rand(*shape, device=device, generator=g) * 2 - 1).to(getattr(torch, dtype))
 
@@ -89,15 +89,41 @@ def test_linear_is_a_drop_in_for_torch_linear(torch_cpu):
         tessel.nn.Linear(4, 4, activation="tanh")
 
 
-# ---- GPU -----------------------------------------------------------------------------------------
+# ---- the layer on tessel's kernels (CUDA), and on an emulation of tessel.gemm (CPU) ---------------
+# The emulation replaces only the kernel call (ops._gemm) with float32 torch arithmetic, so the
+# autograd formulas, the fake kernels, opcheck and torch.compile are tested without a GPU too.
+
+def _emulated_gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out_dtype=None, epilogue=None, out=None):
+    import torch
+    y = alpha * (a.float() @ b.float())
+    if c is not None and beta != 0:
+        y = y + beta * c.float()
+    y = {None: lambda t: t, "relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu}[epilogue](y)
+    if out is not None:
+        return out.copy_(y)
+    return y.to(out_dtype or a.dtype)
+
+
+@pytest.fixture(params=["emulated", "cuda"])
+def dev(request, monkeypatch):
+    """(torch, device): CUDA with tessel's kernels, or the CPU with tessel.gemm emulated."""
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    from tessel import ops
+    if request.param == "cuda":
+        if not torch.cuda.is_available():
+            pytest.skip("no CUDA device (torch.cuda.is_available() is False)")
+        return torch, "cuda"
+    monkeypatch.setattr(ops, "_gemm", _emulated_gemm)
+    monkeypatch.setattr(tessel.nn.Linear, "runs_on_tessel", lambda self, x: x.dtype in ops._KERNEL_DTYPES)
+    return torch, "cpu"
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 @pytest.mark.parametrize("activation", ["linear", "relu", "gelu", "silu"])
 @pytest.mark.parametrize("m, n, k", [(256, 384, 128), (77, 72, 64)])
-def test_mm_with_bias_and_activation(torch_cuda, dtype, activation, m, n, k):
-    torch = torch_cuda
-    a, b = rand(torch, m, k, dtype=dtype, seed=1), rand(torch, n, k, dtype=dtype, seed=2).t()
-    bias = rand(torch, n, dtype=dtype, seed=3)
+def test_mm_with_bias_and_activation(dev, dtype, activation, m, n, k):
+    torch, device = dev
+    a, b = rand(torch, m, k, dtype=dtype, seed=1, device=device), rand(torch, n, k, dtype=dtype, seed=2, device=device).t()
+    bias = rand(torch, n, dtype=dtype, seed=3, device=device)
     d = torch.ops.tessel.mm(a, b, bias, activation)
     pre = a.double() @ b.double() + bias.double()
     want = {"linear": lambda x: x, "relu": torch.relu, "gelu": torch.nn.functional.gelu,
@@ -109,8 +135,8 @@ def test_gemm_reads_a_repeated_c_as_a_bias(torch_cuda):
     """C with strides (0, 1) (one row over M) and (1, 0) (one column over N): ldc 0."""
     torch = torch_cuda
     for m, n, k in ((256, 256, 64), (100, 72, 40)):  # TMA kernel; Sm80 kernel (unaligned M)
-        a, b = rand(torch, m, k, dtype="bfloat16", seed=4), rand(torch, k, n, dtype="bfloat16", seed=5)
-        row, col = rand(torch, n, dtype="float32", seed=6), rand(torch, m, dtype="float32", seed=7)
+        a, b = rand(torch, m, k, dtype="bfloat16", seed=4, device="cuda"), rand(torch, k, n, dtype="bfloat16", seed=5, device="cuda")
+        row, col = rand(torch, n, dtype="float32", seed=6, device="cuda"), rand(torch, m, dtype="float32", seed=7, device="cuda")
         for c in (row.expand(m, n), col[:, None].expand(m, n)):
             d = torch.full((m, n), float("nan"), device="cuda")
             tessel.gemm(a, b, c, beta=0.5, out=d)
@@ -118,13 +144,13 @@ def test_gemm_reads_a_repeated_c_as_a_bias(torch_cuda):
 
 
 @pytest.mark.parametrize("activation", ["linear", "relu", "gelu", "silu"])
-def test_mm_gradients_match_torch(torch_cuda, activation):
-    torch = torch_cuda
+def test_mm_gradients_match_torch(dev, activation):
+    torch, device = dev
     m, n, k = 192, 136, 96
-    a = rand(torch, m, k, dtype="bfloat16", seed=8).requires_grad_()
-    w = rand(torch, n, k, dtype="bfloat16", seed=9).requires_grad_()
-    bias = rand(torch, n, dtype="bfloat16", seed=10).requires_grad_()
-    up = rand(torch, m, n, dtype="bfloat16", seed=11)
+    a = rand(torch, m, k, dtype="bfloat16", seed=8, device=device).requires_grad_()
+    w = rand(torch, n, k, dtype="bfloat16", seed=9, device=device).requires_grad_()
+    bias = rand(torch, n, dtype="bfloat16", seed=10, device=device).requires_grad_()
+    up = rand(torch, m, n, dtype="bfloat16", seed=11, device=device)
     (torch.ops.tessel.mm(a, w.t(), bias, activation) * up).sum().backward()
     a64, w64, b64 = (t.detach().double().requires_grad_() for t in (a, w, bias))
     act = {"linear": lambda x: x, "relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu}
@@ -134,13 +160,13 @@ def test_mm_gradients_match_torch(torch_cuda, activation):
     close(torch, bias.grad, b64.grad, "bfloat16", 4 * math.sqrt(m))
 
 
-def test_linear_forward_and_backward_match_torch_linear(torch_cuda):
-    torch = torch_cuda
+def test_linear_forward_and_backward_match_torch_linear(dev):
+    torch, device = dev
     torch.manual_seed(12)
-    ref = torch.nn.Linear(256, 320, device="cuda", dtype=torch.bfloat16)
+    ref = torch.nn.Linear(256, 320, device=device, dtype=torch.bfloat16)
     for activation in ("silu", "relu", None):
         layer = tessel.nn.Linear.from_linear(ref, activation=activation)
-        x = rand(torch, 2, 64, 256, dtype="bfloat16", seed=13).requires_grad_()
+        x = rand(torch, 2, 64, 256, dtype="bfloat16", seed=13, device=device).requires_grad_()
         assert layer.runs_on_tessel(x)
         y = layer(x)
         x64 = x.detach().double().requires_grad_()
@@ -164,55 +190,55 @@ def test_linear_forward_and_backward_match_torch_linear(torch_cuda):
     ((64, 48), (4, 48, 80)),           # a matrix against a batch
     ((48,), (48, 80)), ((64, 48), (48,)), ((48,), (48,)),
 ])
-def test_matmul_has_torch_semantics(torch_cuda, a_shape, b_shape):
-    torch = torch_cuda
-    a, b = rand(torch, *a_shape, dtype="float16", seed=14), rand(torch, *b_shape, dtype="float16", seed=15)
+def test_matmul_has_torch_semantics(dev, a_shape, b_shape):
+    torch, device = dev
+    a, b = rand(torch, *a_shape, dtype="float16", seed=14, device=device), rand(torch, *b_shape, dtype="float16", seed=15, device=device)
     close(torch, tessel.matmul(a, b), torch.matmul(a.double(), b.double()), "float16", math.sqrt(48))
 
 
-def test_bmm_with_batch_strides_and_gradients(torch_cuda):
-    torch = torch_cuda
-    base = rand(torch, 4, 80, 64, dtype="bfloat16", seed=16)
+def test_bmm_with_batch_strides_and_gradients(dev):
+    torch, device = dev
+    base = rand(torch, 4, 80, 64, dtype="bfloat16", seed=16, device=device)
     a = base.transpose(1, 2)[:, :, :72].requires_grad_()   # (4,64,72), column-major slices
-    b = rand(torch, 4, 72, 96, dtype="bfloat16", seed=17).requires_grad_()
+    b = rand(torch, 4, 72, 96, dtype="bfloat16", seed=17, device=device).requires_grad_()
     d = torch.ops.tessel.bmm(a, b)
     close(torch, d, a.double() @ b.double(), "bfloat16", math.sqrt(72))
     d.float().sum().backward()
-    ones = torch.ones(4, 64, 96, dtype=torch.float64, device="cuda")
+    ones = torch.ones(4, 64, 96, dtype=torch.float64, device=device)
     close(torch, a.grad, ones @ b.double().transpose(1, 2), "bfloat16", 96)
     close(torch, b.grad, a.double().transpose(1, 2) @ ones, "bfloat16", 64)
 
 
-def test_opcheck(torch_cuda):
-    torch = torch_cuda
-    a = rand(torch, 128, 64, dtype="bfloat16", seed=18).requires_grad_()
-    b = rand(torch, 64, 192, dtype="bfloat16", seed=19).requires_grad_()
-    bias = rand(torch, 192, dtype="bfloat16", seed=20).requires_grad_()
+def test_opcheck(dev):
+    torch, device = dev
+    a = rand(torch, 128, 64, dtype="bfloat16", seed=18, device=device).requires_grad_()
+    b = rand(torch, 64, 192, dtype="bfloat16", seed=19, device=device).requires_grad_()
+    bias = rand(torch, 192, dtype="bfloat16", seed=20, device=device).requires_grad_()
     for activation in ("linear", "relu"):
         torch.library.opcheck(torch.ops.tessel.mm.default, (a, b, bias, activation, None))
     torch.library.opcheck(torch.ops.tessel.mm.default, (a, b, None, "linear", torch.float32))
-    a3 = rand(torch, 2, 128, 64, dtype="float16", seed=21).requires_grad_()
-    b3 = rand(torch, 2, 64, 64, dtype="float16", seed=22).requires_grad_()
+    a3 = rand(torch, 2, 128, 64, dtype="float16", seed=21, device=device).requires_grad_()
+    b3 = rand(torch, 2, 64, 64, dtype="float16", seed=22, device=device).requires_grad_()
     torch.library.opcheck(torch.ops.tessel.bmm.default, (a3, b3, None))
 
 
-def test_torch_compile_fullgraph(torch_cuda):
-    torch = torch_cuda
+def test_torch_compile_fullgraph(dev):
+    torch, device = dev
 
     class MLP(torch.nn.Module):
         def __init__(self):
             super().__init__()
-            self.gate = tessel.nn.Linear(128, 256, bias=False, device="cuda", dtype=torch.bfloat16)
-            self.up = tessel.nn.Linear(128, 256, bias=False, device="cuda", dtype=torch.bfloat16)
-            self.down = tessel.nn.Linear(256, 128, device="cuda", dtype=torch.bfloat16, activation="relu")
+            self.gate = tessel.nn.Linear(128, 256, bias=False, device=device, dtype=torch.bfloat16)
+            self.up = tessel.nn.Linear(128, 256, bias=False, device=device, dtype=torch.bfloat16)
+            self.down = tessel.nn.Linear(256, 128, device=device, dtype=torch.bfloat16, activation="relu")
 
         def forward(self, x):
             return self.down(torch.nn.functional.silu(self.gate(x)) * self.up(x))
 
     torch.manual_seed(23)
     model = MLP()
-    x = rand(torch, 96, 128, dtype="bfloat16", seed=24).requires_grad_()
-    compiled = torch.compile(model, fullgraph=True)
+    x = rand(torch, 96, 128, dtype="bfloat16", seed=24, device=device).requires_grad_()
+    compiled = torch.compile(model, fullgraph=True, backend="inductor" if device == "cuda" else "aot_eager")
     y = compiled(x)
     close(torch, y, model(x).detach(), "bfloat16", 1.0)
     y.float().sum().backward()
