@@ -51,7 +51,9 @@ void classify(Matrix& m, std::int64_t s0, std::int64_t s1) {
   m.col_ok = (s0 == 1 || m.rows <= 1) && (m.cols <= 1 || s1 >= m.rows);
   m.ld_row = m.rows <= 1 ? round_up(std::max<std::int64_t>(m.cols, 1), 8) : s0;
   m.ld_col = m.cols <= 1 ? round_up(std::max<std::int64_t>(m.rows, 1), 8) : s1;
-  m.prefers_row = m.row_ok && (s1 == 1 || !m.col_ok);
+  // A single column is a column-major matrix whatever its row stride says (its leading dimension
+  // is then free), and a single row a row-major one.
+  m.prefers_row = m.row_ok && (m.cols == 1 && m.rows > 1 ? !m.col_ok : (s1 == 1 || !m.col_ok));
 }
 
 // C may repeat one row over M (strides (0, 1): a bias broadcast with expand) or one column over

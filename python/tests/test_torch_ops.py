@@ -137,8 +137,9 @@ def test_gemm_reads_a_repeated_c_as_a_bias(torch_cuda):
     for m, n, k in ((256, 256, 64), (100, 72, 40)):  # TMA kernel; Sm80 kernel (unaligned M)
         a, b = rand(torch, m, k, dtype="bfloat16", seed=4, device="cuda"), rand(torch, k, n, dtype="bfloat16", seed=5, device="cuda")
         row, col = rand(torch, n, dtype="float32", seed=6, device="cuda"), rand(torch, m, dtype="float32", seed=7, device="cuda")
-        for c in (row.expand(m, n), col[:, None].expand(m, n)):
-            d = torch.full((m, n), float("nan"), device="cuda")
+        # A repeated column is column-major (strides (1, 0)), and C shares D's layout.
+        for c, d in ((row.expand(m, n), torch.full((m, n), float("nan"), device="cuda")),
+                     (col[:, None].expand(m, n), torch.full((n, m), float("nan"), device="cuda").t())):
             tessel.gemm(a, b, c, beta=0.5, out=d)
             close(torch, d, a.double() @ b.double() + 0.5 * c.double(), "bfloat16", math.sqrt(k))
 
