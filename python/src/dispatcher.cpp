@@ -8,7 +8,10 @@ void refuse(Status s, std::string message) { throw StatusError{{s, std::move(mes
 
 bool tma_aligned(Problem const& p) {
   auto aligned = [](void const* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
-  return aligned(p.a) && aligned(p.b) && p.lda % 8 == 0 && p.ldb % 8 == 0;  // 8 elements of 16 bits
+  // A batch also needs 16-byte batch strides, and TMA takes no zero stride (an A or B shared by
+  // the batch): such a batch runs on the Sm80 kernel, one launch per matrix.
+  bool const batch_ok = p.l == 1 || (p.batch_a > 0 && p.batch_b > 0 && p.batch_a % 8 == 0 && p.batch_b % 8 == 0);
+  return aligned(p.a) && aligned(p.b) && p.lda % 8 == 0 && p.ldb % 8 == 0 && batch_ok;  // 8 elements of 16 bits
 }
 
 namespace {
@@ -45,6 +48,25 @@ WorkspaceSource Dispatcher::workspace_for(int device, std::uintptr_t stream) {
             return ptr.is_none() ? std::uintptr_t(0) : nb::cast<std::uintptr_t>(ptr);
           },
           [this](std::uintptr_t ptr) { release_(ptr); }};
+}
+
+void Dispatcher::run_batched(nb::handle a, nb::handle b, nb::handle d, std::int64_t batches, std::int64_t batch_a, std::int64_t batch_b,
+                             std::int64_t batch_d, std::uintptr_t stream) {
+  Problem p = natural(read_operands(a, b, nb::none(), d));
+  if (batches < 1 || batches > 65535)
+    refuse(Status::kErrorInvalidProblem, "a batch of " + std::to_string(batches) + " matrices: give 1 to 65535");
+  if (batch_a < 0 || batch_b < 0 || batch_d < 0)
+    refuse(Status::kErrorInvalidProblem, "batch strides (" + std::to_string(batch_a) + ", " + std::to_string(batch_b) + ", " +
+                                             std::to_string(batch_d) + "): give non-negative element strides");
+  // D's batches must not overlap: each is (m - 1) * ldd + n elements in the kernel's layout.
+  if (batches > 1 && batch_d < (p.m - 1) * p.ldd + p.n)
+    refuse(Status::kErrorInvalidProblem, "D's batch stride " + std::to_string(batch_d) + " is smaller than one of its matrices (" +
+                                             std::to_string((p.m - 1) * p.ldd + p.n) + " elements): the batches would overlap");
+  p.l = static_cast<int>(batches);
+  p.batch_a = p.transposed ? batch_b : batch_a;
+  p.batch_b = p.transposed ? batch_a : batch_b;
+  p.batch_d = batch_d;
+  launch(p, 0, 1.f, 0.f, stream);
 }
 
 nb::object Dispatcher::select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue) {
@@ -84,13 +106,15 @@ nb::tuple Dispatcher::question(nb::handle a, nb::handle b, nb::handle c, nb::han
 
 Dispatcher::Entry const& Dispatcher::choose(Problem const& p, int epilogue) {
   bool const tma = tma_aligned(p);
+  // A batch is chosen for as one problem of all its rows: the same tiles to spread over the SMs.
+  std::int64_t const rows = p.m * p.l;
   Key const key{std::uint64_t(p.ab) | std::uint64_t(p.c) << 2 | std::uint64_t(p.a_row) << 4 | std::uint64_t(p.b_row) << 5 |
                     std::uint64_t(tma) << 6 | std::uint64_t(epilogue & 0xff) << 8 | std::uint64_t(p.device) << 16,
-                p.m, p.n, p.k};
+                rows, p.n, p.k};
   auto it = kernels_.find(key);
   if (it == kernels_.end()) {
     if (!resolve_.is_valid() || resolve_.is_none()) throw nb::type_error("this Dispatcher has no kernel resolver");
-    nb::object k = resolve_(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device, tma, p.m, p.n, p.k);
+    nb::object k = resolve_(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device, tma, rows, p.n, p.k);
     if (!nb::isinstance<Kernel>(k)) throw nb::type_error("the kernel resolver must return a tessel._core.Kernel");
     KernelTraits const& t = nb::cast<Kernel&>(k).traits();
     if (t.ab != p.ab || t.c != p.c || t.a_row != p.a_row || t.b_row != p.b_row || !t.c_row || int(t.epilogue) != epilogue ||

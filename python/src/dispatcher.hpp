@@ -25,6 +25,10 @@ class Dispatcher {
 
   // The automatic choice: the operands' own layouts with D row-major.
   void run(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream, int epilogue);
+  // A batch of D_i = A_i @ B_i: a, b and d the first matrices (2-D), the rest `batch_*` elements
+  // apart (0 shares one A or B among the batch). One launch on Hopper (the kernels' batch mode).
+  void run_batched(nb::handle a, nb::handle b, nb::handle d, std::int64_t batches, std::int64_t batch_a, std::int64_t batch_b,
+                   std::int64_t batch_d, std::uintptr_t stream);
   // The kernel run() would launch, without launching it.
   nb::object select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue);
   // Launch the automatic choice for a problem (the tail of run() and gemm()).
@@ -81,7 +85,8 @@ class Dispatcher {
 // given or transposed. @throws StatusError
 Problem problem_for(KernelTraits const& t, nb::handle a, nb::handle b, nb::handle c, nb::handle d);
 
-// Whether TMA can read A and B of a problem: 16-byte-aligned base addresses and leading dimensions.
+// Whether TMA can read A and B of a problem: 16-byte-aligned base addresses, leading dimensions
+// and (for a batch) batch strides.
 bool tma_aligned(Problem const& p);
 
 // Refusals share this spelling. @throws StatusError

@@ -133,11 +133,22 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
   void* arg_ptrs[] = {&params};
   cuda::Driver const& d = *cuda::driver();
   cuda::DeviceInfo const& info = cuda::device_info(p.device);
+  // The Sm75/Sm80 kernels compute one matrix: a batch is one launch per matrix.
+  auto at = [](void const* base, std::int64_t batch, std::int64_t stride, int bytes) {
+    return static_cast<void const*>(static_cast<char const*>(base) + batch * stride * bytes);
+  };
+  int const cd_bytes = p.c == Element::f32 ? 4 : 2;
   try {
     cuda::ScopedContext scope(d, info.context);
-    auto r = d.cuLaunchKernel(fn, static_cast<unsigned>(params.raster.tile_count()), 1, 1, static_cast<unsigned>(t_.threads), 1, 1,
-                              static_cast<unsigned>(t_.smem), reinterpret_cast<cuda::CUstream>(stream), arg_ptrs, nullptr);
-    if (r != cuda::CUDA_SUCCESS) throw cuda::CudaFailure{r, cuda::error_text(r)};
+    for (int batch = 0; batch < p.l; ++batch) {
+      params.a = at(p.a, batch, p.batch_a, 2);
+      params.b = at(p.b, batch, p.batch_b, 2);
+      params.c = p.c_ptr ? at(p.c_ptr, batch, p.batch_c, cd_bytes) : nullptr;
+      params.d = const_cast<void*>(at(p.d, batch, p.batch_d, cd_bytes));
+      auto r = d.cuLaunchKernel(fn, static_cast<unsigned>(params.raster.tile_count()), 1, 1, static_cast<unsigned>(t_.threads), 1, 1,
+                                static_cast<unsigned>(t_.smem), reinterpret_cast<cuda::CUstream>(stream), arg_ptrs, nullptr);
+      if (r != cuda::CUDA_SUCCESS) throw cuda::CudaFailure{r, cuda::error_text(r)};
+    }
   } catch (cuda::CudaFailure const& f) {
     cuda_failed(f, "launching " + t_.name);
   }

@@ -254,6 +254,9 @@ void bind_gemm(nb::module_& m) {
       .def(nb::init<nb::object, nb::object>(), nb::arg("resolve").none(), nb::arg("fallback").none() = nb::none())
       .def("run", &Dispatcher::run, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("alpha"), nb::arg("beta"),
            nb::arg("stream"), nb::arg("epilogue"))
+      .def("run_batched", &Dispatcher::run_batched, nb::arg("A"), nb::arg("B"), nb::arg("D"), nb::arg("batches"), nb::arg("batch_a"),
+           nb::arg("batch_b"), nb::arg("batch_d"), nb::arg("stream"),
+           "D_i = A_i @ B_i for i < batches: A, B, D the first matrices, the others batch_* elements apart.")
       .def("run_kernel", &Dispatcher::run_kernel, nb::arg("kernel"), nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"),
            nb::arg("alpha"), nb::arg("beta"), nb::arg("stream"))
       .def("select", &Dispatcher::select, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("epilogue"))

@@ -239,6 +239,7 @@ Problem make_problem(Operands const& ops, bool transpose, bool a_row, bool b_row
   p.ldb = (b_row != transpose) ? nb_.ld_row : nb_.ld_col;
   p.ldd = (c_row != transpose) ? ops.d.ld_row : ops.d.ld_col;
   p.ldc = ops.c ? ((c_row != transpose) ? ops.c->ld_row : ops.c->ld_col) : 0;
+  p.transposed = transpose;
   return p;
 }
 

@@ -31,6 +31,12 @@ struct Problem {
   void const* c_ptr = nullptr;
   void* d = nullptr;
   std::int64_t lda = 0, ldb = 0, ldc = 0, ldd = 0;
+  // A batch of `l` problems, each operand's matrices `batch_*` elements apart (0: one matrix
+  // shared by every batch; never for D). `transposed`: the operands were swapped to get here
+  // (D^T = B^T A^T), so a caller's batch strides of A and B go to b and a.
+  int l = 1;
+  std::int64_t batch_a = 0, batch_b = 0, batch_c = 0, batch_d = 0;
+  bool transposed = false;
 };
 
 // kernel::GemmParams<Config> of every Sm75/Sm80 configuration, as a plain struct the launcher

@@ -48,15 +48,18 @@ int Sm90Launcher::max_active_clusters(cuda::Driver const& d, cuda::CUfunction fn
 }
 
 Sm90Launcher::Map const& Sm90Launcher::map(cuda::Driver const& d, Map& slot, char const* name, void const* base, int bytes,
-                                           std::int64_t inner, std::int64_t outer, std::int64_t ld, int const (&box)[2]) {
-  if (slot.base == base && slot.inner == inner && slot.outer == outer && slot.ld == ld) return slot;
+                                           std::int64_t inner, std::int64_t outer, std::int64_t ld, int const (&box)[2],
+                                           int batches, std::int64_t batch_stride) {
+  if (slot.base == base && slot.inner == inner && slot.outer == outer && slot.ld == ld && slot.batches == batches &&
+      slot.batch_stride == batch_stride)
+    return slot;
   if (!d.cuTensorMapEncodeTiled) missing("cuTensorMapEncodeTiled");
   arch::TmaView const v{base,
                         std::uint64_t(inner),
                         std::uint64_t(outer),
-                        1,
+                        std::uint64_t(batches),
                         std::uint64_t(ld),
-                        0,
+                        std::uint64_t(batches > 1 ? batch_stride : 0),
                         std::uint32_t(box[0]),
                         std::uint32_t(box[1])};
   slot.base = nullptr;  // invalid until the encoding succeeded
@@ -68,6 +71,8 @@ Sm90Launcher::Map const& Sm90Launcher::map(cuda::Driver const& d, Map& slot, cha
   slot.inner = inner;
   slot.outer = outer;
   slot.ld = ld;
+  slot.batches = batches;
+  slot.batch_stride = batch_stride;
   return slot;
 }
 
@@ -112,11 +117,11 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   params.k = static_cast<int>(p.k);
   params.d = p.d;
   params.ldd = p.ldd;
-  params.batch_stride_d = 0;
-  params.pairs_aligned = p.ldd % 2 == 0 && reinterpret_cast<std::uintptr_t>(p.d) % (2 * s.d_bytes) == 0;
-  params.epi = {alpha, beta, p.c_ptr, p.ldc, 0};
+  params.batch_stride_d = p.batch_d;
+  params.pairs_aligned = p.ldd % 2 == 0 && p.batch_d % 2 == 0 && reinterpret_cast<std::uintptr_t>(p.d) % (2 * s.d_bytes) == 0;
+  params.epi = {alpha, beta, p.c_ptr, p.ldc, p.batch_c};
   int const tiles_m = (m + s.tile_m - 1) / s.tile_m, tiles_n = (n + s.tile_n - 1) / s.tile_n;
-  params.sched = gemm::kernel::Sm90TileScheduler::make((tiles_m + s.cluster_m - 1) / s.cluster_m, tiles_n, 1,
+  params.sched = gemm::kernel::Sm90TileScheduler::make((tiles_m + s.cluster_m - 1) / s.cluster_m, tiles_n, p.l,
                                                        gemm::kernel::RasterOrder::Heuristic, 8);
   // Persistent: as many clusters as can be resident at once, but no more than there are tiles.
   int clusters = sm_count / s.cluster_m;
@@ -139,7 +144,7 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   if (s.stream_k) {
     // The decomposition as GemmUniversalAdapter chooses it (kernel::make_decomposition's
     // heuristic: data-parallel, split-K or stream-K); the fixup's counters start at zero.
-    gemm::kernel::TileGrid const g{tiles_m, tiles_n, 1, static_cast<int>((p.k + kSm90TileK - 1) / kSm90TileK)};
+    gemm::kernel::TileGrid const g{tiles_m, tiles_n, p.l, static_cast<int>((p.k + kSm90TileK - 1) / kSm90TileK)};
     params.dec = gemm::kernel::make_decomposition(g, sm_count, gemm::kernel::DecompositionOptions{});
     if (std::size_t const bytes = gemm::kernel::workspace_bytes(params.dec, s.slot_floats); bytes > 0) {
       if (!d.cuMemsetD8Async) missing("cuMemsetD8Async");
@@ -153,14 +158,16 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
     grid = static_cast<unsigned>(params.dec.grid);
   }
   // K-major operands are K elements wide, MN-major ones M (or N).
-  Map const& ma = p.a_row ? map(d, a_, "A", p.a, 2, p.k, p.m, p.lda, s.box_a) : map(d, a_, "A", p.a, 2, p.m, p.k, p.lda, s.box_a);
-  Map const& mb = p.b_row ? map(d, b_, "B", p.b, 2, p.n, p.k, p.ldb, s.box_b) : map(d, b_, "B", p.b, 2, p.k, p.n, p.ldb, s.box_b);
+  Map const& ma = p.a_row ? map(d, a_, "A", p.a, 2, p.k, p.m, p.lda, s.box_a, p.l, p.batch_a)
+                          : map(d, a_, "A", p.a, 2, p.m, p.k, p.lda, s.box_a, p.l, p.batch_a);
+  Map const& mb = p.b_row ? map(d, b_, "B", p.b, 2, p.n, p.k, p.ldb, s.box_b, p.l, p.batch_b)
+                          : map(d, b_, "B", p.b, 2, p.k, p.n, p.ldb, s.box_b, p.l, p.batch_b);
   // The TMA-store epilogue writes D (row-major) in boxes of 64 rows x 128 bytes where TMA can
   // store it (the rule the C++ adapter applies); elsewhere the kernel stores from registers.
-  params.tma_store_d = arch::tma_store_fits(p.d, p.n, p.ldd, 1, 0, s.d_bytes);
+  params.tma_store_d = arch::tma_store_fits(p.d, p.n, p.ldd, p.l, p.batch_d, s.d_bytes);
   if (params.tma_store_d) {
     int const box_d[2] = {128 / s.d_bytes, 64};
-    std::memcpy(params.tma_d, map(d, d_, "D", p.d, s.d_bytes, p.n, p.m, p.ldd, box_d).bytes, sizeof(params.tma_d));
+    std::memcpy(params.tma_d, map(d, d_, "D", p.d, s.d_bytes, p.n, p.m, p.ldd, box_d, p.l, p.batch_d).bytes, sizeof(params.tma_d));
   }
   void* args[] = {const_cast<unsigned char*>(ma.bytes), const_cast<unsigned char*>(mb.bytes), block};
   cuda::CUresult r;

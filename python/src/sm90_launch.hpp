@@ -53,11 +53,14 @@ class Sm90Launcher {
     alignas(128) unsigned char bytes[128] = {};
     void const* base = nullptr;
     std::int64_t inner = -1, outer = -1, ld = -1;
+    int batches = 0;
+    std::int64_t batch_stride = -1;
   };
-  // A 2-D map of `inner` x `outer` elements of `bytes` bytes, rows `ld` elements apart, in boxes
-  // of `box`, with the 128-byte swizzle; the slot's own when it was encoded from the same.
+  // A map of `batches` matrices (`batch_stride` elements apart) of `inner` x `outer` elements of
+  // `bytes` bytes, rows `ld` elements apart, in boxes of `box`, with the 128-byte swizzle; the
+  // slot's own when it was encoded from the same.
   Map const& map(cuda::Driver const& d, Map& slot, char const* name, void const* base, int bytes, std::int64_t inner,
-                 std::int64_t outer, std::int64_t ld, int const (&box)[2]);
+                 std::int64_t outer, std::int64_t ld, int const (&box)[2], int batches, std::int64_t batch_stride);
 
   // The stream-K workspace of `stream`, at least `bytes`: allocated on first use and grown (after
   // the stream drains) when a larger problem needs more; refused while the stream is captured.

@@ -236,6 +236,16 @@ def _gemm(A, B, C, alpha, beta, out_dtype, epilogue, config, out, stream):
 _dispatcher = _core.Dispatcher(_resolve, _gemm)
 
 
+def gemm_batched(A, B, out):
+    """out[i] = A[i] @ B[i] for 3-D PyTorch tensors (L, M, K), (L, K, N), (L, M, N), each slice
+    row- or column-major, any batch strides (torch.ops.tessel.bmm's launch): one launch of the
+    Hopper kernel's batch mode where TMA can read the batch, else one launch per matrix."""
+    if A.shape[0] == 0:
+        return out
+    _dispatcher.run_batched(A[0], B[0], out[0], A.shape[0], A.stride(0), B.stride(0), out.stride(0), _stream(None, out))
+    return out
+
+
 def _workspace_acquire(nbytes: int, device: int, stream: int):
     """A stream-K launch's fixup workspace from PyTorch's caching allocator, ordered on the
     launch's stream (and so valid inside CUDA-graph capture); None without PyTorch (the launcher

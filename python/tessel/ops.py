@@ -24,6 +24,7 @@ import torch
 from torch import Tensor
 
 from .gemm import gemm as _gemm
+from .gemm import gemm_batched as _gemm_batched
 
 ACTIVATIONS = ("linear", "relu", "gelu", "silu")  # tessel.gemm's epilogues; "linear" is none
 _KERNEL_DTYPES = (torch.float16, torch.bfloat16)
@@ -167,13 +168,10 @@ mm.register_autograd(_mm_backward, setup_context=_mm_setup)
 
 @torch.library.custom_op("tessel::bmm", mutates_args=())
 def bmm(a: Tensor, b: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
-    """a (L, M, K) @ b (L, K, N) -> (L, M, N), one tessel.gemm per batch into slices of one D."""
+    """a (L, M, K) @ b (L, K, N) -> (L, M, N): one launch of the Hopper kernel's batch mode."""
     _check_matrices("tessel::bmm", a, b, batched=True)
     d = a.new_empty((a.shape[0], a.shape[1], b.shape[2]), dtype=_out_dtype(a, out_dtype))  # (L,M,N)
-    a, b = as_matrix(a.detach()), as_matrix(b.detach())
-    for i in range(a.shape[0]):
-        _gemm(a[i], b[i], out=d[i])
-    return d
+    return _gemm_batched(as_matrix(a.detach()), as_matrix(b.detach()), d)
 
 
 @bmm.register_fake

@@ -114,6 +114,7 @@ def dev(request, monkeypatch):
             pytest.skip("no CUDA device (torch.cuda.is_available() is False)")
         return torch, "cuda"
     monkeypatch.setattr(ops, "_gemm", _emulated_gemm)
+    monkeypatch.setattr(ops, "_gemm_batched", lambda a, b, out: out.copy_(a.float() @ b.float()))
     monkeypatch.setattr(tessel.nn.Linear, "runs_on_tessel", lambda self, x: x.dtype in ops._KERNEL_DTYPES)
     return torch, "cpu"
 
@@ -244,3 +245,25 @@ def test_torch_compile_fullgraph(dev):
     close(torch, y, model(x).detach(), "bfloat16", 1.0)
     y.float().sum().backward()
     assert x.grad is not None and model.gate.weight.grad is not None and not torch.isnan(x.grad).any()
+
+
+@pytest.mark.parametrize("l, m, n, k", [(64, 128, 128, 512), (7, 200, 136, 64), (3, 8, 16, 4096)])
+def test_bmm_one_launch_matches_float64(torch_cuda, l, m, n, k):
+    """The Hopper kernel's batch mode (3-D TMA maps, the scheduler's batches): every batch of D
+    written, each against its own A and B."""
+    torch = torch_cuda
+    a = rand(torch, l, m, k, dtype="bfloat16", seed=25, device="cuda")
+    b = rand(torch, l, n, k, dtype="bfloat16", seed=26, device="cuda").transpose(1, 2)  # (L,K,N), column-major slices
+    d = torch.ops.tessel.bmm(a, b, torch.float32)
+    close(torch, d, a.double() @ b.double(), "bfloat16", math.sqrt(k))
+
+
+def test_batched_launch_refuses_overlapping_d(torch_cuda):
+    torch = torch_cuda
+    from tessel.gemm import _dispatcher
+    a = torch.zeros(2, 64, 64, device="cuda", dtype=torch.float16)
+    d = torch.zeros(64, 64, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="batches would overlap"):
+        _dispatcher.run_batched(a[0], a[0], d, 2, a.stride(0), a.stride(0), 64, 0)
+    with pytest.raises(ValueError, match="non-negative"):
+        _dispatcher.run_batched(a[0], a[0], d, 2, -1, a.stride(0), 4096, 0)
