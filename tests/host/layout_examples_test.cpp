@@ -135,6 +135,8 @@ TEST(PublishedExamples, Inverses) {
   // CuTe 4.7: the odd offsets, outside the image, map to 0.
   EXPECT_EQ(to_string(left_inverse(make_layout(_4{}, _2{}))), "(_2,_4):(_0,_1)");
   EXPECT_EQ(to_string(left_inverse(make_layout(_16{}, _2{}))), "(_2,_16):(_0,_1)");
+  EXPECT_EQ(to_string(left_inverse(make_layout(make_shape(_2{}, _2{}), make_stride(_1{}, _3{})))), "(_3,_2):(_1,_2)");
+  EXPECT_EQ(to_string(left_inverse(make_layout(make_shape(_2{}, _8{}), make_stride(_2{}, _32{})))), "(_2,_16,_8):(_0,_1,_2)");
   EXPECT_EQ(int(max_common_vector(make_layout(S<4, 8>()), make_layout(S<4, 8>()))), 32);
   EXPECT_EQ(int(max_common_vector(make_layout(S<4, 8>()), make_layout(S<4, 8>(), LayoutRight{}))), 1);
 }

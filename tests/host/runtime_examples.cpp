@@ -173,6 +173,10 @@ TEST(RuntimeExamples, InversesAndVectors) {
   // left_inverse(4:2): the hole 2:1 of complement(4:2) maps to 0 (CuTe 4.7), then 4 at 1.
   EXPECT_EQ(S(left_inverse(L("4:2"))), "(2,4):(0,1)");
   EXPECT_EQ(S(left_inverse(L("16:2"))), "(2,16):(0,1)");
+  // CuTe 4.7's construction: a hole between modes is read as the previous mode's coordinate.
+  EXPECT_EQ(S(left_inverse(L("(2,2):(1,3)"))), "(3,2):(1,2)");   // L reaches 0,1,3,4
+  EXPECT_EQ(S(left_inverse(L("(2,8):(2,32)"))), "(2,16,8):(0,1,2)");
+  EXPECT_EQ(S(left_inverse(L("(8,8):(32,1)"))), "(32,8):(8,1)");
   EXPECT_EQ(S(right_inverse(L("4:2"))), "1:0");  // no stride-1 mode
   EXPECT_EQ(max_common_vector(L("(4,8):(1,4)"), L("(4,8):(1,16)")), 4);
   EXPECT_EQ(max_common_vector(L("(4,8):(1,4)"), L("(4,8):(1,4)")), 32);

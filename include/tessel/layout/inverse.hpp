@@ -67,13 +67,14 @@ TESSEL_HD constexpr auto right_inverse(Layout<S, D> const& l) {
 }
 
 namespace detail {
-// CuTe 4.7's left inverse on the static flat modes of coalesced L: by increasing stride d, c the
-// extent covered so far, a hole d/c at stride 0, then the mode at its compact column-major
-// position. fault: 0 none, 1 negative stride, 2 not injective, 3 stride divisibility.
+// CuTe 4.7's left inverse on the static flat modes of coalesced L (the run-time twin documents
+// it): by increasing stride d_k, the mode (d_k / d_{k-1}):p_{k-1} (p the compact column-major
+// position of a mode's coordinate; d_{-1} = 1, p_{-1} = 0), then s_last:p_last.
+// fault: 0 none, 1 negative stride, 2 not injective, 3 stride divisibility.
 template <class FS, class FD>
 constexpr auto left_inverse_spec() {
   constexpr std::size_t R = tuple_size_v<FS>;
-  struct Spec { long long s[2 * R] = {}, d[2 * R] = {}; int fault = 0; };
+  struct Spec { long long s[R + 1] = {}, d[R + 1] = {}; int fault = 0; };
   Spec sp{};
   long long shp[R] = {}, str[R] = {}, pos[R] = {};
   [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -82,23 +83,24 @@ constexpr auto left_inverse_spec() {
   long long p = 1;
   for (std::size_t i = 0; i < R; ++i) { pos[i] = p; p *= shp[i]; }
   constexpr auto order = stride_order<FD>();
-  long long covered = 1;
+  long long covered = 1, previous = 1, position = 0;
   for (std::size_t k = 0; k < R; ++k) {
     std::size_t i = order[k];
     if (str[i] < 0) { sp.fault = 1; break; }
     if (str[i] == 0 || str[i] < covered) { sp.fault = 2; break; }
-    if (str[i] % covered != 0) { sp.fault = 3; break; }
-    sp.s[2 * k] = str[i] / covered; sp.d[2 * k] = 0;
-    sp.s[2 * k + 1] = shp[i]; sp.d[2 * k + 1] = pos[i];
+    if (str[i] % previous != 0) { sp.fault = 3; break; }
+    sp.s[k] = str[i] / previous; sp.d[k] = position;
+    previous = str[i]; position = pos[i];
     covered = str[i] * shp[i];
+    sp.s[R] = shp[i]; sp.d[R] = pos[i];  // the last mode, overwritten until the last
   }
   return sp;
 }
 }  // namespace detail
 
-/// The left inverse R of an injective L: R(L(i)) == i for every i < size(L) (CuTe 4.7: offsets
-/// outside L's image map to 0, through stride-0 modes). The run-time twin documents the rule.
-/// @pre L static, injective, each stride (by increasing stride) a multiple of the extent below it
+/// The left inverse R of an injective L: R(L(i)) == i for every i < size(L) (CuTe 4.7's
+/// construction; offsets below L's smallest stride map to 0). The run-time twin documents it.
+/// @pre L static, injective, each stride (by increasing stride) a multiple of the one before
 ///   left_inverse((4,8):(8,1)) = (8,4):(4,1)       left_inverse(16:2) = (2,16):(0,1)
 template <class S, class D>
 TESSEL_HD constexpr auto left_inverse(Layout<S, D> const& l) {
@@ -112,14 +114,14 @@ TESSEL_HD constexpr auto left_inverse(Layout<S, D> const& l) {
     constexpr auto sp = detail::left_inverse_spec<FS, FD>();
     static_assert(sp.fault != 1, "left_inverse: the layout has a negative stride");
     static_assert(sp.fault != 2, "left_inverse: the layout is not injective");
-    static_assert(sp.fault != 3, "left_inverse: stride divisibility fails: a stride is not a multiple of the extent its "
-                                 "smaller strides cover");
+    static_assert(sp.fault != 3, "left_inverse: stride divisibility fails: a stride is not a multiple of the stride "
+                                 "before it");
     if constexpr (sp.fault != 0) {
       return Layout<Int<1>, Int<0>>{};
     } else {
       return coalesce([]<std::size_t... I>(std::index_sequence<I...>) {
         return make_layout(make_tuple(Int<int(sp.s[I])>{}...), make_tuple(Int<int(sp.d[I])>{}...));
-      }(make_seq<2 * tuple_size_v<FS>>{}));
+      }(make_seq<tuple_size_v<FS> + 1>{}));
     }
   }
 }

@@ -71,22 +71,23 @@ inline std::vector<RankedMode> modes_by_stride(Layout const& l) {
 
 }  // namespace detail
 
-// left_inverse(L): a layout R with R(L(i)) == i, for injective L (CuTe 4.7's rule).
+// left_inverse(L): a layout R with R(L(i)) == i, for injective L (CuTe 4.7's construction).
 //
-// Visit the modes s:d of coalesced L by increasing stride, c the extent covered so far
-// (starting at 1): each leaves a hole of d/c offsets that L never reaches, which R maps to 0
-// (stride 0), then its s offsets map to the coordinate of that mode in L (its compact
-// column-major stride). R is coalesced. This is right_inverse(make_layout(L, complement(L)))
-// with the complement's modes at stride 0.
-// @pre L is injective and each stride, by increasing stride, is a multiple of the extent the
-//      smaller strides cover (else the holes between L's offsets are no layout:
-//      (2,2):(1,3) reaches 0,1,3,4, and CuTe's construction gives 2:1, no left inverse)
+// Visit the modes s_k:d_k of coalesced L by increasing stride, p_k the stride of mode k's
+// coordinate in L's compact column-major order. R's first mode d_0:0 sends the offsets below
+// the smallest stride to 0; then each next stride d_k contributes (d_k / d_{k-1}):p_{k-1}, the
+// offsets from d_{k-1} up to d_k read as mode k-1's coordinate; the last mode adds s_last:p_last.
+// R is coalesced. Offsets in the holes between L's modes map to some coordinate (R is a left
+// inverse, not an inverse): only L's image is constrained.
+// @pre L is injective (no stride 0, each stride at least the extent d_{k-1} s_{k-1} below it)
+//      and each stride, by increasing stride, is a multiple of the one before (CuTe's condition)
 // @post R(L(i)) == i for all 0 <= i < size(L)
-// @throws Error when L has a negative stride, a stride-0 mode of extent > 1 (not injective),
-//         a stride inside the extent already covered (not injective), or a stride that is not
-//         a multiple of it.
+// @throws Error when L has a negative stride, a stride-0 mode of extent > 1 or a stride inside
+//         the extent below it (not injective), or a stride that is not a multiple of the one
+//         before.
 // Examples: left_inverse((2,2):(2,1)) = (2,2):(2,1) (the transpose is its own inverse);
-//           left_inverse(16:2) = (2,16):(0,1): odd offsets are outside the image, R sends them to 0.
+//           left_inverse(16:2) = (2,16):(0,1): odd offsets are outside the image, R sends them to 0;
+//           left_inverse((2,2):(1,3)) = (3,2):(1,2): L reaches 0,1,3,4, and R(3) = 2, R(4) = 3.
 inline Layout left_inverse(Layout const& l) {
   return detail::with_context(
       "left_inverse", [&] { return to_string(l); },
@@ -95,7 +96,8 @@ inline Layout left_inverse(Layout const& l) {
         Layout c = coalesce(l);
         if (size(c) == 1) return Layout(1, 0);
         std::vector<detail::Mode> out;
-        std::int64_t covered = 1;
+        // The extent below the mode, the previous mode's stride, extent and coordinate's position.
+        std::int64_t covered = 1, previous = 1, last_shape = 1, position = 0;
         for (auto const& m : detail::modes_by_stride(c)) {
           if (m.stride < 0) throw Error("the layout has a negative stride " + std::to_string(m.stride));
           if (m.stride == 0) {
@@ -105,18 +107,17 @@ inline Layout left_inverse(Layout const& l) {
             throw Error("the layout is not injective: its mode " + std::to_string(m.shape) + ":" + std::to_string(m.stride) +
                         " lies inside the extent " + std::to_string(covered) + " its smaller strides cover");
           }
-          if (m.stride % covered != 0) {
-            throw Error("stride divisibility fails: the stride " + std::to_string(m.stride) +
-                        " is not a multiple of the extent " + std::to_string(covered) +
-                        " its smaller strides cover, so the holes between L's offsets are no layout");
+          if (m.stride % previous != 0) {
+            throw Error("stride divisibility fails: the stride " + std::to_string(m.stride) + " is not a multiple of the stride " +
+                        std::to_string(previous) + " before it, so no layout reads the offsets between them as one coordinate");
           }
-          out.push_back({m.stride / covered, 0});
-          out.push_back({m.shape, m.position});
+          out.push_back({m.stride / previous, position});
+          previous = m.stride;
+          last_shape = m.shape;
+          position = m.position;
           covered = detail::mul(m.stride, m.shape);
         }
-        auto back = out.back();
-        out.pop_back();
-        return detail::coalesce_modes(out, back);
+        return detail::coalesce_modes(out, detail::Mode{last_shape, position});
       });
 }
 
