@@ -240,6 +240,9 @@ def gemm_batched(A, B, out):
     """out[i] = A[i] @ B[i] for 3-D PyTorch tensors (L, M, K), (L, K, N), (L, M, N), each slice
     row- or column-major, any batch strides (torch.ops.tessel.bmm's launch): one launch of the
     Hopper kernel's batch mode where TMA can read the batch, else one launch per matrix."""
+    if A.dim() != 3 or B.dim() != 3 or out.dim() != 3 or not A.shape[0] == B.shape[0] == out.shape[0]:
+        raise ValueError(f"gemm_batched: A {tuple(A.shape)}, B {tuple(B.shape)} and out {tuple(out.shape)} must be 3-D "
+                         "with one batch count")
     if A.shape[0] == 0:
         return out
     _dispatcher.run_batched(A[0], B[0], out[0], A.shape[0], A.stride(0), B.stride(0), out.stride(0), _stream(None, out))

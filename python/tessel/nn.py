@@ -49,10 +49,8 @@ class Linear(torch.nn.Linear):
         if self.runs_on_tessel(x):
             return ops.linear(x, self.weight, self.bias, self.activation)
         y = torch.nn.functional.linear(x, self.weight, self.bias)
-        return _ACTS[self.activation](y)
+        return ops.TORCH_ACTIVATIONS[self.activation](y)
 
     def extra_repr(self) -> str:
         return super().extra_repr() + ("" if self.activation == "linear" else f", activation={self.activation}")
 
-
-_ACTS = {"linear": lambda y: y, "relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu}

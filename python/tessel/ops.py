@@ -28,6 +28,10 @@ from .gemm import gemm_batched as _gemm_batched
 
 ACTIVATIONS = ("linear", "relu", "gelu", "silu")  # tessel.gemm's epilogues; "linear" is none
 _KERNEL_DTYPES = (torch.float16, torch.bfloat16)
+# torch's own function for each activation: what the kernels' epilogues compute, for the paths
+# that run it unfused (tessel.linear under autograd, tessel.nn.Linear's fallback).
+TORCH_ACTIVATIONS = {"linear": lambda y: y, "relu": torch.relu, "gelu": torch.nn.functional.gelu,
+                     "silu": torch.nn.functional.silu}
 
 
 def _activation(name) -> str:
@@ -237,7 +241,7 @@ def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, activation:
     records = torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (x, weight, bias))
     if act in ("gelu", "silu") and records:
         y = mm(x2, weight.t(), bias, "linear", None)
-        y = torch.nn.functional.gelu(y) if act == "gelu" else torch.nn.functional.silu(y)
+        y = TORCH_ACTIVATIONS[act](y)
     else:
         y = mm(x2, weight.t(), bias, act, None)  # (tokens,out)
     return y.reshape(*lead, weight.shape[0])

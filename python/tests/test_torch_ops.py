@@ -267,3 +267,13 @@ def test_batched_launch_refuses_overlapping_d(torch_cuda):
         _dispatcher.run_batched(a[0], a[0], d, 2, a.stride(0), a.stride(0), 64, 0)
     with pytest.raises(ValueError, match="non-negative"):
         _dispatcher.run_batched(a[0], a[0], d, 2, -1, a.stride(0), 4096, 0)
+
+
+def test_gemm_batched_refuses_mismatched_batches(torch_cpu):
+    torch = torch_cpu
+    from tessel.gemm import gemm_batched
+    a, b = torch.empty(3, 8, 8, dtype=torch.float16), torch.empty(2, 8, 8, dtype=torch.float16)
+    with pytest.raises(ValueError, match="one batch count"):
+        gemm_batched(a, b, torch.empty(3, 8, 8, dtype=torch.float16))
+    with pytest.raises(ValueError, match="3-D"):
+        gemm_batched(a[0], a[0], a[0])
