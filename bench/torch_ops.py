@@ -6,8 +6,10 @@ turns in one process, on the same operands, verified before timing.
    with tessel.nn.Linear sharing the same parameters. Same loss within 1e-2 relative first.
 2. Batched matmul: tessel.bmm against torch.bmm.
 3. Linear with bias and a fused activation against torch's linear then the activation.
+4. FP8: tessel.scaled_mm against torch._scaled_mm (per-tensor scales, bf16 out), fast and
+   promoted accumulation; TF32: tessel.matmul against torch.matmul on float32 with TF32 allowed.
 
-    python3 bench/torch_ops.py --out results.md [--tokens 4096] [--rounds 5]
+    python3 bench/torch_ops.py --out results.md [--tokens 4096] [--rounds 5] [--only fp8,tf32]
 """
 
 import argparse
@@ -102,11 +104,12 @@ def bench_mlp(args, lines):
 
 
 def bench_pairs(title, cases, args, lines):
-    """cases: (label, flops, tessel_fn, torch_fn, operand sets). Verified, then timed in turns."""
+    """cases: (label, flops, tessel_fn, torch_fn, operand sets[, reference]). Verified against
+    reference(*sets[0]) (default: torch_fn on float64 copies), then timed in turns."""
     lines.append(f"\n{title}\n\n| case | TFLOP/s torch | TFLOP/s tessel | tessel/torch | check |\n|---|---|---|---|---|")
     ok = True
-    for label, flops, tessel_fn, torch_fn, sets in cases:
-        want = torch_fn(*[t.double() for t in sets[0]])
+    for label, flops, tessel_fn, torch_fn, sets, *reference in cases:
+        want = reference[0](*sets[0]) if reference else torch_fn(*[t.double() for t in sets[0]])
         err = rel(tessel_fn(*sets[0]), want)
         good = err <= 1e-2
         ok &= good
@@ -163,6 +166,29 @@ def linear_cases():
     return cases
 
 
+def fp8_cases():
+    """e4m3 x (M, K) row-major, W (N, K) row-major as b = W.t(), one-element scales, bf16 out."""
+    cases = []
+    e4m3 = torch.float8_e4m3fn
+    for m, n, k in ((4096, 4096, 4096), (4096, 14336, 4096), (8192, 18432, 7168), (8192, 7168, 18432)):
+        sets = [(uniform(m, k).to(e4m3), uniform(n, k).to(e4m3).t(), torch.tensor(0.75, device="cuda"),
+                 torch.tensor(0.5, device="cuda")) for _ in range(3)]
+        for fast in (True, False):
+            cases.append((f"e4m3 {m}x{n}x{k} {'fast' if fast else 'promoted'} accumulation", 2 * m * n * k,
+                          lambda a, b, sa, sb, f=fast: tessel.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=f),
+                          lambda a, b, sa, sb, f=fast: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=f),
+                          sets, lambda a, b, sa, sb: (a.double() @ b.double()) * (sa.double() * sb.double())))
+    return cases
+
+
+def tf32_cases():
+    cases = []
+    for m, n, k in ((4096, 4096, 4096), (4096, 14336, 4096), (8192, 8192, 8192)):
+        sets = [(uniform(m, k, dtype=torch.float32), uniform(n, k, dtype=torch.float32).t()) for _ in range(3)]
+        cases.append((f"tf32 {m}x{n}x{k}", 2 * m * n * k, tessel.matmul, torch.matmul, sets))
+    return cases
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True)
@@ -171,18 +197,28 @@ def main():
     p.add_argument("--intermediate", type=int, default=14336)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--only", default="mlp,gemms,bmm,linear,fp8,tf32", help="the sections to run, comma-separated")
     args = p.parse_args()
+    only = set(args.only.split(","))
     if not torch.cuda.is_available():
         print("torch_ops.py: no CUDA device", file=sys.stderr)
         return 2
     lines = [f"# tessel's PyTorch layer against torch, {torch.cuda.get_device_name()}, torch {torch.__version__}\n"]
-    ok = bench_mlp(args, lines)
+    ok = bench_mlp(args, lines) if "mlp" in only else True
+    sections = (
+        ("gemms", "The MLP block's GEMMs one by one (tessel.gemm against torch.matmul on the same views), bf16",
+         lambda: mlp_gemm_cases(args.tokens, args.hidden, args.intermediate)),
+        ("bmm", "Batched matmul (tessel.bmm against torch.bmm), bf16", bmm_cases),
+        ("linear", "Linear with bias and activation (tessel.linear fused against torch's linear then the activation), "
+                   "bf16, inference", linear_cases),
+        ("fp8", "FP8 (tessel.scaled_mm against torch._scaled_mm, per-tensor scales, bf16 out)", fp8_cases),
+        ("tf32", "float32 on TF32 tensor cores (tessel.matmul against torch.matmul, allow_tf32 on)", tf32_cases),
+    )
     with torch.no_grad():
-        ok &= bench_pairs("The MLP block's GEMMs one by one (tessel.gemm against torch.matmul on the same views), bf16",
-                          mlp_gemm_cases(args.tokens, args.hidden, args.intermediate), args, lines)
-        ok &= bench_pairs("Batched matmul (tessel.bmm against torch.bmm), bf16", bmm_cases(), args, lines)
-        ok &= bench_pairs("Linear with bias and activation (tessel.linear fused against torch's linear then the activation), "
-                          "bf16, inference", linear_cases(), args, lines)
+        for key, title, cases in sections:
+            if key in only:
+                torch.backends.cuda.matmul.allow_tf32 = key == "tf32"
+                ok &= bench_pairs(title, cases(), args, lines)
     text = "\n".join(lines) + "\n"
     Path(args.out).write_text(text)
     print(text)

@@ -8,7 +8,10 @@ text; generating them keeps the register lists and operand numbers consistent.
 
 NS = (64, 128, 192, 256)
 # (suffix, PTX type, K per instruction, takes the transpose immediates)
-KINDS = (("f16", "f16", 16, True), ("bf16", "bf16", 16, True), ("e4m3", "e4m3", 32, False), ("e5m2", "e5m2", 32, False))
+# Every kind's instruction covers 32 bytes of K: k16 of 16-bit types, k32 of 8-bit ones, k8 of tf32
+# (float32 in memory, read by the tensor core with a 10-bit mantissa).
+KINDS = (("f16", "f16", 16, True), ("bf16", "bf16", 16, True), ("e4m3", "e4m3", 32, False), ("e5m2", "e5m2", 32, False),
+         ("tf32", "tf32", 8, False))
 
 
 def block(n, suffix, ptx, k, trans):

@@ -8,10 +8,11 @@ void refuse(Status s, std::string message) { throw StatusError{{s, std::move(mes
 
 bool tma_aligned(Problem const& p) {
   auto aligned = [](void const* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
+  std::int64_t const vector = 16 / element_bytes(p.ab);  // elements in 16 bytes
   // A batch also needs 16-byte batch strides, and TMA takes no zero stride (an A or B shared by
   // the batch): such a batch runs on the Sm80 kernel, one launch per matrix.
-  bool const batch_ok = p.l == 1 || (p.batch_a > 0 && p.batch_b > 0 && p.batch_a % 8 == 0 && p.batch_b % 8 == 0);
-  return aligned(p.a) && aligned(p.b) && p.lda % 8 == 0 && p.ldb % 8 == 0 && batch_ok;  // 8 elements of 16 bits
+  bool const batch_ok = p.l == 1 || (p.batch_a > 0 && p.batch_b > 0 && p.batch_a % vector == 0 && p.batch_b % vector == 0);
+  return aligned(p.a) && aligned(p.b) && p.lda % vector == 0 && p.ldb % vector == 0 && batch_ok;
 }
 
 namespace {
@@ -24,6 +25,19 @@ std::string element_list(KernelTraits const& t) {
 
 void Dispatcher::run(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream, int epilogue) {
   launch(natural(read_operands(a, b, c, d)), epilogue, alpha, beta, stream);
+}
+
+void Dispatcher::run_ex(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream,
+                        int epilogue, bool tf32, std::uintptr_t scale_a, std::uintptr_t scale_b, bool promoted) {
+  Problem p = natural(read_operands(a, b, c, d, tf32));
+  bool const fp8 = p.ab == Element::e4m3 || p.ab == Element::e5m2;
+  if (!fp8 && (scale_a || scale_b || promoted))
+    refuse(Status::kErrorInvalidDataType, std::string("scales and promoted accumulation are for FP8 A and B, not ") + element_name(p.ab));
+  // D^T = B^T A^T: the operands swapped, their scales with them (the product is the same).
+  p.scale_a = reinterpret_cast<float const*>(p.transposed ? scale_b : scale_a);
+  p.scale_b = reinterpret_cast<float const*>(p.transposed ? scale_a : scale_b);
+  p.promoted = promoted;
+  launch(p, epilogue, alpha, beta, stream);
 }
 
 void Dispatcher::launch(Problem const& p, int epilogue, float alpha, float beta, std::uintptr_t stream) {
@@ -51,8 +65,8 @@ WorkspaceSource Dispatcher::workspace_for(int device, std::uintptr_t stream) {
 }
 
 void Dispatcher::run_batched(nb::handle a, nb::handle b, nb::handle d, std::int64_t batches, std::int64_t batch_a, std::int64_t batch_b,
-                             std::int64_t batch_d, std::uintptr_t stream) {
-  Problem p = natural(read_operands(a, b, nb::none(), d));
+                             std::int64_t batch_d, std::uintptr_t stream, bool tf32) {
+  Problem p = natural(read_operands(a, b, nb::none(), d, tf32));
   if (batches < 1 || batches > 65535)
     refuse(Status::kErrorInvalidProblem, "a batch of " + std::to_string(batches) + " matrices: give 1 to 65535");
   if (batch_a < 0 || batch_b < 0 || batch_d < 0)
@@ -79,7 +93,7 @@ void Dispatcher::run_kernel(Kernel& kernel, nb::handle a, nb::handle b, nb::hand
 }
 
 Problem problem_for(KernelTraits const& t, nb::handle a, nb::handle b, nb::handle c, nb::handle d) {
-  Operands const ops = read_operands(a, b, c, d);
+  Operands const ops = read_operands(a, b, c, d, t.ab == Element::tf32);  // a TF32 kernel takes float32 A and B
   if (*ops.a.element != t.ab || *ops.d.element != t.c)
     refuse(Status::kErrorInvalidDataType, "the kernel " + t.name + " takes " + element_list(t) + ", not " + ops.a.dtype + " A and B and " +
                                               ops.d.dtype + " D");
@@ -101,24 +115,25 @@ std::size_t Dispatcher::KeyHash::operator()(Key const& key) const {
 
 nb::tuple Dispatcher::question(nb::handle a, nb::handle b, nb::handle c, nb::handle d) {
   Problem const p = natural(read_operands(a, b, c, d));
-  return nb::make_tuple(int(p.ab), int(p.c), p.a_row, p.b_row, p.device, tma_aligned(p), p.m, p.n, p.k);
+  return nb::make_tuple(int(p.ab), int(p.c), p.a_row, p.b_row, p.device, tma_aligned(p), p.m, p.n, p.k, p.promoted);
 }
 
 Dispatcher::Entry const& Dispatcher::choose(Problem const& p, int epilogue) {
   bool const tma = tma_aligned(p);
   // A batch is chosen for as one problem of all its rows: the same tiles to spread over the SMs.
   std::int64_t const rows = p.m * p.l;
-  Key const key{std::uint64_t(p.ab) | std::uint64_t(p.c) << 2 | std::uint64_t(p.a_row) << 4 | std::uint64_t(p.b_row) << 5 |
-                    std::uint64_t(tma) << 6 | std::uint64_t(epilogue & 0xff) << 8 | std::uint64_t(p.device) << 16,
+  Key const key{std::uint64_t(p.ab) | std::uint64_t(p.c) << 4 | std::uint64_t(p.a_row) << 8 | std::uint64_t(p.b_row) << 9 |
+                    std::uint64_t(tma) << 10 | std::uint64_t(p.promoted) << 11 | std::uint64_t(epilogue & 0xff) << 16 |
+                    std::uint64_t(p.device) << 24,
                 rows, p.n, p.k};
   auto it = kernels_.find(key);
   if (it == kernels_.end()) {
     if (!resolve_.is_valid() || resolve_.is_none()) throw nb::type_error("this Dispatcher has no kernel resolver");
-    nb::object k = resolve_(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device, tma, rows, p.n, p.k);
+    nb::object k = resolve_(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device, tma, rows, p.n, p.k, p.promoted);
     if (!nb::isinstance<Kernel>(k)) throw nb::type_error("the kernel resolver must return a tessel._core.Kernel");
     KernelTraits const& t = nb::cast<Kernel&>(k).traits();
     if (t.ab != p.ab || t.c != p.c || t.a_row != p.a_row || t.b_row != p.b_row || !t.c_row || int(t.epilogue) != epilogue ||
-        (t.hopper && !tma))
+        (t.hopper && !tma) || t.promoted != p.promoted)
       refuse(Status::kErrorInternal, "the kernel resolver returned " + t.name + " for a problem it does not compute");
     if (kernels_.size() >= kMaxRemembered) kernels_.clear();
     it = kernels_.emplace(key, Entry{k, &nb::cast<Kernel&>(k)}).first;

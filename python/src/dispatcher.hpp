@@ -16,7 +16,7 @@ namespace nb = nanobind;
 
 class Dispatcher {
  public:
-  // resolve(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k) -> Kernel:
+  // resolve(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted) -> Kernel:
   // the kernel for a kind of problem at one shape, asked once per kind and shape (the registry's
   // heuristic, python/tessel/jit/registry.py). fallback(A, B, C, alpha, beta, out_dtype,
   // epilogue, config, out, stream): tessel.gemm for the calls gemm() leaves to Python (a
@@ -25,10 +25,16 @@ class Dispatcher {
 
   // The automatic choice: the operands' own layouts with D row-major.
   void run(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream, int epilogue);
+  // run() with the options of the PyTorch layer: float32 A and B on TF32 tensor cores (`tf32`), and
+  // for FP8 A and B the device addresses of one-float scales of A and B (0: none) and promoted
+  // accumulation (torch._scaled_mm's scale_a, scale_b and use_fast_accum=False).
+  void run_ex(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream, int epilogue,
+              bool tf32, std::uintptr_t scale_a, std::uintptr_t scale_b, bool promoted);
   // A batch of D_i = A_i @ B_i: a, b and d the first matrices (2-D), the rest `batch_*` elements
   // apart (0 shares one A or B among the batch). One launch on Hopper (the kernels' batch mode).
+  // `tf32`: float32 A and B on TF32 tensor cores.
   void run_batched(nb::handle a, nb::handle b, nb::handle d, std::int64_t batches, std::int64_t batch_a, std::int64_t batch_b,
-                   std::int64_t batch_d, std::uintptr_t stream);
+                   std::int64_t batch_d, std::uintptr_t stream, bool tf32);
   // The kernel run() would launch, without launching it.
   nb::object select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue);
   // Launch the automatic choice for a problem (the tail of run() and gemm()).

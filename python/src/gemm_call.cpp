@@ -117,8 +117,9 @@ nb::object Dispatcher::gemm(nb::handle a, nb::handle b, nb::handle c, double alp
   if (allocates) {
     // D takes C's element type and layout when C is given, else A's type, row-major.
     Element e = out_element ? *out_element : mc && mc->element ? *mc->element : ma.element ? *ma.element : Element::f16;
-    if (!out_element && ((mc && !mc->element) || (!mc && !ma.element))) {
-      // A type tessel does not write: the operand checks below say so (on a D of A's or C's type).
+    if ((!out_element && ((mc && !mc->element) || (!mc && !ma.element))) || int(e) >= int(t->dtypes.size())) {
+      // A type tessel does not write (FP8 A without out_dtype among them): the operand checks in
+      // Python say so, on a D of A's or C's type.
       return fallback_(a, b, c, alpha, beta, out_dtype, epilogue, config, out, stream);
     }
     bool const row = !(mc && mc->rows > 1 && mc->strides[0] == 1 && mc->strides[1] != 1);

@@ -49,7 +49,7 @@ Sm90Shape Kernel::sm90_shape() const {
   s.smem = t_.smem;
   std::copy(t_.box_a, t_.box_a + 2, s.box_a);
   std::copy(t_.box_b, t_.box_b + 2, s.box_b);
-  s.d_bytes = t_.c == Element::f32 ? 4 : 2;
+  s.d_bytes = element_bytes(t_.c);
   s.stream_k = t_.fixup_slot_floats > 0;
   s.slot_floats = t_.fixup_slot_floats;
   return s;
@@ -105,7 +105,7 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
   args.ldd = p.ldd;
   args.c_row_major = p.c_row;
   args.beta = beta;
-  args.element_bits = 16;
+  args.element_bits = 8 * element_bytes(t_.ab);
   args.tile_m = t_.tile_m;
   args.tile_n = t_.tile_n;
   args.tma_operands = t_.hopper;
@@ -137,12 +137,12 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
   auto at = [](void const* base, std::int64_t batch, std::int64_t stride, int bytes) {
     return static_cast<void const*>(static_cast<char const*>(base) + batch * stride * bytes);
   };
-  int const cd_bytes = p.c == Element::f32 ? 4 : 2;
+  int const cd_bytes = element_bytes(p.c);
   try {
     cuda::ScopedContext scope(d, info.context);
     for (int batch = 0; batch < p.l; ++batch) {
-      params.a = at(p.a, batch, p.batch_a, 2);
-      params.b = at(p.b, batch, p.batch_b, 2);
+      params.a = at(p.a, batch, p.batch_a, element_bytes(p.ab));
+      params.b = at(p.b, batch, p.batch_b, element_bytes(p.ab));
       params.c = p.c_ptr ? at(p.c_ptr, batch, p.batch_c, cd_bytes) : nullptr;
       params.d = const_cast<void*>(at(p.d, batch, p.batch_d, cd_bytes));
       auto r = d.cuLaunchKernel(fn, static_cast<unsigned>(params.raster.tile_count()), 1, 1, static_cast<unsigned>(t_.threads), 1, 1,

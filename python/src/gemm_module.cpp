@@ -95,6 +95,8 @@ nb::dict sm90_params_layout() {
   d["epi.ptr_C"] = offsetof(P, epi) + offsetof(decltype(P::epi), c);
   d["epi.ldc"] = offsetof(P, epi) + offsetof(decltype(P::epi), ldc);
   d["epi.batch_stride_C"] = offsetof(P, epi) + offsetof(decltype(P::epi), batch_stride_c);
+  d["epi.ptr_scale_a"] = offsetof(P, epi) + offsetof(decltype(P::epi), scale_a);
+  d["epi.ptr_scale_b"] = offsetof(P, epi) + offsetof(decltype(P::epi), scale_b);
   d["sched.raster"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, raster);
   d["sched.along_n"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, along_n);
   d["sched.batches"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, batches);
@@ -223,12 +225,16 @@ void bind_gemm(nb::module_& m) {
           "__init__",
           [](Kernel* self, nb::bytes cubin, std::string name, std::string symbol, std::string target, int ab, int c, bool a_row, bool b_row,
              bool c_row, int epilogue, int tile_m, int tile_n, int threads, int smem, bool hopper, int cluster_m,
-             std::tuple<int, int> box_a, std::tuple<int, int> box_b, int fixup_slot_floats) {
-            if (ab < 0 || ab > 1 || c < 0 || c > 2 || epilogue < 0 || epilogue > 3) throw nb::value_error("Kernel: element or epilogue code out of range");
+             std::tuple<int, int> box_a, std::tuple<int, int> box_b, int fixup_slot_floats, bool promoted) {
+            if (ab < 0 || ab > int(Element::tf32) || ab == int(Element::f32) || c < 0 || c > 2 || epilogue < 0 || epilogue > 3)
+              throw nb::value_error("Kernel: element or epilogue code out of range");
+            bool const wide_only = ab != int(Element::f16) && ab != int(Element::bf16);  // FP8 and TF32: Hopper, K-major
+            if (wide_only && (!hopper || !a_row || b_row)) throw nb::value_error("Kernel: FP8 and TF32 kernels are Hopper kernels with K-major A and B");
+            if (promoted && ab != int(Element::e4m3) && ab != int(Element::e5m2)) throw nb::value_error("Kernel: promoted accumulation is for FP8");
             if (tile_m <= 0 || tile_n <= 0 || threads <= 0 || threads > 1024 || smem < 0) throw nb::value_error("Kernel: tile, threads or smem out of range");
             KernelTraits t{Element(ab), Element(c), a_row, b_row, c_row, Epilogue(epilogue), tile_m, tile_n, threads, smem, hopper, cluster_m,
                            {std::get<0>(box_a), std::get<1>(box_a)}, {std::get<0>(box_b), std::get<1>(box_b)},
-                           fixup_slot_floats, std::move(target), std::move(name), std::move(symbol)};
+                           fixup_slot_floats, promoted, std::move(target), std::move(name), std::move(symbol)};
             if (fixup_slot_floats < 0 || (fixup_slot_floats > 0 && (!hopper || cluster_m != 1)))
               throw nb::value_error("Kernel: a stream-K kernel (fixup_slot_floats > 0) is a Hopper kernel without a cluster");
             if (hopper && (cluster_m < 1 || cluster_m > 2 || t.box_a[0] <= 0 || t.box_a[1] <= 0 || t.box_b[0] <= 0 || t.box_b[1] <= 0 || !c_row))
@@ -238,7 +244,8 @@ void bind_gemm(nb::module_& m) {
           nb::arg("cubin"), nb::arg("name"), nb::arg("symbol"), nb::arg("target"), nb::arg("element_ab"), nb::arg("element_c"),
           nb::arg("a_row"), nb::arg("b_row"), nb::arg("c_row"), nb::arg("epilogue"), nb::arg("tile_m"), nb::arg("tile_n"),
           nb::arg("threads"), nb::arg("smem"), nb::kw_only(), nb::arg("hopper") = false, nb::arg("cluster_m") = 1,
-          nb::arg("box_a") = std::make_tuple(0, 0), nb::arg("box_b") = std::make_tuple(0, 0), nb::arg("fixup_slot_floats") = 0)
+          nb::arg("box_a") = std::make_tuple(0, 0), nb::arg("box_b") = std::make_tuple(0, 0), nb::arg("fixup_slot_floats") = 0,
+          nb::arg("promoted") = false)
       .def_prop_ro("name", [](Kernel const& k) { return k.traits().name; })
       .def_prop_ro("symbol", [](Kernel const& k) { return k.traits().symbol; })
       .def_prop_ro("target", [](Kernel const& k) { return k.traits().target; })
@@ -254,8 +261,12 @@ void bind_gemm(nb::module_& m) {
       .def(nb::init<nb::object, nb::object>(), nb::arg("resolve").none(), nb::arg("fallback").none() = nb::none())
       .def("run", &Dispatcher::run, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("alpha"), nb::arg("beta"),
            nb::arg("stream"), nb::arg("epilogue"))
+      .def("run_ex", &Dispatcher::run_ex, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("alpha"), nb::arg("beta"),
+           nb::arg("stream"), nb::arg("epilogue"), nb::arg("tf32"), nb::arg("scale_a"), nb::arg("scale_b"), nb::arg("promoted"),
+           "run() with float32 A and B on TF32 tensor cores (tf32), and FP8's device scales (addresses of one float each, 0 for "
+           "none) and promoted accumulation.")
       .def("run_batched", &Dispatcher::run_batched, nb::arg("A"), nb::arg("B"), nb::arg("D"), nb::arg("batches"), nb::arg("batch_a"),
-           nb::arg("batch_b"), nb::arg("batch_d"), nb::arg("stream"),
+           nb::arg("batch_b"), nb::arg("batch_d"), nb::arg("stream"), nb::arg("tf32") = false,
            "D_i = A_i @ B_i for i < batches: A, B, D the first matrices, the others batch_* elements apart.")
       .def("run_kernel", &Dispatcher::run_kernel, nb::arg("kernel"), nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"),
            nb::arg("alpha"), nb::arg("beta"), nb::arg("stream"))
@@ -263,14 +274,16 @@ void bind_gemm(nb::module_& m) {
       .def("set_workspace_allocator", &Dispatcher::set_workspace_allocator, nb::arg("acquire").none(), nb::arg("release").none(),
            "acquire(bytes, device, stream) -> pointer and release(pointer): where stream-K launches get their fixup workspace.")
       .def("question", &Dispatcher::question, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"),
-           "(element_ab, element_c, a_row, b_row, device, tma_aligned, m, n, k): what the automatic choice is asked for these operands.")
+           "(element_ab, element_c, a_row, b_row, device, tma_aligned, m, n, k, promoted): what the automatic choice is asked for "
+           "these operands.")
       .def("gemm", &checked_gemm, nb::arg("A").none(), nb::arg("B").none(), nb::arg("C").none() = nb::none(), nb::kw_only(),
            nb::arg("alpha").none() = 1.0, nb::arg("beta").none() = 0.0, nb::arg("out_dtype").none() = nb::none(), nb::arg("epilogue").none() = nb::none(),
            nb::arg("config").none() = nb::none(), nb::arg("out").none() = nb::none(), nb::arg("stream").none() = nb::none(),
            R"(D = epilogue(alpha * A @ B + beta * C), returned (a new tensor, or `out`).
 
-A (M, K) and B (K, N): float16 or bfloat16, the same. C (M, N), optional, read when beta != 0,
-and D: float32, float16 or bfloat16 (`out_dtype`; default C's type, else A's). Every operand
+A (M, K) and B (K, N): float16, bfloat16, or on Hopper FP8 (float8_e4m3fn, float8_e5m2: A
+row-major and B column-major), the same. C (M, N), optional, read when beta != 0, and D:
+float32, float16 or bfloat16 (`out_dtype`; default C's type, else A's; FP8 A needs one). Every operand
 row- or column-major (strides (ld, 1) or (1, ld)); C and D share a layout. All on one CUDA
 device; the kernel runs on PyTorch's current stream there (or `stream`).
 

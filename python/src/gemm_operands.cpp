@@ -43,14 +43,14 @@ std::string shape_text(Matrix const& m) { return std::to_string(m.rows) + " x " 
 
 // Which matrix layouts strides (s0, s1) of a rows x cols operand allow. Row-major: consecutive
 // elements of a row are adjacent (s1 == 1) and rows do not overlap (s0 >= cols). A single row or
-// column leaves the other stride free; its leading dimension is then chosen, a multiple of the
-// 8-element vector, so that only the true extent can be misaligned.
+// column leaves the other stride free; its leading dimension is then chosen, a multiple of 16
+// elements (a 16-byte vector of every element type), so that only the true extent can be misaligned.
 void classify(Matrix& m, std::int64_t s0, std::int64_t s1) {
   if (s0 < 0 || s1 < 0) return;
   m.row_ok = (s1 == 1 || m.cols <= 1) && (m.rows <= 1 || s0 >= m.cols);
   m.col_ok = (s0 == 1 || m.rows <= 1) && (m.cols <= 1 || s1 >= m.rows);
-  m.ld_row = m.rows <= 1 ? round_up(std::max<std::int64_t>(m.cols, 1), 8) : s0;
-  m.ld_col = m.cols <= 1 ? round_up(std::max<std::int64_t>(m.rows, 1), 8) : s1;
+  m.ld_row = m.rows <= 1 ? round_up(std::max<std::int64_t>(m.cols, 1), 16) : s0;
+  m.ld_col = m.cols <= 1 ? round_up(std::max<std::int64_t>(m.rows, 1), 16) : s1;
   // A single column is a column-major matrix whatever its row stride says (its leading dimension
   // is then free), and a single row a row-major one.
   m.prefers_row = m.row_ok && (m.cols == 1 && m.rows > 1 ? !m.col_ok : (s1 == 1 || !m.col_ok));
@@ -78,6 +78,9 @@ char const* element_name(Element e) {
     case Element::f16: return "float16";
     case Element::bf16: return "bfloat16";
     case Element::f32: return "float32";
+    case Element::e4m3: return "float8_e4m3fn";
+    case Element::e5m2: return "float8_e5m2";
+    case Element::tf32: return "float32 (TF32)";
   }
   return "?";
 }
@@ -88,6 +91,8 @@ std::optional<Element> element_named(std::string const& dtype) {
   if (dtype == "float16") return Element::f16;
   if (dtype == "bfloat16") return Element::bf16;
   if (dtype == "float32") return Element::f32;
+  if (dtype == "float8_e4m3fn") return Element::e4m3;
+  if (dtype == "float8_e5m2") return Element::e5m2;
   return {};
 }
 
@@ -169,14 +174,14 @@ Matrix make_matrix(char const* name, void* data, std::string dtype, std::int64_t
   return m;
 }
 
-Operands read_operands(nb::handle a, nb::handle b, nb::handle c, nb::handle d) {
+Operands read_operands(nb::handle a, nb::handle b, nb::handle c, nb::handle d, bool tf32) {
   Matrix ma = read_matrix(a, "A"), mb = read_matrix(b, "B"), md = read_matrix(d, "D");
   std::optional<Matrix> mc;
   if (!c.is_none()) mc = read_matrix(c, "C");
-  return check_operands(std::move(ma), std::move(mb), std::move(mc), std::move(md));
+  return check_operands(std::move(ma), std::move(mb), std::move(mc), std::move(md), tf32);
 }
 
-Operands check_operands(Matrix a, Matrix b, std::optional<Matrix> c, Matrix d) {
+Operands check_operands(Matrix a, Matrix b, std::optional<Matrix> c, Matrix d, bool tf32) {
   Operands ops{std::move(a), std::move(b), std::move(d), std::move(c)};
   // Devices first: nothing else can be checked against memory the GPU cannot reach.
   std::vector<Matrix const*> all{&ops.a, &ops.b, &ops.d};
@@ -201,13 +206,19 @@ Operands check_operands(Matrix a, Matrix b, std::optional<Matrix> c, Matrix d) {
       refuse(Status::kErrorInvalidProblem, std::string(m->name) + " is " + shape_text(*m) + " but A @ B is " + std::to_string(ops.a.rows) +
                                                " x " + std::to_string(ops.b.cols));
   }
-  if (!ops.a.element || ops.a.element == Element::f32 || !ops.b.element || ops.b.element == Element::f32)
+  if (!ops.a.element || !ops.b.element || (!tf32 && (ops.a.element == Element::f32 || ops.b.element == Element::f32)))
     refuse(Status::kErrorInvalidDataType, "A is " + ops.a.dtype + " and B is " + ops.b.dtype +
-                                              ": the tensor-core kernels take float16 or bfloat16 A and B");
+                                              ": the tensor-core kernels take float16, bfloat16 or FP8 (float8_e4m3fn, float8_e5m2) A "
+                                              "and B; float32 runs on TF32 tensor cores through tessel.matmul, tessel.ops.mm and "
+                                              "tessel.nn.Linear where torch.backends.cuda.matmul.allow_tf32 is True");
   if (*ops.a.element != *ops.b.element)
     refuse(Status::kErrorInvalidDataType, "A is " + ops.a.dtype + " but B is " + ops.b.dtype + ": A and B must have the same element type");
-  if (!ops.d.element)
-    refuse(Status::kErrorInvalidDataType, "D is " + ops.d.dtype + ": the output must be float32, float16 or bfloat16");
+  if (tf32 && ops.a.element == Element::f32) ops.a.element = ops.b.element = Element::tf32;
+  bool const fp8 = ops.a.element == Element::e4m3 || ops.a.element == Element::e5m2;
+  if (!ops.d.element || ops.d.element == Element::e4m3 || ops.d.element == Element::e5m2)
+    refuse(Status::kErrorInvalidDataType, "D is " + ops.d.dtype + ": the output must be float32, float16 or bfloat16" +
+                                              (fp8 ? std::string(" (FP8 A and B: pass out_dtype=torch.bfloat16, or an out= of one of these)")
+                                                   : std::string()));
   if (ops.c && ops.c->element != ops.d.element)
     refuse(Status::kErrorInvalidDataType, "C is " + ops.c->dtype + " but D is " + ops.d.dtype + ": C and D must have the same element type");
   return ops;

@@ -42,15 +42,16 @@ Matrix make_matrix(char const* name, void* data, std::string dtype, std::int64_t
 bool describe(nb::handle obj, bool via_torch, TensorView& out);
 
 // The operands after the checks every kernel shares: dimensions, devices, shapes, element types.
+// `tf32`: float32 A and B are taken, as Element::tf32 (the TF32 tensor cores); else refused.
 struct Operands {
   Matrix a, b, d;
   std::optional<Matrix> c;
   int device = 0;
 };
 // @throws StatusError
-Operands read_operands(nb::handle a, nb::handle b, nb::handle c, nb::handle d);
+Operands read_operands(nb::handle a, nb::handle b, nb::handle c, nb::handle d, bool tf32 = false);
 // The same checks on operands already read. @throws StatusError
-Operands check_operands(Matrix a, Matrix b, std::optional<Matrix> c, Matrix d);
+Operands check_operands(Matrix a, Matrix b, std::optional<Matrix> c, Matrix d, bool tf32 = false);
 
 // The problem in the layouts (a_row, b_row, c_row) of a kernel: as given, or transposed
 // (D^T = B^T A^T), whichever the operands' strides allow; nullopt when neither does.

@@ -11,12 +11,19 @@
 
 namespace tessel::py {
 
-// The element types of the Sm75/Sm80 kernels. The numbers are the Python side's codes too.
-enum class Element : std::uint8_t { f16 = 0, bf16 = 1, f32 = 2 };
+// The element types of the kernels. The numbers are the Python side's codes too
+// (tessel/jit/config.py ELEMENT_CODES). tf32 is float32 in memory read by TF32 tensor cores: an
+// A and B type only, of the Hopper kernels, as are the FP8 types e4m3 and e5m2.
+enum class Element : std::uint8_t { f16 = 0, bf16 = 1, f32 = 2, e4m3 = 3, e5m2 = 4, tf32 = 5 };
+
+// Bytes of one element in memory.
+constexpr int element_bytes(Element e) {
+  return e == Element::e4m3 || e == Element::e5m2 ? 1 : e == Element::f32 || e == Element::tf32 ? 4 : 2;
+}
 // The epilogues a kernel can fuse (tessel/jit/epilogue_activation.hpp); Python's codes too.
 enum class Epilogue : std::uint8_t { linear = 0, relu = 1, gelu = 2, silu = 3 };
 
-char const* element_name(Element e);  // "float16", "bfloat16", "float32": PyTorch's names
+char const* element_name(Element e);  // "float16", "bfloat16", "float32", "float8_e4m3fn": PyTorch's names
 
 // D = epilogue(A @ B, C) with A (M,K), B (K,N), C and D (M,N), ready for one kernel: the
 // operands' layouts are those of the kernel that will run it (the launcher may have transposed
@@ -37,6 +44,12 @@ struct Problem {
   int l = 1;
   std::int64_t batch_a = 0, batch_b = 0, batch_c = 0, batch_d = 0;
   bool transposed = false;
+  // FP8: device pointers to one float each that multiply alpha (torch._scaled_mm's scale_a and
+  // scale_b, as the caller gave them: swapped with A and B when transposed), or null; and
+  // whether the kernel must promote its accumulation (use_fast_accum=False).
+  float const* scale_a = nullptr;
+  float const* scale_b = nullptr;
+  bool promoted = false;
 };
 
 // kernel::GemmParams<Config> of every Sm75/Sm80 configuration, as a plain struct the launcher
@@ -73,6 +86,8 @@ struct Sm90KernelParams {
     float alpha, beta;
     void const* c;
     std::int64_t ldc, batch_stride_c;
+    float const* scale_a;
+    float const* scale_b;
   } epi;
   gemm::kernel::Sm90TileScheduler sched;
   gemm::kernel::Decomposition dec;  // split-K and stream-K kernels only; zero here

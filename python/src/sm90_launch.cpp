@@ -8,8 +8,8 @@ namespace tessel::py {
 
 namespace {
 
-// The Hopper kernels' K per stage for 16-bit operands: one 128-byte swizzle row.
-constexpr int kSm90TileK = 64;
+// The Hopper kernels' K per stage: one 128-byte swizzle row of A's and B's elements.
+constexpr int sm90_tile_k(Element ab) { return 128 / element_bytes(ab); }
 
 cuda::CUlaunchConfig launch_config(Sm90Shape const& s, unsigned grid, cuda::CUstream stream, cuda::CUlaunchAttribute* cluster) {
   cuda::CUlaunchConfig c{};
@@ -119,7 +119,7 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   params.ldd = p.ldd;
   params.batch_stride_d = p.batch_d;
   params.pairs_aligned = p.ldd % 2 == 0 && p.batch_d % 2 == 0 && reinterpret_cast<std::uintptr_t>(p.d) % (2 * s.d_bytes) == 0;
-  params.epi = {alpha, beta, p.c_ptr, p.ldc, p.batch_c};
+  params.epi = {alpha, beta, p.c_ptr, p.ldc, p.batch_c, p.scale_a, p.scale_b};
   int const tiles_m = (m + s.tile_m - 1) / s.tile_m, tiles_n = (n + s.tile_n - 1) / s.tile_n;
   params.sched = gemm::kernel::Sm90TileScheduler::make((tiles_m + s.cluster_m - 1) / s.cluster_m, tiles_n, p.l,
                                                        gemm::kernel::RasterOrder::Heuristic, 8);
@@ -144,7 +144,7 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   if (s.stream_k) {
     // The decomposition as GemmUniversalAdapter chooses it (kernel::make_decomposition's
     // heuristic: data-parallel, split-K or stream-K); the fixup's counters start at zero.
-    gemm::kernel::TileGrid const g{tiles_m, tiles_n, p.l, static_cast<int>((p.k + kSm90TileK - 1) / kSm90TileK)};
+    gemm::kernel::TileGrid const g{tiles_m, tiles_n, p.l, static_cast<int>((p.k + sm90_tile_k(p.ab) - 1) / sm90_tile_k(p.ab))};
     params.dec = gemm::kernel::make_decomposition(g, sm_count, gemm::kernel::DecompositionOptions{});
     if (std::size_t const bytes = gemm::kernel::workspace_bytes(params.dec, s.slot_floats); bytes > 0) {
       if (!d.cuMemsetD8Async) missing("cuMemsetD8Async");
@@ -158,10 +158,11 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
     grid = static_cast<unsigned>(params.dec.grid);
   }
   // K-major operands are K elements wide, MN-major ones M (or N).
-  Map const& ma = p.a_row ? map(d, a_, "A", p.a, 2, p.k, p.m, p.lda, s.box_a, p.l, p.batch_a)
-                          : map(d, a_, "A", p.a, 2, p.m, p.k, p.lda, s.box_a, p.l, p.batch_a);
-  Map const& mb = p.b_row ? map(d, b_, "B", p.b, 2, p.n, p.k, p.ldb, s.box_b, p.l, p.batch_b)
-                          : map(d, b_, "B", p.b, 2, p.k, p.n, p.ldb, s.box_b, p.l, p.batch_b);
+  int const ab = element_bytes(p.ab);
+  Map const& ma = p.a_row ? map(d, a_, "A", p.a, ab, p.k, p.m, p.lda, s.box_a, p.l, p.batch_a)
+                          : map(d, a_, "A", p.a, ab, p.m, p.k, p.lda, s.box_a, p.l, p.batch_a);
+  Map const& mb = p.b_row ? map(d, b_, "B", p.b, ab, p.n, p.k, p.ldb, s.box_b, p.l, p.batch_b)
+                          : map(d, b_, "B", p.b, ab, p.k, p.n, p.ldb, s.box_b, p.l, p.batch_b);
   // The TMA-store epilogue writes D (row-major) in boxes of 64 rows x 128 bytes where TMA can
   // store it (the rule the C++ adapter applies); elsewhere the kernel stores from registers.
   params.tma_store_d = arch::tma_store_fits(p.d, p.n, p.ldd, p.l, p.batch_d, s.d_bytes);

@@ -8,9 +8,9 @@
     D = kernel(A, B.t())
 
 tessel.layout holds the algebra (Layout, composition, logical_divide, ...). tessel.matmul,
-tessel.linear, tessel.bmm and tessel.nn.Linear are the PyTorch-facing layer (tessel/ops.py: the
-torch.library operators torch.ops.tessel.mm and torch.ops.tessel.bmm, with autograd); they import
-torch on first use, and `import tessel` alone does not.
+tessel.linear, tessel.bmm, tessel.scaled_mm and tessel.nn.Linear are the PyTorch-facing layer
+(tessel/ops.py: the torch.library operators torch.ops.tessel.mm, bmm, with autograd, and
+scaled_mm); they import torch on first use, and `import tessel` alone does not.
 """
 
 from . import layout
@@ -22,7 +22,7 @@ from .jit.nvrtc import CompileError
 
 __version__ = "0.1.0"
 
-_TORCH_NAMES = {"matmul": "ops", "linear": "ops", "bmm": "ops", "ops": None, "nn": None}
+_TORCH_NAMES = {"matmul": "ops", "linear": "ops", "bmm": "ops", "scaled_mm": "ops", "ops": None, "nn": None}
 
 
 def __getattr__(name):
@@ -34,4 +34,4 @@ def __getattr__(name):
     return module if _TORCH_NAMES[name] is None else getattr(module, name)
 
 
-__all__ = ["bmm", "linear", "matmul", "nn", "ops", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]
+__all__ = ["bmm", "linear", "matmul", "nn", "ops", "scaled_mm", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]

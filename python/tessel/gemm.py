@@ -16,26 +16,47 @@ import sys
 from . import _core
 from .jit import compiler, prebuilt, registry, tuning
 from .jit.config import ELEMENT_CODES, EPILOGUES, GemmConfig, default_config, element_name
+from .jit.status import refuse
 
 _ELEMENTS = {code: name for name, code in ELEMENT_CODES.items()}
 _TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+_HOPPER_ONLY = {"e4m3": "FP8 (float8_e4m3fn)", "e5m2": "FP8 (float8_e5m2)", "tf32": "TF32 (float32)"}
+
+
+def _hopper_only(element: str, layouts: tuple, cc: int, tma_aligned: bool):
+    """The refusals of FP8 and TF32 problems no kernel computes: they run on the Hopper kernel
+    only, which reads such A and B K-major (A row-major, B column-major, as torch._scaled_mm
+    takes them) and through TMA."""
+    what = _HOPPER_ONLY[element]
+    if cc != 90:
+        refuse("kErrorArchMismatch", f"{what} GEMMs run on tessel's Hopper kernel (compute capability 9.0); this GPU is "
+                                     f"{cc // 10}.{cc % 10}: use float16 or bfloat16 operands")
+    if layouts != ("row", "col"):
+        refuse("kErrorInvalidLayout", f"{what} A and B are read K-major: A row-major (M x K, K contiguous) and B column-major "
+                                      f"(B = W.t() of a row-major N x K W), not A {layouts[0]}-major and B {layouts[1]}-major "
+                                      "(D row-major); pass .contiguous() copies in those layouts")
+    if not tma_aligned:
+        refuse("kErrorMisalignedOperand", f"{what} A and B are read by TMA: their base addresses and leading dimensions must be "
+                                          "16-byte aligned (K a multiple of 16 bytes of elements); pad K or pass aligned copies")
 
 
 def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
-            m: int, n: int, k: int):
+            m: int, n: int, k: int, promoted: bool = False):
     """(configuration, reason) for a kind of problem at a shape. Hopper (compute capability 9.0)
     runs a TMA kernel where TMA can read A and B (16-byte-aligned addresses and leading
     dimensions), chosen among the registry's by shape (jit/registry.py); other GPUs, and operands
     TMA cannot read, the Sm80 kernel; Turing (sm_75) the two-stage float16 kernel; older GPUs
-    have no tensor-core instruction tessel uses."""
+    have no tensor-core instruction tessel uses. FP8 and TF32 run on Hopper only."""
     cc = _core.compute_capability(device)
     element, out = _ELEMENTS[element_ab], _ELEMENTS[element_c]
     layouts = ("row" if a_row else "col", "row" if b_row else "col")
     epilogue_name = EPILOGUES[epilogue]
+    if element in _HOPPER_ONLY:
+        _hopper_only(element, layouts, cc, tma_aligned)
     if cc == 90 and tma_aligned:
-        candidates = registry.hopper_configs(element, out, *layouts, epilogue_name)
+        candidates = registry.hopper_configs(element, out, *layouts, epilogue_name, promoted)
         if not candidates:
-            return (default_config(element, out, *layouts, epilogue_name, hopper=True),
+            return (default_config(element, out, *layouts, epilogue_name, hopper=True, promoted=promoted),
                     "the default Hopper tile, compiled on first use: no kernel with this epilogue is shipped for this kind")
         tuned = _tuned(candidates, (element, out, *layouts, epilogue_name), device, m, n, k)
         return tuned if tuned is not None else registry.choose(candidates, m, n, k, _core.sm_count(device))
@@ -134,9 +155,9 @@ def _shape_kind(dtype, out_dtype, layout_b, device) -> tuple:
 
 
 def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
-             m: int, n: int, k: int):
+             m: int, n: int, k: int, promoted: bool):
     """The dispatcher's question (dispatcher.hpp): the kernel for a kind of problem at a shape."""
-    config, _ = _choice(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k)
+    config, _ = _choice(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted)
     return _kernel_for(config, device)
 
 
@@ -213,6 +234,8 @@ def _gemm(A, B, C, alpha, beta, out_dtype, epilogue, config, out, stream):
     configuration, dtype names, arrays other than PyTorch tensors without `out`, and the
     refusals of arguments it does not read."""
     out_element = None if out_dtype is None else element_name(out_dtype)
+    if out_element is not None and out_element not in _TORCH_NAMES:
+        raise ValueError(f"out_dtype {out_dtype}: tessel writes D as float32, float16 or bfloat16")
     if config is not None:
         if not isinstance(config, GemmConfig):
             raise TypeError(f"config must be a tessel.GemmConfig, not {type(config).__name__}")
@@ -236,17 +259,35 @@ def _gemm(A, B, C, alpha, beta, out_dtype, epilogue, config, out, stream):
 _dispatcher = _core.Dispatcher(_resolve, _gemm)
 
 
-def gemm_batched(A, B, out):
+def gemm_batched(A, B, out, *, tf32=False):
     """out[i] = A[i] @ B[i] for 3-D PyTorch tensors (L, M, K), (L, K, N), (L, M, N), each slice
     row- or column-major, any batch strides (torch.ops.tessel.bmm's launch): one launch of the
-    Hopper kernel's batch mode where TMA can read the batch, else one launch per matrix."""
+    Hopper kernel's batch mode where TMA can read the batch, else one launch per matrix.
+    tf32: float32 A and B on TF32 tensor cores (Hopper; A[i] row-major, B[i] column-major)."""
     if A.dim() != 3 or B.dim() != 3 or out.dim() != 3 or not A.shape[0] == B.shape[0] == out.shape[0]:
         raise ValueError(f"gemm_batched: A {tuple(A.shape)}, B {tuple(B.shape)} and out {tuple(out.shape)} must be 3-D "
                          "with one batch count")
     if A.shape[0] == 0:
         return out
-    _dispatcher.run_batched(A[0], B[0], out[0], A.shape[0], A.stride(0), B.stride(0), out.stride(0), _stream(None, out))
+    _dispatcher.run_batched(A[0], B[0], out[0], A.shape[0], A.stride(0), B.stride(0), out.stride(0), _stream(None, out),
+                            bool(tf32))
     return out
+
+
+def gemm_ex(A, B, C=None, *, beta=0.0, out_dtype=None, epilogue=None, tf32=False, scale_a=None, scale_b=None,
+            promoted=False):
+    """D = epilogue(scale_a * scale_b * (A @ B) + beta * C) for PyTorch tensors, D row-major and
+    new: the PyTorch layer's launch (torch.ops.tessel.mm, scaled_mm). tf32: float32 A and B on
+    TF32 tensor cores. scale_a, scale_b: one-element float32 CUDA tensors (FP8 A and B, read on
+    the device); promoted: FP8 accumulation promoted to f32 registers every K tile (the slow,
+    accurate mode of torch._scaled_mm's use_fast_accum=False)."""
+    torch = _torch()
+    dtype = A.dtype if out_dtype is None else out_dtype
+    D = torch.empty((A.shape[0], B.shape[1]), dtype=dtype, device=A.device)
+    pointer = lambda s: 0 if s is None else s.data_ptr()  # noqa: E731
+    _dispatcher.run_ex(A, B, C, D, 1.0, float(beta), _stream(None, D), _epilogue(epilogue), bool(tf32), pointer(scale_a),
+                       pointer(scale_b), bool(promoted))
+    return D
 
 
 def _workspace_acquire(nbytes: int, device: int, stream: int):
@@ -284,8 +325,8 @@ def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=
     kernel = _dispatcher.select(A, B, C, D, code)
     if not explain:
         return kernel
-    element_ab, element_c, a_row, b_row, device, tma, m, n, k = _dispatcher.question(A, B, C, D)
-    return kernel, _choice(element_ab, element_c, a_row, b_row, code, device, tma, m, n, k)[1]
+    element_ab, element_c, a_row, b_row, device, tma, m, n, k, promoted = _dispatcher.question(A, B, C, D)
+    return kernel, _choice(element_ab, element_c, a_row, b_row, code, device, tma, m, n, k, promoted)[1]
 
 
 def warmup(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=None, device=None):

@@ -7,9 +7,10 @@ initialization and the same state_dict keys, so a checkpoint of either loads int
 
     mlp_up = tessel.nn.Linear(4096, 14336, bias=False, activation="silu", device="cuda", dtype=torch.bfloat16)
 
-Inputs tessel's kernels do not take (CPU tensors; float32 and float64, for which tessel has no
-kernel yet) run torch.nn.functional.linear and the activation unfused, so that a model moved to
-the CPU or to float32 still runs; `Linear.runs_on_tessel(x)` says which path an input takes.
+float32 inputs run on TF32 tensor cores where torch.backends.cuda.matmul.allow_tf32 allows it.
+Inputs tessel's kernels do not take (CPU tensors; float64; float32 with TF32 off) run
+torch.nn.functional.linear and the activation unfused, so that a model moved to the CPU or to
+full float32 still runs; `Linear.runs_on_tessel(x)` says which path an input takes.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ class Linear(torch.nn.Linear):
         return new
 
     def runs_on_tessel(self, x: torch.Tensor) -> bool:
-        return x.is_cuda and self.weight.is_cuda and x.dtype == self.weight.dtype and x.dtype in ops._KERNEL_DTYPES
+        tf32 = x.dtype == torch.float32 and ops.tf32_allowed() and torch.cuda.get_device_capability(x.device) == (9, 0) \
+            if x.is_cuda else False
+        return x.is_cuda and self.weight.is_cuda and x.dtype == self.weight.dtype and (x.dtype in ops._KERNEL_DTYPES or tf32)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.runs_on_tessel(x):

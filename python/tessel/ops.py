@@ -5,6 +5,12 @@ autograd formulas, and the functions a model calls (matmul, linear) on top of th
         act(a @ b + bias): a (M, K), b (K, N), bias (N,), row- or column-major each.
     torch.ops.tessel.bmm(a, b, out_dtype=None)
         a (L, M, K) @ b (L, K, N), any batch strides.
+    torch.ops.tessel.scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False)
+        torch._scaled_mm's FP8 GEMM: scale_a * scale_b * (a @ b) + bias, e4m3 or e5m2 a (M, K)
+        row-major and b (K, N) column-major, one-element float32 scales read on the device.
+
+float32 operands run on TF32 tensor cores (Hopper) where torch.backends.cuda.matmul.allow_tf32
+allows it, as torch.matmul does; otherwise the ops refuse them with a TypeError.
 
 The ops run tessel.gemm (the dispatcher: one registry of kernels, chosen by shape), so the
 backward GEMMs (dA = dD B^T, dB = A^T dD) take the same path as the forward. Because each op has a
@@ -25,9 +31,11 @@ from torch import Tensor
 
 from .gemm import gemm as _gemm
 from .gemm import gemm_batched as _gemm_batched
+from .gemm import gemm_ex as _gemm_ex
 
 ACTIVATIONS = ("linear", "relu", "gelu", "silu")  # tessel.gemm's epilogues; "linear" is none
 _KERNEL_DTYPES = (torch.float16, torch.bfloat16)
+_FP8_DTYPES = (torch.float8_e4m3fn, torch.float8_e5m2)
 # torch's own function for each activation: what the kernels' epilogues compute, for the paths
 # that run it unfused (tessel.linear under autograd, tessel.nn.Linear's fallback).
 TORCH_ACTIVATIONS = {"linear": lambda y: y, "relu": torch.relu, "gelu": torch.nn.functional.gelu,
@@ -57,10 +65,30 @@ def _check_matrices(op: str, a: Tensor, b: Tensor, batched: bool) -> None:
                          "(tessel.matmul broadcasts)")
     if a.dtype != b.dtype:
         raise TypeError(f"{op}: a is {a.dtype} but b is {b.dtype}: give both the same dtype")
-    if a.dtype not in _KERNEL_DTYPES:
-        hint = ("tessel has no TF32 kernel yet: cast to torch.bfloat16 (or float16), or call torch.matmul"
-                if a.dtype == torch.float32 else "cast to torch.bfloat16 or torch.float16")
-        raise TypeError(f"{op}: operands are {a.dtype}; tessel's tensor-core kernels take float16 and bfloat16: {hint}")
+    if a.dtype == torch.float32 and not tf32_allowed():
+        raise TypeError(f"{op}: float32 operands run on TF32 tensor cores, which torch.backends.cuda.matmul.allow_tf32 "
+                        "(or torch.set_float32_matmul_precision('high')) allows, and it is off: turn it on, or call "
+                        "torch.matmul for full float32 precision")
+    if a.dtype not in _KERNEL_DTYPES and a.dtype != torch.float32:
+        hint = ("FP8 operands go through tessel.ops.scaled_mm (torch._scaled_mm's arguments)" if a.dtype in _FP8_DTYPES
+                else "cast to torch.bfloat16 or torch.float16")
+        raise TypeError(f"{op}: operands are {a.dtype}; tessel's tensor-core kernels take float16 and bfloat16 (and "
+                        f"float32 as TF32): {hint}")
+
+
+def tf32_allowed() -> bool:
+    """Whether float32 GEMMs may run on TF32 tensor cores: PyTorch's own switch for torch.matmul."""
+    return bool(torch.backends.cuda.matmul.allow_tf32)
+
+
+def _k_major(a: Tensor, b: Tensor) -> tuple:
+    """a with K contiguous (row-major) and b with K contiguous (column-major), copied where they
+    are not: the layouts the TF32 and FP8 kernels read (wgmma transposes 16-bit types only)."""
+    if a.stride(-1) != 1:
+        a = a.contiguous()
+    if b.stride(-2) != 1:
+        b = b.transpose(-1, -2).contiguous().transpose(-1, -2)
+    return a, b
 
 
 def _out_dtype(a: Tensor, out_dtype: Optional[torch.dtype]) -> torch.dtype:
@@ -99,12 +127,14 @@ def mm(a: Tensor, b: Tensor, bias: Optional[Tensor] = None, activation: str = "l
     epilogue = None if _activation(activation) == "linear" else activation
     # Below autograd (the op's formula records the graph), so the kernels see plain tensors.
     a, b = as_matrix(a.detach()), as_matrix(b.detach())
-    if bias is None:
-        return _gemm(a, b, out_dtype=out, epilogue=epilogue)
     # The bias as C with row stride 0: every row of C is the bias (the kernels read C at
     # row * ldc + col), so nothing M x N is materialized.
-    c = bias.detach().to(out).contiguous().expand(a.shape[0], b.shape[1])  # (M,N):(0,1)
-    return _gemm(a, b, c, beta=1.0, out_dtype=out, epilogue=epilogue)
+    c = None if bias is None else bias.detach().to(out).contiguous().expand(a.shape[0], b.shape[1])  # (M,N):(0,1)
+    beta = 0.0 if c is None else 1.0
+    if a.dtype == torch.float32:
+        a, b = _k_major(a, b)
+        return _gemm_ex(a, b, c, beta=beta, out_dtype=out, epilogue=epilogue, tf32=True)
+    return _gemm(a, b, c, beta=beta, out_dtype=out, epilogue=epilogue)
 
 
 @mm.register_fake
@@ -175,7 +205,11 @@ def bmm(a: Tensor, b: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor
     """a (L, M, K) @ b (L, K, N) -> (L, M, N): one launch of the Hopper kernel's batch mode."""
     _check_matrices("tessel::bmm", a, b, batched=True)
     d = a.new_empty((a.shape[0], a.shape[1], b.shape[2]), dtype=_out_dtype(a, out_dtype))  # (L,M,N)
-    return _gemm_batched(as_matrix(a.detach()), as_matrix(b.detach()), d)
+    a, b = as_matrix(a.detach()), as_matrix(b.detach())
+    tf32 = a.dtype == torch.float32
+    if tf32:
+        a, b = _k_major(a, b)
+    return _gemm_batched(a, b, d, tf32=tf32)
 
 
 @bmm.register_fake
@@ -199,6 +233,64 @@ def _bmm_backward(ctx, grad):
 
 
 bmm.register_autograd(_bmm_backward, setup_context=_bmm_setup)
+
+
+# ---- tessel::scaled_mm --------------------------------------------------------------------------
+
+def _check_scaled(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Optional[Tensor],
+                  out_dtype: Optional[torch.dtype], scale_result: Optional[Tensor]) -> torch.dtype:
+    """torch._scaled_mm's argument rules as tessel runs them (shared by the real and the fake
+    kernel); returns the output dtype."""
+    op = "tessel::scaled_mm"
+    for name, x in (("a", a), ("b", b)):
+        if x.dim() != 2:
+            raise ValueError(f"{op}: {name} has {x.dim()} dimensions, {tuple(x.shape)}; it takes matrices")
+        if x.dtype not in _FP8_DTYPES:
+            raise TypeError(f"{op}: {name} is {x.dtype}; give torch.float8_e4m3fn or torch.float8_e5m2 (tessel.matmul "
+                            "takes 16-bit operands)")
+    if a.dtype != b.dtype:
+        raise TypeError(f"{op}: a is {a.dtype} but b is {b.dtype}: tessel's FP8 kernels take one FP8 type for both")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"{op}: a is {tuple(a.shape)} and b is {tuple(b.shape)}: a's columns (K) must equal b's rows")
+    if a.stride(1) != 1 or b.stride(0) != 1:
+        raise ValueError(f"{op}: a must be row-major and b column-major (b = w.t() of a row-major w), as for "
+                         f"torch._scaled_mm; got strides {a.stride()} and {b.stride()}")
+    for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if s.dtype != torch.float32 or s.numel() != 1:
+            raise ValueError(f"{op}: {name} is {s.dtype} with shape {tuple(s.shape)}; tessel takes per-tensor scales, one "
+                             "float32 element each (row-wise and block scales are not supported yet)")
+    if scale_result is not None:
+        raise ValueError(f"{op}: scale_result scales an FP8 output; tessel writes float32, float16 or bfloat16, so pass None")
+    out = torch.bfloat16 if out_dtype is None else out_dtype
+    if out not in (torch.float16, torch.bfloat16, torch.float32):
+        raise TypeError(f"{op}: out_dtype {out}: tessel writes float32, float16 or bfloat16 (FP8 outputs are not supported)")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != b.shape[1]):
+        raise ValueError(f"{op}: bias has shape {tuple(bias.shape)}; give one value per output column, ({b.shape[1]},)")
+    return out
+
+
+@torch.library.custom_op("tessel::scaled_mm", mutates_args=())
+def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Optional[Tensor] = None,
+              scale_result: Optional[Tensor] = None, out_dtype: Optional[torch.dtype] = None,
+              use_fast_accum: bool = False) -> Tensor:
+    """torch._scaled_mm on tessel's Hopper FP8 kernels: scale_a * scale_b * (a @ b) + bias.
+
+    a (M, K) row-major and b (K, N) column-major, both float8_e4m3fn or both float8_e5m2; scale_a
+    and scale_b one-element float32 tensors (the dequantization scales: real a = scale_a * a),
+    read on the device; bias (N,) or None; out_dtype float32, float16 or bfloat16 (default
+    bfloat16: tessel writes no FP8 output, so scale_result must be None). use_fast_accum=False
+    runs the kernel that adds each K tile's sum into f32 registers (promoted accumulation);
+    True the faster one that accumulates in the tensor core's own precision throughout."""
+    out = _check_scaled(a, b, scale_a, scale_b, bias, out_dtype, scale_result)
+    c = None if bias is None else bias.to(out).contiguous().expand(a.shape[0], b.shape[1])  # (M,N):(0,1)
+    return _gemm_ex(a, b, c, beta=0.0 if c is None else 1.0, out_dtype=out, scale_a=scale_a, scale_b=scale_b,
+                    promoted=not use_fast_accum)
+
+
+@scaled_mm.register_fake
+def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, scale_result=None, out_dtype=None, use_fast_accum=False):
+    out = _check_scaled(a, b, scale_a, scale_b, bias, out_dtype, scale_result)
+    return a.new_empty((a.shape[0], b.shape[1]), dtype=out)
 
 
 # ---- what a model calls -------------------------------------------------------------------------

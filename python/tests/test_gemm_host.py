@@ -25,7 +25,7 @@ class Recorder:
         self.shapes = []  # and their (M, N, K)
         self.tile = tile
 
-    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k):
+    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted):
         self.asked.append((ab, c, a_row, b_row, epilogue, device, tma_aligned))
         self.shapes.append((m, n, k))
         return _core.Kernel(b"not a cubin", "test_kernel", "test_symbol", "sm_90a", ab, c, a_row, b_row, True, epilogue,
@@ -94,7 +94,7 @@ def test_shapes():
 @pytest.mark.parametrize("ta, tb", [("float32", "float32"), ("float64", "float64"), ("int8", "int8")])
 def test_input_element_types(ta, tb):
     check(lambda: run(a_(dtype=ta), b_(dtype=tb)), "kErrorInvalidDataType",
-          f"Error Invalid Data Type: A is {ta} and B is {tb}: the tensor-core kernels take float16 or bfloat16 A and B")
+          f"Error Invalid Data Type: A is {ta} and B is {tb}: the tensor-core kernels take float16, bfloat16 or FP8")
 
 
 def test_mixed_inputs():
@@ -177,8 +177,8 @@ def test_question_is_the_problem_the_choice_sees():
     d = _core.Dispatcher(Recorder())
     D_row = FakeArray((M, N), "float32", ptr=0x7F0000400000)
     D_col = FakeArray((M, N), "float32", strides=(1, M), ptr=0x7F0000400000)
-    assert d.question(a_(), b_(), None, D_row) == (0, 2, True, True, 0, True, M, N, K)
-    assert d.question(a_(), b_(), None, D_col) == (0, 2, False, False, 0, True, N, M, K)
+    assert d.question(a_(), b_(), None, D_row) == (0, 2, True, True, 0, True, M, N, K, False)
+    assert d.question(a_(), b_(), None, D_col) == (0, 2, False, False, 0, True, N, M, K, False)
 
 
 def test_tma_alignment_is_part_of_the_kind_of_problem():

@@ -54,7 +54,7 @@ def test_fake_kernels_give_shapes_and_dtypes(torch_cpu):
 
 
 @pytest.mark.parametrize("call, error, words", [
-    (lambda t: t.ops.tessel.mm(t.empty(4, 8, dtype=t.float32), t.empty(8, 4, dtype=t.float32)), TypeError, "no TF32 kernel"),
+    (lambda t: t.ops.tessel.mm(t.empty(4, 8, dtype=t.float32), t.empty(8, 4, dtype=t.float32)), TypeError, "allow_tf32"),
     (lambda t: t.ops.tessel.mm(t.empty(4, 8, dtype=t.float16), t.empty(8, 4, dtype=t.bfloat16)), TypeError, "same dtype"),
     (lambda t: t.ops.tessel.mm(t.empty(2, 4, 8, dtype=t.float16), t.empty(8, 4, dtype=t.float16)), ValueError, "3 dimensions"),
     (lambda t: t.ops.tessel.mm(t.empty(4, 8, dtype=t.float16), t.empty(8, 4, dtype=t.float16), t.empty(5, dtype=t.float16)),
@@ -104,6 +104,12 @@ def _emulated_gemm(a, b, c=None, *, alpha=1.0, beta=0.0, out_dtype=None, epilogu
     return y.to(out_dtype or a.dtype)
 
 
+def _emulated_gemm_ex(a, b, c=None, *, beta=0.0, out_dtype=None, epilogue=None, tf32=False, scale_a=None, scale_b=None,
+                      promoted=False):
+    alpha = (1.0 if scale_a is None else scale_a.item()) * (1.0 if scale_b is None else scale_b.item())
+    return _emulated_gemm(a, b, c, alpha=alpha, beta=beta, out_dtype=out_dtype, epilogue=epilogue)
+
+
 @pytest.fixture(params=["emulated", "cuda"])
 def dev(request, monkeypatch):
     """(torch, device): CUDA with tessel's kernels, or the CPU with tessel.gemm emulated."""
@@ -114,7 +120,8 @@ def dev(request, monkeypatch):
             pytest.skip("no CUDA device (torch.cuda.is_available() is False)")
         return torch, "cuda"
     monkeypatch.setattr(ops, "_gemm", _emulated_gemm)
-    monkeypatch.setattr(ops, "_gemm_batched", lambda a, b, out: out.copy_(a.float() @ b.float()))
+    monkeypatch.setattr(ops, "_gemm_ex", _emulated_gemm_ex)
+    monkeypatch.setattr(ops, "_gemm_batched", lambda a, b, out, tf32=False: out.copy_(a.float() @ b.float()))
     monkeypatch.setattr(tessel.nn.Linear, "runs_on_tessel", lambda self, x: x.dtype in ops._KERNEL_DTYPES)
     return torch, "cpu"
 

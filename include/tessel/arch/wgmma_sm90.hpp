@@ -9,6 +9,8 @@
 //
 // Operands are K-major (K contiguous) or, for 16-bit types only, MN-major (M or N contiguous);
 // the instruction transposes MN-major operands itself (its imm-trans-a / imm-trans-b).
+// `float` operands are TF32: float32 in memory, of which the tensor core reads the sign, the
+// exponent and the top 10 bits of the mantissa (k8: 32 bytes of K, as k16 and k32 are).
 //
 // A may instead come from registers (mma_rs): four 32-bit registers per thread holding the 64 x kK
 // tile (kK = 16 for 16-bit types, 32 for 8-bit ones) as four mma.sync-style 8-row blocks per
@@ -92,45 +94,48 @@ __device__ __forceinline__ void wgmma_fence_registers(float (&d)[R]) {
 }
 #endif
 
-/// One wgmma m64nNkK: Ab the operand type (half_t, bfloat16_t, __nv_fp8_e4m3, __nv_fp8_e5m2).
+/// One wgmma m64nNkK: Ab the operand type (half_t, bfloat16_t, __nv_fp8_e4m3, __nv_fp8_e5m2, or
+/// float for TF32).
 template <class Ab, int N, Major MajorA = Major::K, Major MajorB = Major::K>
 struct Wgmma {
   static_assert(N == 64 || N == 128 || N == 192 || N == 256, "wgmma: tessel wraps N = 64, 128, 192 and 256");
-  static constexpr bool kIs8Bit = sizeof(Ab) == 1;
-  static_assert(!kIs8Bit || (MajorA == Major::K && MajorB == Major::K),
-                "wgmma: 8-bit operands must both be K-major (the instruction transposes only 16-bit types)");
+  static constexpr bool kIs16Bit = sizeof(Ab) == 2;
+  static_assert(kIs16Bit || (MajorA == Major::K && MajorB == Major::K),
+                "wgmma: 8-bit and TF32 operands must both be K-major (the instruction transposes only 16-bit types)");
   static constexpr int kAccumulators = N / 2;
-  static constexpr int kK = kIs8Bit ? 32 : 16;
+  static constexpr int kK = 32 / int(sizeof(Ab));  // 32 bytes of K per instruction
   static constexpr int kTransA = MajorA == Major::MN, kTransB = MajorB == Major::MN;
 
 #if defined(__CUDACC__)
-// The wrapper of one (N, type, form) from wgmma_sm90_ops.hpp: CALL16 / CALL8 name it for the
-// 16-bit (k16) and 8-bit (k32) types.
-#define TESSEL_WGMMA_DISPATCH(NN, CALL16, CALL8)                   \
+// The wrapper of one (N, type, form) from wgmma_sm90_ops.hpp: CALL16 names it for the 16-bit
+// types (k16, with transposes), CALLK for the others (k32 for 8-bit types, k8 for TF32).
+#define TESSEL_WGMMA_DISPATCH(NN, CALL16, CALLK)                   \
   if constexpr (N == NN) {                                         \
     if constexpr (std::is_same_v<Ab, half_t>)                      \
-      CALL16(NN, f16)                                              \
+      CALL16(NN, 16, f16)                                          \
     else if constexpr (std::is_same_v<Ab, bfloat16_t>)             \
-      CALL16(NN, bf16)                                             \
+      CALL16(NN, 16, bf16)                                         \
     else if constexpr (std::is_same_v<Ab, __nv_fp8_e4m3>)          \
-      CALL8(NN, e4m3)                                              \
+      CALLK(NN, 32, e4m3)                                          \
+    else if constexpr (std::is_same_v<Ab, __nv_fp8_e5m2>)          \
+      CALLK(NN, 32, e5m2)                                          \
     else                                                           \
-      CALL8(NN, e5m2)                                              \
+      CALLK(NN, 8, tf32)                                           \
   }
-#define TESSEL_WGMMA_ALL_N(CALL16, CALL8) \
-  TESSEL_WGMMA_DISPATCH(64, CALL16, CALL8)   \
-  TESSEL_WGMMA_DISPATCH(128, CALL16, CALL8)  \
-  TESSEL_WGMMA_DISPATCH(192, CALL16, CALL8)  \
-  TESSEL_WGMMA_DISPATCH(256, CALL16, CALL8)
+#define TESSEL_WGMMA_ALL_N(CALL16, CALLK) \
+  TESSEL_WGMMA_DISPATCH(64, CALL16, CALLK)   \
+  TESSEL_WGMMA_DISPATCH(128, CALL16, CALLK)  \
+  TESSEL_WGMMA_DISPATCH(192, CALL16, CALLK)  \
+  TESSEL_WGMMA_DISPATCH(256, CALL16, CALLK)
 
   template <class Dummy = void>
   __device__ __forceinline__ static void mma(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, int scale_d) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define TESSEL_SS16(NN, T) detail::wgmma_m64n##NN##k16_f32_##T<kTransA, kTransB>(d, desc_a, desc_b, scale_d);
-#define TESSEL_SS8(NN, T) detail::wgmma_m64n##NN##k32_f32_##T(d, desc_a, desc_b, scale_d);
-    TESSEL_WGMMA_ALL_N(TESSEL_SS16, TESSEL_SS8)
+#define TESSEL_SS16(NN, KK, T) detail::wgmma_m64n##NN##k##KK##_f32_##T<kTransA, kTransB>(d, desc_a, desc_b, scale_d);
+#define TESSEL_SSK(NN, KK, T) detail::wgmma_m64n##NN##k##KK##_f32_##T(d, desc_a, desc_b, scale_d);
+    TESSEL_WGMMA_ALL_N(TESSEL_SS16, TESSEL_SSK)
 #undef TESSEL_SS16
-#undef TESSEL_SS8
+#undef TESSEL_SSK
 #elif defined(__CUDA_ARCH__)
     TESSEL_ARCH_TOO_OLD(Dummy, "wgmma.mma_async", "sm_90a");
 #else
@@ -144,11 +149,11 @@ struct Wgmma {
                                                 int scale_d) {
     static_assert(MajorA == Major::K, "wgmma: A from registers is a K-major fragment (use MajorA = Major::K)");
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define TESSEL_RS16(NN, T) detail::wgmma_m64n##NN##k16_f32_##T##_rs<kTransB>(d, a, desc_b, scale_d);
-#define TESSEL_RS8(NN, T) detail::wgmma_m64n##NN##k32_f32_##T##_rs(d, a, desc_b, scale_d);
-    TESSEL_WGMMA_ALL_N(TESSEL_RS16, TESSEL_RS8)
+#define TESSEL_RS16(NN, KK, T) detail::wgmma_m64n##NN##k##KK##_f32_##T##_rs<kTransB>(d, a, desc_b, scale_d);
+#define TESSEL_RSK(NN, KK, T) detail::wgmma_m64n##NN##k##KK##_f32_##T##_rs(d, a, desc_b, scale_d);
+    TESSEL_WGMMA_ALL_N(TESSEL_RS16, TESSEL_RSK)
 #undef TESSEL_RS16
-#undef TESSEL_RS8
+#undef TESSEL_RSK
 #elif defined(__CUDA_ARCH__)
     TESSEL_ARCH_TOO_OLD(Dummy, "wgmma.mma_async", "sm_90a");
 #else

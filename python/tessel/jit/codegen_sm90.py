@@ -22,17 +22,21 @@ from .config import GemmConfig
 PARAMS_LAYOUT = {
     "capacity": 512, "m": 0, "n": 4, "k": 8, "D": 16, "ldd": 24, "batch_stride_D": 32, "pairs_aligned": 40,
     "epi.alpha": 48, "epi.beta": 52, "epi.ptr_C": 56, "epi.ldc": 64, "epi.batch_stride_C": 72,
-    "sched.raster": 80, "sched.along_n": 92, "sched.batches": 96, "tma_d": 256, "tma_store_d": 384,
+    "epi.ptr_scale_a": 80, "epi.ptr_scale_b": 88,
+    "sched.raster": 96, "sched.along_n": 108, "sched.batches": 112, "tma_d": 256, "tma_store_d": 384,
 }
 
 KERNEL_EXPRESSION = "&tessel::gemm::kernel::sm90_gemm_tma_warpspecialized<tessel_jit::Config, tessel_jit::Fusion>"
 KERNEL_SYMBOL_PREFIX = "_ZN6tessel4gemm6kernel29sm90_gemm_tma_warpspecialized"
 
-_CPP_ELEMENT = {"f16": "tessel::half_t", "bf16": "tessel::bfloat16_t", "f32": "float"}
+# tf32: float32 in memory, which the Hopper kernel's wgmma reads as TF32 (arch/wgmma_sm90.hpp).
+_CPP_ELEMENT = {"f16": "tessel::half_t", "bf16": "tessel::bfloat16_t", "f32": "float", "tf32": "float",
+                "e4m3": "tessel::float_e4m3_t", "e5m2": "tessel::float_e5m2_t"}
 _CPP_LAYOUT = {"row": "tessel::gemm::RowMajor", "col": "tessel::gemm::ColumnMajor"}
 _CPP_SCHEDULE = {"cooperative": "tessel::gemm::collective::KernelTmaWarpSpecializedCooperative",
-                 "pingpong": "tessel::gemm::collective::KernelTmaWarpSpecializedPingpong"}
-_BITS = {"f16": 16, "bf16": 16, "f32": 32}
+                 "pingpong": "tessel::gemm::collective::KernelTmaWarpSpecializedPingpong",
+                 "cooperative_promoted": "tessel::gemm::collective::KernelTmaWarpSpecializedCooperativeFP8Promoted"}
+_BITS = {"f16": 16, "bf16": 16, "f32": 32, "tf32": 32, "e4m3": 8, "e5m2": 8}
 # The fused activations (epilogue/fusion/activation_fn.hpp), applied by the linear combination.
 _CPP_ACTIVATION = {"linear": "tessel::epilogue::fusion::Identity", "relu": "tessel::epilogue::fusion::ReLU",
                    "gelu": "tessel::epilogue::fusion::GeluErf", "silu": "tessel::epilogue::fusion::SiLU"}

@@ -10,8 +10,10 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
       x @ W.t()): the calls models make                   128x64 coop, with linear, relu, gelu, silu;
                                                           128x64 and 128x128 coop stream-K, linear
     every other plain kind (f32 out, column-major A)      128x256 coop
-    any kind on Ampere/Turing, or operands TMA cannot     the Sm80 (or sm75) default tile
-      read
+    FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256 coop; 128x128 coop promoted
+    TF32 (float32 in and out), A row, B col               128x256 coop
+    any 16-bit kind on Ampere/Turing, or operands TMA     the Sm80 (or sm75) default tile
+      cannot read (FP8 and TF32: Hopper only)
 
 The heuristic (`estimate`) models a persistent data-parallel launch: the tiles run in waves of
 one per SM, a partial wave costs a whole one, and each tile costs its k-steps (the whole tile's
@@ -83,11 +85,13 @@ def _full_set(element: str, out: str, layout_a: str) -> bool:
     return element in ("f16", "bf16") and out == element and layout_a == "row"
 
 
-def hopper_configs(element: str, out: str, layout_a: str, layout_b: str, epilogue: str = "linear") -> list[GemmConfig]:
+def hopper_configs(element: str, out: str, layout_a: str, layout_b: str, epilogue: str = "linear",
+                   promoted: bool = False) -> list[GemmConfig]:
     """The Hopper kernels shipped for a kind, the default (128x256 cooperative) first; empty for an
-    epilogue outside the full set's kinds (those compile on first use)."""
+    epilogue outside the full set's kinds (those compile on first use). `promoted`: FP8 with
+    promoted accumulation (one kernel, 128 x 128)."""
     if not _full_set(element, out, layout_a):
-        return [default_config(element, out, layout_a, layout_b, hopper=True)] if epilogue == "linear" else []
+        return [default_config(element, out, layout_a, layout_b, hopper=True, promoted=promoted)] if epilogue == "linear" else []
     return [GemmConfig(arch="sm90a", element=element, out=out, layout_a=layout_a, layout_b=layout_b, tile=t.tile,
                        schedule=t.schedule, epilogue=epilogue, scheduler=t.scheduler)
             for t in HOPPER_TILES if epilogue == "linear" or t.scheduler == "persistent"]
@@ -103,6 +107,10 @@ def configs() -> list[GemmConfig]:
                     out.append(default_config(element, result, layout_a, layout_b))
                     for epilogue in EPILOGUES:
                         out += hopper_configs(element, result, layout_a, layout_b, epilogue)
+    # The PyTorch layer's kinds beyond 16 bits: torch._scaled_mm's e4m3 -> bf16 (fast and promoted
+    # accumulation) and float32 on TF32; the other FP8 kinds compile on first use.
+    for element, result, promoted in (("e4m3", "bf16", False), ("e4m3", "bf16", True), ("tf32", "f32", False)):
+        out += hopper_configs(element, result, "row", "col", promoted=promoted)
     return out
 
 

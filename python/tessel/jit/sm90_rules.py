@@ -16,11 +16,21 @@ THREADS = 384            # a producer warpgroup and two consumer warpgroups
 # kernel::kSm90TmaStoreBytes: the generated kernels store D through shared memory and TMA (two
 # buffers of 64 rows x 128 bytes per consumer warpgroup), where D's alignment allows.
 EPILOGUE_BYTES = 2 * 2 * 64 * 128
-SCHEDULES = ("auto", "cooperative", "pingpong")
+# "cooperative_promoted": FP8 with promoted accumulation (KernelTmaWarpSpecializedCooperativeFP8Promoted).
+SCHEDULES = ("auto", "cooperative", "pingpong", "cooperative_promoted")
 SCHEDULERS = ("persistent", "stream_k")  # kernel::PersistentScheduler, kernel::StreamKScheduler
 TILE_N = (64, 128, 192, 256)  # the kernel's static_assert on BN
-SCHEDULE_NAMES = {"cooperative": "coop", "pingpong": "pingpong"}  # KernelTmaWarpSpecialized*::kName
-FP8 = ("e4m3", "e5m2", "float8_e4m3fn", "float8_e5m2", "torch.float8_e4m3fn", "torch.float8_e5m2")
+SCHEDULE_NAMES = {"cooperative": "coop", "pingpong": "pingpong", "cooperative_promoted": "coop_promoted"}  # ::kName
+# Bytes of one A or B element: a stage's K is one 128-byte swizzle row of them (Sm90KernelConfig::BK).
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "e4m3": 1, "e5m2": 1, "tf32": 4}
+FP8 = ("e4m3", "e5m2")
+# A and B types the instruction reads only K-major (it transposes 16-bit types alone).
+K_MAJOR_ONLY = ("e4m3", "e5m2", "tf32")
+
+
+def tile_k(element: str) -> int:
+    """The tile's K: one 128-byte swizzle row (64 of f16 or bf16, 128 of FP8, 32 of TF32)."""
+    return 128 // ELEMENT_BYTES[element]
 
 
 def schedule(tile_m: int, requested: str) -> str:
@@ -28,6 +38,10 @@ def schedule(tile_m: int, requested: str) -> str:
     if requested != "auto":
         return requested
     return "cooperative" if tile_m % 128 == 0 else "pingpong"
+
+
+def is_cooperative(kind: str) -> bool:
+    return kind in ("cooperative", "cooperative_promoted")
 
 
 def stage_bytes(tile) -> int:
@@ -79,13 +93,22 @@ def validate(c) -> None:
         refuse("kErrorInvalidLayout", "layout_c 'col' with arch 'sm90a': the Hopper kernel writes D row-major; tessel.gemm "
                                       "runs a column-major D as the transposed problem D^T = B^T A^T on a row-major kernel, "
                                       "so give layout_c='row' (and the layouts of B^T and A^T)")
-    if bk != 64:
-        refuse("kErrorNotSupported", f"tile {c.tile} with arch 'sm90a': the tile's K must be one 128-byte swizzle row, "
-                                     "64 elements of f16 or bf16")
+    if bk != tile_k(c.element):
+        refuse("kErrorNotSupported", f"tile {c.tile} with arch 'sm90a' and element {c.element!r}: the tile's K must be one "
+                                     f"128-byte swizzle row, {tile_k(c.element)} elements of {c.element}")
+    if c.element in K_MAJOR_ONLY and (c.layout_a != "row" or c.layout_b != "col"):
+        refuse("kErrorInvalidLayout", f"element {c.element!r} with layout_a {c.layout_a!r} and layout_b {c.layout_b!r}: wgmma reads "
+                                      f"{c.element} A and B K-major only; give layout_a='row' and layout_b='col'")
+    if c.schedule == "cooperative_promoted" and c.element not in FP8:
+        refuse("kErrorNotSupported", f"schedule 'cooperative_promoted' with element {c.element!r}: promoted accumulation is for "
+                                     "FP8 (e4m3, e5m2); 16-bit and TF32 kernels accumulate in f32 already")
+    if c.schedule == "cooperative_promoted" and (bm != 128 or bn > 128 or c.scheduler != "persistent"):
+        refuse("kErrorNotSupported", f"tile {c.tile} with schedule 'cooperative_promoted': the promoted kernel keeps a second set "
+                                     "of accumulators, so BM must be 128 and BN at most 128, with the persistent scheduler")
     if bn not in TILE_N:
         refuse("kErrorNotSupported", f"tile {c.tile} with arch 'sm90a': BN must be 64, 128, 192 or 256 (a wgmma N)")
     kind = schedule(bm, c.schedule)
-    if kind == "cooperative" and bm != 128:
+    if is_cooperative(kind) and bm != 128:
         refuse("kErrorNotSupported", f"tile {c.tile} with the cooperative schedule: BM must be 128 (each of the two "
                                      "consumer warpgroups computes 64 rows); use BM 64 with schedule='pingpong'")
     if kind == "pingpong" and bm not in (64, 128):
@@ -97,7 +120,7 @@ def validate(c) -> None:
                                      f"{256 * 64 // bm} or the cooperative schedule")
     if c.scheduler not in SCHEDULERS:
         refuse("kErrorNotSupported", f"scheduler {c.scheduler!r} with arch 'sm90a': choose one of {', '.join(SCHEDULERS)}")
-    if c.scheduler == "stream_k" and (kind != "cooperative" or bm != 128 or c.cluster != (1, 1, 1)):
+    if c.scheduler == "stream_k" and (not is_cooperative(kind) or bm != 128 or c.cluster != (1, 1, 1)):
         refuse("kErrorNotSupported", f"scheduler 'stream_k' with tile {c.tile}, the {kind} schedule and cluster {c.cluster}: "
                                      "split-K and stream-K run with the cooperative schedule, BM 128 and no cluster")
     if c.cluster not in ((1, 1, 1), (2, 1, 1)):

@@ -2,7 +2,10 @@
 // D = act(alpha * acc + beta * C), element by element, as an epilogue fusion of the Hopper kernel
 // (the fusion contract: Arguments, Params, to_params, can_implement, name, Callbacks{visit,
 // finish, reads_source}; and visit_unrounded, which lets the kernel round two outputs at once).
-// With beta == 0, C is never read and may be null. Act is a stateless functor of
+// With beta == 0, C is never read and may be null. alpha is multiplied by *ptr_scale_a and
+// *ptr_scale_b where they are set: torch._scaled_mm's per-tensor scales of FP8 A and B (the real
+// A is scale_a * A), read on the device once per thread so that a training loop may update them
+// without a host round trip or a CUDA-graph recapture. Act is a stateless functor of
 // epilogue/fusion/activation_fn.hpp (Identity: the plain linear combination; ReLU, GeluErf, SiLU,
 // ...). The activation adds nothing to Arguments or Params, so every Act shares one parameter
 // block: a launcher that fills the linear combination's fills them all.
@@ -31,6 +34,8 @@ struct Sm90LinearCombination {
     float alpha = 1.f, beta = 0.f;
     ElementC const* ptr_C = nullptr;
     std::int64_t ldc = 0, batch_stride_C = 0;  // C row-major M x N per batch
+    float const* ptr_scale_a = nullptr;        // one float each, or null for 1
+    float const* ptr_scale_b = nullptr;
   };
   using Params = Arguments;
   static Params to_params(Arguments const& a) { return a; }
@@ -47,7 +52,10 @@ struct Sm90LinearCombination {
 
   struct Callbacks {
     Params p;
-    TESSEL_HD explicit Callbacks(Params const& params) : p(params) {}
+    TESSEL_HD explicit Callbacks(Params const& params) : p(params) {
+      if (p.ptr_scale_a) p.alpha *= *p.ptr_scale_a;
+      if (p.ptr_scale_b) p.alpha *= *p.ptr_scale_b;
+    }
     /// visit() before its final rounding to ElementOutput (round to nearest even), so that the
     /// kernel can round two neighbours with one instruction.
     TESSEL_HD float visit_unrounded(int row, int col, int batch, float acc) const {

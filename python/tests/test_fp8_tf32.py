@@ -1,0 +1,196 @@
+"""FP8 (torch.ops.tessel.scaled_mm, torch._scaled_mm's semantics; tessel.gemm on FP8 tensors) and
+TF32 (float32 through tessel.matmul, tessel.ops.mm, tessel.nn.Linear). CPU tests need only
+PyTorch (argument rules, fake kernels); the rest run the Hopper kernels and hold every result to
+a float64 reference within the element type's budget, and to torch's own answer."""
+
+import math
+
+import pytest
+
+import tessel
+
+
+def fp8(torch, *shape, dtype, seed, scale=1.0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    return ((torch.rand(*shape, device="cuda", generator=g) * 2 - 1) * scale).to(dtype)
+
+
+@pytest.fixture
+def hopper(torch_cuda):
+    torch = torch_cuda
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("FP8 and TF32 run on tessel's Hopper kernel: this GPU is not compute capability 9.0")
+    return torch
+
+
+@pytest.fixture
+def tf32_switch():
+    """set(on): torch.backends.cuda.matmul.allow_tf32 for the test, restored after it."""
+    import torch
+    before = torch.backends.cuda.matmul.allow_tf32
+
+    def set_(on):
+        torch.backends.cuda.matmul.allow_tf32 = on
+    yield set_
+    torch.backends.cuda.matmul.allow_tf32 = before
+
+
+def within(torch, got, ref, budget, what):
+    """Every element of got within budget (a tensor) of the float64 reference; no NaN."""
+    assert not torch.isnan(got).any(), f"{what}: NaN in the result"
+    excess = ((got.double() - ref).abs() - budget).max().item()
+    assert excess <= 0, f"{what}: an element is {excess:.3g} past its budget"
+
+
+# ---- CPU: the argument rules and the fake kernel --------------------------------------------------
+
+def test_scaled_mm_rules(torch_cpu):
+    torch = torch_cpu
+    from tessel import ops
+    e4, e5 = torch.float8_e4m3fn, torch.float8_e5m2
+    a, w = torch.zeros(32, 64, dtype=e4), torch.zeros(48, 64, dtype=e4)
+    one = torch.ones((), dtype=torch.float32)
+    cases = [
+        (lambda: ops.scaled_mm(a, w.t().contiguous(), one, one), ValueError, "b column-major"),
+        (lambda: ops.scaled_mm(a.to(torch.bfloat16), w.t(), one, one), TypeError, "float8_e4m3fn or torch.float8_e5m2"),
+        (lambda: ops.scaled_mm(a, w.to(e5).t(), one, one), TypeError, "one FP8 type for both"),
+        (lambda: ops.scaled_mm(a, w.t(), torch.ones(32, 1), one), ValueError, "per-tensor scales"),
+        (lambda: ops.scaled_mm(a, w.t(), one.double(), one), ValueError, "per-tensor scales"),
+        (lambda: ops.scaled_mm(a, w.t(), one, one, out_dtype=e4), TypeError, "FP8 outputs are not supported"),
+        (lambda: ops.scaled_mm(a, w.t(), one, one, scale_result=one), ValueError, "scale_result"),
+        (lambda: ops.scaled_mm(a, w.t(), one, one, bias=torch.zeros(7)), ValueError, "one value per output column"),
+        (lambda: ops.scaled_mm(a, w[:, :32].t(), one, one), ValueError, "a's columns"),
+    ]
+    for call, error, words in cases:
+        with pytest.raises(error, match=words):
+            call()
+
+
+def test_scaled_mm_fake_kernel(torch_cpu):
+    torch = torch_cpu
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from tessel import ops  # noqa: F401
+    with FakeTensorMode():
+        a = torch.empty(33, 64, dtype=torch.float8_e4m3fn, device="cuda")
+        w = torch.empty(40, 64, dtype=torch.float8_e4m3fn, device="cuda")
+        s = torch.empty((), dtype=torch.float32, device="cuda")
+        d = torch.ops.tessel.scaled_mm(a, w.t(), s, s, None, None, torch.float32, True)
+        assert d.shape == (33, 40) and d.dtype == torch.float32
+        assert torch.ops.tessel.scaled_mm(a, w.t(), s, s).dtype == torch.bfloat16  # the default output
+
+
+def test_tf32_needs_torchs_switch(torch_cpu, tf32_switch):
+    torch = torch_cpu
+    from tessel import ops  # noqa: F401 (registers torch.ops.tessel)
+    tf32_switch(False)
+    with pytest.raises(TypeError, match="allow_tf32"):
+        torch.ops.tessel.mm(torch.empty(4, 8), torch.empty(8, 4))
+    layer = tessel.nn.Linear(8, 4)
+    assert not layer.runs_on_tessel(torch.empty(2, 8))  # the CPU, and TF32 off: torch's linear
+    assert layer(torch.ones(2, 8)).shape == (2, 4)
+
+
+# ---- the Hopper kernels ---------------------------------------------------------------------------
+
+def _fp8_budget(torch, a, b, scale, ref, fast):
+    """The FP8 GEMM's error budget per element: the operands are exact (FP8 values), so the error is
+    the accumulation's (f32 with promotion; the tensor core's narrower sum with fast accumulation,
+    bounded here by 2^-13 of the absolute products' sum, a quarter of the gap measured) and one
+    rounding to bf16 (2^-8 relative)."""
+    ab = (a.double().abs() @ b.double().abs()) * scale
+    acc = (2.0**-13 if fast else 8 * math.sqrt(a.shape[1]) * 2.0**-23) * ab
+    return acc + 2.0**-8 * ref.abs() + 1e-30
+
+
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("m, n, k", [(512, 384, 1024), (200, 136, 4096), (1, 48, 256)])
+def test_scaled_mm_matches_float64_and_torch(hopper, dtype, fast, m, n, k):
+    torch = hopper
+    dt = getattr(torch, dtype)
+    a = fp8(torch, m, k, dtype=dt, seed=1)
+    w = fp8(torch, n, k, dtype=dt, seed=2)
+    sa = torch.tensor(0.75, device="cuda")
+    sb = torch.tensor(1.5, device="cuda")
+    bias = fp8(torch, n, dtype=torch.bfloat16, seed=3)
+    got = tessel.scaled_mm(a, w.t(), sa, sb, bias=bias, out_dtype=torch.bfloat16, use_fast_accum=fast)
+    ref = (a.double() @ w.double().t()) * (0.75 * 1.5) + bias.double()
+    within(torch, got, ref, _fp8_budget(torch, a, w.t(), 0.75 * 1.5, ref, fast), f"{dtype} fast={fast}")
+    if dtype == "float8_e4m3fn" and min(m, n) % 16 == 0:  # torch._scaled_mm's own shape rule
+        want = torch._scaled_mm(a, w.t(), sa, sb, bias=bias, out_dtype=torch.bfloat16, use_fast_accum=fast)
+        within(torch, got, want.double(), 2 * _fp8_budget(torch, a, w.t(), 0.75 * 1.5, ref, fast), "against torch._scaled_mm")
+
+
+def test_scales_are_read_on_the_device_at_each_launch(hopper):
+    """A scale changed in place (a training loop's update) changes the next result: the kernel
+    reads it, nothing caches its value on the host."""
+    torch = hopper
+    a = fp8(torch, 256, 512, dtype=torch.float8_e4m3fn, seed=4)
+    w = fp8(torch, 128, 512, dtype=torch.float8_e4m3fn, seed=5)
+    s = torch.tensor(1.0, device="cuda")
+    one = tessel.scaled_mm(a, w.t(), s, s, out_dtype=torch.float32, use_fast_accum=True)
+    s.fill_(0.5)
+    quarter = tessel.scaled_mm(a, w.t(), s, s, out_dtype=torch.float32, use_fast_accum=True)
+    assert torch.equal(quarter, one * 0.25)  # a power of two scales exactly
+
+
+def test_gemm_takes_fp8_tensors(hopper):
+    torch = hopper
+    a = fp8(torch, 300, 256, dtype=torch.float8_e4m3fn, seed=6)
+    w = fp8(torch, 200, 256, dtype=torch.float8_e4m3fn, seed=7)
+    d = tessel.gemm(a, w.t(), out_dtype=torch.float32, alpha=2.0)
+    ref = 2 * (a.double() @ w.double().t())
+    within(torch, d, ref, _fp8_budget(torch, a, w.t(), 2.0, ref, True), "tessel.gemm FP8")
+    with pytest.raises(ValueError, match="out_dtype=torch.bfloat16"):
+        tessel.gemm(a, w.t())
+    with pytest.raises(ValueError, match="K-major"):
+        tessel.gemm(a, w.t().contiguous(), out_dtype=torch.float32)
+
+
+def _tf32_budget(a, b, ref):
+    """TF32 keeps 10 of float32's 23 mantissa bits of each operand (2^-10 relative each, truncated
+    or rounded), f32 accumulation, one f32 rounding."""
+    ab = a.double().abs() @ b.double().abs()
+    return (2 * 2.0**-10 + 8 * math.sqrt(a.shape[1]) * 2.0**-23) * ab + 2.0**-23 * ref.abs() + 1e-30
+
+
+@pytest.mark.parametrize("m, n, k", [(512, 256, 1024), (77, 72, 64), (129, 200, 4096)])
+def test_tf32_matmul_and_linear(hopper, tf32_switch, m, n, k):
+    torch = hopper
+    tf32_switch(True)
+    g = torch.Generator(device="cuda").manual_seed(8)
+    x = torch.rand(m, k, device="cuda", generator=g) * 2 - 1
+    w = torch.rand(n, k, device="cuda", generator=g) * 2 - 1
+    y = tessel.matmul(x, w.t())
+    ref = x.double() @ w.double().t()
+    within(torch, y, ref, _tf32_budget(x, w.t(), ref), "tessel.matmul TF32")
+    y2 = tessel.matmul(x, w.t().contiguous())  # B row-major: copied K-major first
+    within(torch, y2, ref, _tf32_budget(x, w.t(), ref), "TF32 with a row-major B")
+    layer = tessel.nn.Linear(k, n, device="cuda")
+    assert layer.runs_on_tessel(x)
+    xg = x.clone().requires_grad_()
+    out = layer(xg)
+    want = xg.double() @ layer.weight.double().t() + layer.bias.double()
+    within(torch, out.detach(), want.detach(), _tf32_budget(x, layer.weight.t(), want.detach()) + 1e-6, "Linear TF32")
+    out.sum().backward()  # the backward GEMMs on TF32 too
+    g_ref = torch.ones(m, n, device="cuda", dtype=torch.float64) @ layer.weight.double()
+    assert (xg.grad.double() - g_ref).abs().max().item() <= 4 * 2.0**-10 * g_ref.abs().max().item() * math.sqrt(n)
+
+
+def test_tf32_bmm(hopper, tf32_switch):
+    torch = hopper
+    tf32_switch(True)
+    a = torch.rand(5, 96, 128, device="cuda") - 0.5
+    b = torch.rand(5, 128, 64, device="cuda") - 0.5
+    d = tessel.bmm(a, b)
+    ref = a.double() @ b.double()
+    within(torch, d, ref, _tf32_budget(a[0], b[0], ref[0]).max() * 2, "tessel.bmm TF32")
+
+
+def test_scaled_mm_opcheck(hopper):
+    torch = hopper
+    a = fp8(torch, 64, 128, dtype=torch.float8_e4m3fn, seed=9)
+    w = fp8(torch, 32, 128, dtype=torch.float8_e4m3fn, seed=10)
+    s = torch.tensor(0.5, device="cuda")
+    torch.library.opcheck(torch.ops.tessel.scaled_mm.default, (a, w.t(), s, s, None, None, torch.bfloat16, True),
+                          test_utils=("test_schema", "test_faketensor"))
