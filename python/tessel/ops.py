@@ -82,12 +82,16 @@ def tf32_allowed() -> bool:
 
 
 def _k_major(a: Tensor, b: Tensor) -> tuple:
-    """a with K contiguous (row-major) and b with K contiguous (column-major), copied where they
-    are not: the layouts the TF32 and FP8 kernels read (wgmma transposes 16-bit types only)."""
-    if a.stride(-1) != 1:
-        a = a.contiguous()
-    if b.stride(-2) != 1:
-        b = b.transpose(-1, -2).contiguous().transpose(-1, -2)
+    """float32 a with K contiguous (row-major) and b with K contiguous (column-major), copied where
+    they are not: the layouts the TF32 kernel reads (wgmma transposes 16-bit types only). Where K
+    is not a multiple of 4 (16 bytes, which TMA needs of a leading dimension), both are copied
+    with K padded by zeros, which add nothing to the product."""
+    pad = -a.shape[-1] % 4
+    if pad or a.stride(-1) != 1 or a.stride(-2) % 4:
+        # (A pad of nothing clones with the input's strides: contiguous() after it.)
+        a = torch.nn.functional.pad(a, (0, pad)).contiguous()  # (..,M,K+pad)
+    if pad or b.stride(-2) != 1 or b.stride(-1) % 4:
+        b = torch.nn.functional.pad(b.transpose(-1, -2), (0, pad)).contiguous().transpose(-1, -2)  # (..,K+pad,N), K contiguous
     return a, b
 
 

@@ -94,11 +94,11 @@ def test_tf32_needs_torchs_switch(torch_cpu, tf32_switch):
 
 def _fp8_budget(torch, a, b, scale, ref, fast):
     """The FP8 GEMM's error budget per element: the operands are exact (FP8 values), so the error is
-    the accumulation's (f32 with promotion; the tensor core's narrower sum with fast accumulation,
-    bounded here by 2^-13 of the absolute products' sum, a quarter of the gap measured) and one
-    rounding to bf16 (2^-8 relative)."""
+    the accumulation's and one rounding to bf16 (2^-8 relative). With promotion the sums are f32's;
+    with fast accumulation the tensor core keeps fewer bits of its running sum: the worst element
+    was 2^-12.6 of the absolute products' sum at K = 4096 on the H200, and the budget is 2^-10."""
     ab = (a.double().abs() @ b.double().abs()) * scale
-    acc = (2.0**-13 if fast else 8 * math.sqrt(a.shape[1]) * 2.0**-23) * ab
+    acc = (2.0**-10 if fast else 8 * math.sqrt(a.shape[1]) * 2.0**-23) * ab
     return acc + 2.0**-8 * ref.abs() + 1e-30
 
 
@@ -192,5 +192,7 @@ def test_scaled_mm_opcheck(hopper):
     a = fp8(torch, 64, 128, dtype=torch.float8_e4m3fn, seed=9)
     w = fp8(torch, 32, 128, dtype=torch.float8_e4m3fn, seed=10)
     s = torch.tensor(0.5, device="cuda")
+    # opcheck's schema test multiplies the inputs, which PyTorch has no FP8 kernel for: the fake
+    # kernel's test is the one that applies.
     torch.library.opcheck(torch.ops.tessel.scaled_mm.default, (a, w.t(), s, s, None, None, torch.bfloat16, True),
-                          test_utils=("test_schema", "test_faketensor"))
+                          test_utils=("test_faketensor",))

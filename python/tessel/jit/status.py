@@ -10,6 +10,7 @@ _TEXT = {
     "kErrorInvalidProblem": "Error Invalid Problem",
     "kErrorNotSupported": "Error Not Supported",
     "kErrorArchMismatch": "Error Architecture Mismatch",
+    "kErrorMisalignedOperand": "Error Misaligned Operand",
 }
 
 
