@@ -1,9 +1,10 @@
 // Compute nodes: add, multiply, multiply-add and Elementwise with a functor of one's own, against
-// a double-precision model over random fragments.
+// a double-precision model over random fragments; and the Hopper linear combination's device scales.
 
 #include <string>
 
 #include "epilogue_fusion_model.hpp"
+#include "tessel/gemm/kernel/sm90_linear_combination.hpp"
 
 namespace {
 
@@ -104,6 +105,26 @@ TEST(FusionCompute, NamesFollowTheTree) {
   EXPECT_EQ((MultiplyAdd<Scalar, Accumulator, SourceC<bfloat16_t>>::name()), "fma_scalar_acc_beta_c_bf16");
   EXPECT_EQ((Elementwise<Offset, Accumulator>::name()), "offset_acc");
   EXPECT_EQ((Elementwise<Lopsided, Accumulator, Accumulator, Accumulator>::name()), "fn_acc_acc_acc");
+}
+
+}  // namespace
+
+namespace {
+
+// The Hopper kernel's plain epilogue with torch._scaled_mm's device scales: alpha is multiplied
+// by *ptr_scale_a and *ptr_scale_b once, when the callbacks are made; null pointers leave it.
+TEST(Sm90LinearCombination, FoldsDeviceScalesIntoAlpha) {
+  using Lc = tessel::gemm::kernel::Sm90LinearCombination<float, float>;
+  const float scale_a = 0.75f, scale_b = -4.f;
+  const float bias[3] = {1.f, 2.f, 3.f};
+  Lc::Arguments args{.alpha = 2.f, .beta = 1.f, .ptr_C = bias, .ldc = 0, .batch_stride_C = 0, .ptr_scale_a = &scale_a,
+                     .ptr_scale_b = &scale_b};
+  const Lc::Callbacks both(Lc::to_params(args));
+  EXPECT_EQ(both.visit(5, 2, 0, 1.5f), 2.f * 0.75f * -4.f * 1.5f + 3.f);  // every row reads the bias (ldc 0)
+  args.ptr_scale_b = nullptr;
+  EXPECT_EQ(Lc::Callbacks(Lc::to_params(args)).visit(0, 0, 0, 1.5f), 2.f * 0.75f * 1.5f + 1.f);
+  args.ptr_scale_a = nullptr;
+  EXPECT_EQ(Lc::Callbacks(Lc::to_params(args)).visit(0, 1, 0, 1.5f), 2.f * 1.5f + 2.f);
 }
 
 }  // namespace
