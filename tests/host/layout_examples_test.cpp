@@ -114,6 +114,30 @@ TEST(PublishedExamples, Divide) {
   EXPECT_EQ(to_string(flat_divide(b, tiler)), "(_3,(_2,_4),_3,(_2,_2)):(_177,(_13,_2),_59,(_26,_1))");
 }
 
+// Divides whose tiler does not divide A, where (B, B*) does not compose with A: CuTe 4.7's padded
+// answers (tests/host/data/cute_answers.txt), which the padded-divide rule of admissibility.hpp
+// accepts. The run-time algebra gives the same (layout_cute_answers).
+TEST(PublishedExamples, PaddedDivide) {
+  auto a = make_layout(S<5, 2>(), make_stride(_2{}, _1{}));
+  EXPECT_EQ(to_string(zipped_divide(a, make_layout(_4{}, _1{}))), "(_4,(_2,_2)):(_2,(_8,_1))");
+  EXPECT_EQ(to_string(logical_divide(a, _4{})), "(_4,(_2,_2)):(_2,(_8,_1))");
+  EXPECT_EQ(to_string(logical_divide(make_layout(S<5, 5>(), make_stride(_5{}, _1{})), make_layout(_4{}, _1{}))),
+            "(_4,(_2,_5)):(_5,(_20,_1))");
+  EXPECT_EQ(to_string(logical_divide(make_layout(S<4, 2>(), make_stride(_3{}, _4{})), make_layout(_3{}, _1{}))),
+            "(_3,(_2,_2)):(_3,(_9,_4))");
+  EXPECT_EQ(to_string(logical_divide(make_layout(S<2, 8, 2>(), make_stride(_2{}, _4{}, _1{})), make_layout(_2{}, _3{}))),
+            "(_2,(_3,(_3,_2))):(_6,(_2,(_12,_1)))");
+  auto b = make_layout(make_shape(_6{}, S<2, 2>(), _3{}), make_stride(_4{}, make_stride(Int<24>{}, Int<24>{}), Int<12>{}));
+  EXPECT_EQ(to_string(logical_divide(b, make_layout(_2{}, _4{}))), "(_2,(_4,(_2,_2,_3))):(_16,(_4,(_32,_24,_12)))");
+  // A's last mode 1:2 is its extension past its size (coalesce_x keeps it): 128 and 160 are A's.
+  EXPECT_EQ(to_string(zipped_divide(make_layout(S<4, 1>(), make_stride(Int<32>{}, _2{})), make_layout(_3{}, _1{}))),
+            "(_3,_2):(_32,_96)");
+  // tiled and flat divides regroup the same answer; a by-mode tiler pads the mode it divides.
+  EXPECT_EQ(to_string(flat_divide(a, make_layout(_4{}, _1{}))), "(_4,_2,_2):(_2,_8,_1)");
+  auto c = make_layout(make_shape(S<5, 2>(), _3{}), make_stride(make_stride(_2{}, _1{}), Int<10>{}));
+  EXPECT_EQ(to_string(logical_divide(c, make_tuple(_4{}, Underscore{}))), "((_4,(_2,_2)),_3):((_2,(_8,_1)),_10)");
+}
+
 TEST(PublishedExamples, Product) {
   auto a = make_layout(S<2, 2>(), make_stride(_4{}, _1{}));
   EXPECT_EQ(to_string(logical_product(a, make_layout(_6{}, _1{}))), "((_2,_2),(_2,_3)):((_4,_1),(_2,_8))");

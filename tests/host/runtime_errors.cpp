@@ -58,6 +58,16 @@ TEST(RuntimeErrors, DividesAndProductsNameTheFailingStep) {
              {"logical_divide((6,2):(1,7), 4:1)", "composition((6,2):(1,7), (4,4):(1,4))", "stride divisibility", "leaf 1"});
   expect_all(error_of([] { zipped_divide(L("(6,2):(1,7)"), L("4:1")); }),
              {"zipped_divide((6,2):(1,7), 4:1)", "stride divisibility"});
+  // 4 does not divide 6: CuTe 4.7 pads mode 0 to 8, reaching 6 and 7, which no y0 + 7 y1 with
+  // y0 < 6 is: the padding is not A's last mode extended.
+  expect_all(error_of([] { logical_divide(L("(6,2):(1,7)"), L("4:1")); }),
+             {"the tiler does not divide A", "widens mode 0 of coalesced A (extent 6) to 8",
+              "A's extended last mode never does", "the last stride 7 is 7, past 6"});
+  // (4,4):(3,4) reaches 16 offsets once; widened to (6,4):(3,4) it reaches 12 twice (4*3 = 3*4).
+  expect_all(error_of([] { logical_divide(L("(4,4):(3,4)"), L("3:1")); }),
+             {"logical_divide((4,4):(3,4), 3:1)", "widens mode 0 of coalesced A (extent 4) to 6", "the widened A repeats an offset"});
+  // Where CuTe's padded answer is a divide, it is the answer (A's 10 offsets and 10..15 past them).
+  EXPECT_EQ(to_string(zipped_divide(L("(5,2):(2,1)"), L("4:1"))), "(4,(2,2)):(2,(8,1))");
   // By mode the same tiler is fine: 6:1 / 4:1 reads 6:1 past its end.
   EXPECT_EQ(to_string(zipped_divide(L("(6,2):(1,7)"), make_tile(L("4:1")))), "((4),(2,2)):((1),(4,7))");
   expect_all(error_of([] { logical_product(L("(3,2):(2,18)"), L("(2,5):(5,1)")); }),

@@ -26,6 +26,25 @@ inline std::int64_t eval_unbounded(Layout const& a, std::int64_t x) {
   return idx + x * d.back();
 }
 
+// Whether A, its last leaf unbounded, reaches offset v: v = low + y * d_last for an offset `low`
+// of the other leaves and some y >= 0.
+inline bool reaches_unbounded(Layout const& a, std::int64_t v) {
+  auto s = leaves(a.shape);
+  auto d = leaves(a.stride);
+  std::vector<std::int64_t> low{0};
+  for (std::size_t k = 0; k + 1 < s.size(); ++k) {
+    std::vector<std::int64_t> next;
+    for (auto o : low)
+      for (std::int64_t x = 0; x < s[k]; ++x) next.push_back(o + x * d[k]);
+    low.swap(next);
+  }
+  for (auto o : low) {
+    std::int64_t const t = v - o;
+    if (d.back() == 0 ? t == 0 : t % d.back() == 0 && t / d.back() >= 0) return true;
+  }
+  return false;
+}
+
 inline std::vector<std::int64_t> values(Layout const& l) {
   std::vector<std::int64_t> v;
   for (std::int64_t i = 0; i < size(l); ++i) v.push_back(l(i));
