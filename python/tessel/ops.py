@@ -263,6 +263,8 @@ def _check_scaled(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: 
         if s.dtype != torch.float32 or s.numel() != 1:
             raise ValueError(f"{op}: {name} is {s.dtype} with shape {tuple(s.shape)}; tessel takes per-tensor scales, one "
                              "float32 element each (row-wise and block scales are not supported yet)")
+        if s.device != a.device:  # the kernel reads the scale where a lives
+            raise ValueError(f"{op}: {name} is on {s.device} but a is on {a.device}: put the scales on a's device")
     if scale_result is not None:
         raise ValueError(f"{op}: scale_result scales an FP8 output; tessel writes float32, float16 or bfloat16, so pass None")
     out = torch.bfloat16 if out_dtype is None else out_dtype

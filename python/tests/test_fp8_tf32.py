@@ -132,6 +132,8 @@ def test_scales_are_read_on_the_device_at_each_launch(hopper):
     s.fill_(0.5)
     quarter = tessel.scaled_mm(a, w.t(), s, s, out_dtype=torch.float32, use_fast_accum=True)
     assert torch.equal(quarter, one * 0.25)  # a power of two scales exactly
+    with pytest.raises(ValueError, match="put the scales on a's device"):
+        tessel.scaled_mm(a, w.t(), s.cpu(), s, out_dtype=torch.float32)
 
 
 def test_gemm_takes_fp8_tensors(hopper):
