@@ -9,4 +9,5 @@ NB_MODULE(_core, m) {
   tessel::py::bind_calc(m);
   tessel::py::bind_gemm(m);
   tessel::py::bind_timing(m);
+  tessel::py::bind_raw_kernel(m);
 }

@@ -11,14 +11,38 @@ tessel.layout holds the algebra (Layout, composition, logical_divide, ...). tess
 tessel.linear, tessel.bmm, tessel.scaled_mm and tessel.nn.Linear are the PyTorch-facing layer
 (tessel/ops.py: the torch.library operators torch.ops.tessel.mm, bmm, with autograd, and
 scaled_mm); they import torch on first use, and `import tessel` alone does not.
+
+tessel.kernel, tessel.jit, tessel.compile(fn, *args), tessel.from_dlpack and tessel.arch are the
+kernel DSL (tessel/dsl): kernels written in Python with the CuTe DSL's names.
 """
 
 from . import layout
 from ._core import CudaError, GemmError
 from .gemm import gemm, kernel_for, tune, warmup
-from .jit.compiler import CompiledGemm, compile, target_for  # noqa: A004 (tessel.compile is the API)
+from .jit.compiler import CompiledGemm, target_for
+from .jit.compiler import compile as _compile_gemm
 from .jit.config import GemmConfig
 from .jit.nvrtc import CompileError
+from . import dsl
+from .dsl import (  # noqa: F401 (the kernel DSL, with the CuTe DSL's names)
+    BFloat16, Boolean, CompiledFunction, Constexpr, DSLError, Float8E4M3, Float8E5M2, Float16, Float32, Float64, Int8, Int16,
+    Int32, Int64, SmemAllocator, Tensor, TensorSSA, Uint8, Uint32, Uint64, arch, blocked_product, coalesce, complement,
+    composition, const_expr, fake_tensor, flat_divide, from_dlpack, jit, kernel, left_inverse, local_partition, local_tile,
+    logical_divide, logical_product, make_fragment, make_fragment_like, make_layout, make_layout_tv, raked_product,
+    range_constexpr, right_inverse, runtime, select, tiled_divide, tiled_product, zipped_divide, zipped_product,
+)
+from .dsl import range as range  # noqa: A004,PLC0414
+
+
+def compile(obj, *args, **kwargs):  # noqa: A001 (tessel.compile is the API)
+    """tessel.compile(GemmConfig, target=None): a GEMM configuration compiled with NVRTC (see
+    tessel.jit.compiler). tessel.compile(jit_fn, *args, target=None): a @tessel.jit function
+    traced and compiled for these arguments (see tessel.dsl)."""
+    if isinstance(obj, GemmConfig):
+        return _compile_gemm(obj, *args, **kwargs)
+    if isinstance(obj, dsl.JitFunction):
+        return dsl.compile(obj, *args, **kwargs)
+    raise TypeError(f"tessel.compile takes a GemmConfig or a @tessel.jit function, not {type(obj).__name__}")
 
 __version__ = "0.1.0"
 
@@ -34,4 +58,4 @@ def __getattr__(name):
     return module if _TORCH_NAMES[name] is None else getattr(module, name)
 
 
-__all__ = ["bmm", "linear", "matmul", "nn", "ops", "scaled_mm", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]
+__all__ = ["dsl", "kernel", "jit", "from_dlpack", "fake_tensor", "arch", "Tensor", "DSLError", "bmm", "linear", "matmul", "nn", "ops", "scaled_mm", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]

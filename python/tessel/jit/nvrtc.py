@@ -136,6 +136,17 @@ def _check(result: int, what: str):
 def compile_to_cubin(source: str, name: str, options: list[str], name_expressions: list[str]):
     """Compile `source` (called `name` in diagnostics) and return (cubin bytes, {expression:
     lowered name}, log). Raises CompileError with NVRTC's log when the source does not compile."""
+    cubin, _, lowered, log = _compile(source, name, options, name_expressions, want_ptx=False)
+    return cubin, lowered, log
+
+
+def compile_program(source: str, name: str, options: list[str]):
+    """(cubin bytes, PTX text, log) of `source`; raises CompileError with NVRTC's log."""
+    cubin, ptx, _, log = _compile(source, name, options, [], want_ptx=True)
+    return cubin, ptx, log
+
+
+def _compile(source, name, options, name_expressions, want_ptx):
     lib = _lib()
     prog = ctypes.c_void_p()
     _check(lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0, None, None), "nvrtcCreateProgram")
@@ -161,6 +172,12 @@ def compile_to_cubin(source: str, name: str, options: list[str], name_expression
             raise CompileError(f"NVRTC produced no cubin for {name}: the target must be a real architecture (sm_XX), not compute_XX")
         cubin = ctypes.create_string_buffer(size.value)
         _check(lib.nvrtcGetCUBIN(prog, cubin), "nvrtcGetCUBIN")
-        return cubin.raw, lowered, log
+        ptx = ""
+        if want_ptx:
+            _check(lib.nvrtcGetPTXSize(prog, ctypes.byref(size)), "nvrtcGetPTXSize")
+            text = ctypes.create_string_buffer(size.value)
+            _check(lib.nvrtcGetPTX(prog, text), "nvrtcGetPTX")
+            ptx = text.value.decode()
+        return cubin.raw, ptx, lowered, log
     finally:
         lib.nvrtcDestroyProgram(ctypes.byref(prog))

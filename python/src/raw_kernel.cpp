@@ -1,0 +1,126 @@
+// tessel._core.RawKernel: a cubin's kernel launched with a parameter buffer the caller packed.
+//
+// The Python kernel DSL (tessel/dsl) generates a kernel, packs its parameters with struct (each at
+// its natural alignment, as the CUDA ABI lays out a __global__ function's parameters) and launches
+// through here: one call, no per-parameter conversion, so that a compiled call costs a few
+// microseconds of host time.
+#include <nanobind/nanobind.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "cuda_driver.hpp"
+#include "gemm_kernel.hpp"
+#include "gemm_types.hpp"
+
+namespace tessel::py {
+
+namespace {
+
+// cuLaunchKernel's `extra` keys (cuda.h): the parameters as one buffer, and its size.
+void* const kLaunchParamBufferPointer = reinterpret_cast<void*>(1);
+void* const kLaunchParamBufferSize = reinterpret_cast<void*>(2);
+void* const kLaunchParamEnd = nullptr;
+
+[[noreturn]] void failed(cuda::CUresult r, std::string const& what) {
+  Status s = r == cuda::CUDA_ERROR_NO_BINARY_FOR_GPU ? Status::kErrorArchMismatch : Status::kErrorInternal;
+  throw StatusError{{s, what + ": " + cuda::error_text(r)}};
+}
+
+class RawKernel {
+ public:
+  RawKernel(nb::bytes cubin, std::string symbol, std::string target, int smem)
+      : cubin_(cubin.c_str(), cubin.size()), symbol_(std::move(symbol)), target_(std::move(target)), smem_(smem) {}
+
+  // Launches on `stream` of CUDA device `device`; `smem` bytes of dynamic shared memory (at least
+  // what the kernel declared when it was built), `cluster` CTAs per cluster along x, y, z.
+  void launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, int smem, std::uintptr_t stream,
+              int device, nb::bytes params, unsigned cx, unsigned cy, unsigned cz) {
+    std::string why;
+    cuda::Driver const* d = cuda::driver(&why);
+    if (!d) throw StatusError{{Status::kErrorNotSupported, "no CUDA driver to launch " + symbol_ + ": " + why}};
+    cuda::DeviceInfo const& info = device_info(device);
+    cuda::CUfunction fn = function(*d, info, device);
+    if (smem < smem_) smem = smem_;
+    std::size_t size = params.size();
+    void* extra[] = {kLaunchParamBufferPointer, const_cast<char*>(params.c_str()), kLaunchParamBufferSize, &size, kLaunchParamEnd};
+    cuda::ScopedContext scope(*d, info.context);
+    auto s = reinterpret_cast<cuda::CUstream>(stream);
+    cuda::CUresult r;
+    if (cx * cy * cz > 1) {
+      if (!d->cuLaunchKernelEx) throw StatusError{{Status::kErrorNotSupported, "this CUDA driver cannot launch clusters (cuLaunchKernelEx)"}};
+      cuda::CUlaunchAttribute attr{};
+      attr.id = cuda::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attr.value.cluster_dim = {cx, cy, cz};
+      cuda::CUlaunchConfig config{gx, gy, gz, bx, by, bz, static_cast<unsigned>(smem), s, &attr, 1};
+      r = d->cuLaunchKernelEx(&config, fn, nullptr, extra);
+    } else {
+      r = d->cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, static_cast<unsigned>(smem), s, nullptr, extra);
+    }
+    if (r != cuda::CUDA_SUCCESS) failed(r, "launching " + symbol_ + " (grid " + dims(gx, gy, gz) + ", block " + dims(bx, by, bz) + ")");
+  }
+
+  std::string const& symbol() const { return symbol_; }
+  std::string const& target() const { return target_; }
+
+ private:
+  static std::string dims(unsigned x, unsigned y, unsigned z) {
+    return "(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ")";
+  }
+
+  static cuda::DeviceInfo const& device_info(int device) {
+    try {
+      return cuda::device_info(device);
+    } catch (cuda::CudaFailure const& f) {
+      throw StatusError{{Status::kErrorNotSupported, "CUDA device " + std::to_string(device) + " cannot be used: " + f.message}};
+    }
+  }
+
+  cuda::CUfunction function(cuda::Driver const& d, cuda::DeviceInfo const& info, int device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (device < static_cast<int>(functions_.size()) && functions_[device]) return functions_[device];
+    if (!target_runs_on(target_, info.compute_capability)) {
+      throw StatusError{{Status::kErrorArchMismatch, "the kernel " + symbol_ + " is compiled for " + target_ + ", which CUDA device " +
+                                                         std::to_string(device) + " (compute capability " +
+                                                         std::to_string(info.compute_capability / 10) + "." +
+                                                         std::to_string(info.compute_capability % 10) +
+                                                         ") cannot run: compile it for this device's target"}};
+    }
+    cuda::ScopedContext scope(d, info.context);
+    cuda::CUmodule module = nullptr;
+    cuda::CUfunction fn = nullptr;
+    if (auto r = d.cuModuleLoadData(&module, cubin_.data()); r != cuda::CUDA_SUCCESS) failed(r, "loading " + symbol_);
+    if (auto r = d.cuModuleGetFunction(&fn, module, symbol_.c_str()); r != cuda::CUDA_SUCCESS) failed(r, "looking up " + symbol_);
+    // Above 48 KiB of dynamic shared memory a kernel opts in, once per function; the most a launch
+    // may then ask for is what the device allows, which the launch itself checks.
+    if (auto r = d.cuFuncSetAttribute(fn, cuda::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, kOptInBytes);
+        r != cuda::CUDA_SUCCESS && smem_ > 48 * 1024)
+      failed(r, "asking for " + std::to_string(smem_) + " bytes of shared memory for " + symbol_);
+    if (static_cast<int>(functions_.size()) <= device) functions_.resize(device + 1, nullptr);
+    functions_[device] = fn;
+    return fn;
+  }
+
+  static constexpr int kOptInBytes = 227 * 1024;  // sm_90's largest per-block opt-in
+  std::string cubin_, symbol_, target_;
+  int smem_;
+  std::mutex mutex_;
+  std::vector<cuda::CUfunction> functions_;
+};
+
+}  // namespace
+
+void bind_raw_kernel(nb::module_& m) {
+  nb::class_<RawKernel>(m, "RawKernel", "A generated kernel (cubin and entry name) launched with a packed parameter buffer.")
+      .def(nb::init<nb::bytes, std::string, std::string, int>(), nb::arg("cubin"), nb::arg("symbol"), nb::arg("target"),
+           nb::arg("smem"))
+      .def("launch", &RawKernel::launch, nb::arg("gx"), nb::arg("gy"), nb::arg("gz"), nb::arg("bx"), nb::arg("by"), nb::arg("bz"),
+           nb::arg("smem"), nb::arg("stream"), nb::arg("device"), nb::arg("params"), nb::arg("cx") = 1, nb::arg("cy") = 1,
+           nb::arg("cz") = 1, "Launch with the parameters packed as the kernel's parameter list lays them out.")
+      .def_prop_ro("symbol", &RawKernel::symbol)
+      .def_prop_ro("target", &RawKernel::target);
+}
+
+}  // namespace tessel::py

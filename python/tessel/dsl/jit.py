@@ -1,0 +1,578 @@
+"""@kernel, @jit and compile: tracing, specialising, caching and launching DSL kernels.
+
+    @tessel.kernel                       # traced to CUDA C++ per argument signature
+    def add_kernel(gA, gB, gC): ...
+    @tessel.jit                          # host code: runs in Python, launches kernels
+    def add(mA, mB, mC): add_kernel(mA, mB, mC).launch(grid=(g, 1, 1), block=(256, 1, 1))
+    compiled = tessel.compile(add, *args)  # traced and compiled once; compiled(*args) launches
+
+A kernel is specialised on its arguments' signature: each tensor's element type, alignment,
+index width and layout (values where static), each dynamic scalar's type, and each
+compile-time value (Constexpr, or anything that is not a number or a tensor). A specialisation
+is kept in memory and its cubin on disk (tessel.jit.cache), keyed by the generated source, the
+target and the NVRTC version: the generated source spells the function's body, its closure's
+values and the signature, so editing any of them changes the key.
+
+A compiled @jit function replays the launches it recorded when every argument is a tensor with
+a static layout or a compile-time value (the launch configuration then cannot change between
+calls); otherwise it runs the host function each call, with the kernels already compiled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import struct
+import threading
+import time
+
+from . import dtypes as T
+from .device import DeviceTensor
+from .host import HostTensor, as_host_tensor, from_dlpack
+from .ir import Builder, DSLError, Value, tracing
+from .prelude import prelude
+from .rewrite import rewrite
+
+_host = threading.local()
+
+
+# ---- the arguments' signature -----------------------------------------------------------------------
+
+def _is_torch_tensor(x) -> bool:
+    return type(x).__module__.startswith("torch") and hasattr(x, "data_ptr") and hasattr(x, "stride")
+
+
+def _is_stream(x) -> bool:
+    return hasattr(x, "cuda_stream") and not _is_torch_tensor(x)
+
+
+def classify(value, annotation):
+    """(kind, signature part) of one kernel or @jit argument."""
+    if annotation is T.Constexpr or annotation == "Constexpr" or annotation == "tessel.Constexpr":
+        return "const", ("const", _const_key(value))
+    if isinstance(value, HostTensor):
+        return "tensor", value.signature()
+    if _is_stream(value):
+        return "stream", ("stream",)
+    if isinstance(value, T.Scalar):
+        return "scalar", ("scalar", value.dtype.name)
+    if isinstance(annotation, T.DType) and isinstance(value, (int, float, bool)):
+        return "scalar", ("scalar", annotation.name)
+    if isinstance(value, bool):
+        return "scalar", ("scalar", "Boolean")
+    if isinstance(value, int):
+        return "scalar", ("scalar", "Int32" if -(1 << 31) <= value < (1 << 31) else "Int64")
+    if isinstance(value, float):
+        return "scalar", ("scalar", "Float32")
+    return "const", ("const", _const_key(value))
+
+
+def _const_key(v):
+    try:
+        hash(v)
+        return (type(v).__qualname__, repr(v))
+    except TypeError:
+        return (type(v).__qualname__, repr(v))
+
+
+def _scalar_dtype(value, annotation):
+    if isinstance(value, T.Scalar):
+        return value.dtype, value.value
+    if isinstance(annotation, T.DType):
+        return annotation, T.Scalar(value, annotation).value
+    if isinstance(value, bool):
+        return T.Boolean, value
+    if isinstance(value, int):
+        return (T.Int32 if -(1 << 31) <= value < (1 << 31) else T.Int64), value
+    return T.Float32, float(value)
+
+
+# ---- packing parameters -----------------------------------------------------------------------------
+
+_PTR = ("Q", 8)
+
+
+def _scalar_code(dtype: T.DType):
+    if dtype is T.Float16:
+        return "e", 2
+    if dtype is T.BFloat16:
+        return "H", 2
+    if dtype.struct is None:
+        raise DSLError(f"a {dtype.name} scalar cannot be a kernel parameter: pass it as Float32 and convert in the kernel")
+    return dtype.struct, dtype.width
+
+
+def _bf16_bits(x: float) -> int:
+    u = struct.unpack("<I", struct.pack("<f", x))[0]
+    return (u + 0x7FFF + ((u >> 16) & 1)) >> 16 & 0xFFFF
+
+
+class ParamPlan:
+    """The kernel's parameter list: C++ declarations and the struct layout that packs them."""
+
+    def __init__(self):
+        self.decls: list[str] = []
+        self.fmt = "<"
+        self.size = 0
+        self.sources: list = []  # per packed value: (argument index, what) -- see values()
+
+    def add(self, decl, code, align, source):
+        pad = -self.size % align
+        if pad:
+            self.fmt += f"{pad}x"
+        self.fmt += code
+        self.size += pad + struct.calcsize("<" + code)
+        self.decls.append(decl)
+        self.sources.append(source)
+
+    def finish(self):
+        self.struct = struct.Struct(self.fmt)
+
+
+# ---- kernels ----------------------------------------------------------------------------------------
+
+class CompiledKernel:
+    """One specialisation of a kernel: its source, PTX, cubin and parameter plan."""
+
+    def __init__(self, name, source, ptx, cubin, target, plan, smem, seconds, cache_hit):
+        self.name, self.source, self.ptx, self.cubin, self.target = name, source, ptx, cubin, target
+        self.plan, self.smem, self.seconds, self.cache_hit = plan, smem, seconds, cache_hit
+        self._raw = None
+
+    @property
+    def raw(self):
+        if self._raw is None:
+            from .. import _core
+            self._raw = _core.RawKernel(self.cubin, self.name, self.target, self.smem)
+        return self._raw
+
+    def pack(self, args) -> bytes:
+        vals = []
+        for index, what in self.plan.sources:
+            a = args[index]
+            if what == "ptr":
+                vals.append(a.data_ptr)
+            elif what == "scalar":
+                vals.append(a)
+            elif what == "bf16":
+                vals.append(_bf16_bits(a))
+            else:  # ("entry", k): the k-th leaf of shape+stride
+                vals.append(_leaf(a, what[1]))
+        return self.plan.struct.pack(*vals)
+
+    def __repr__(self):
+        return f"<tessel CompiledKernel {self.name} for {self.target}>"
+
+
+def _leaf(t: HostTensor, k: int) -> int:
+    from .tensor import leaves
+    flat = leaves(t.shape) + leaves(t.stride)
+    return flat[k]
+
+
+class KernelFunction:
+    """A @tessel.kernel function. Calling it with arguments gives a launchable KernelCall."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__doc__ = fn.__doc__
+        self._traceable = None
+        self._signature = inspect.signature(fn)
+        self._specs: dict = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, *args, **kwargs):
+        return KernelCall(self, args, kwargs)
+
+    def _bind(self, args, kwargs):
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__qualname__}: {e}") from None
+        bound.apply_defaults()
+        params = list(self._signature.parameters.values())
+        return [(p.name, bound.arguments[p.name], p.annotation) for p in params]
+
+    def specialize(self, args, kwargs, target) -> tuple:
+        """(CompiledKernel, the argument values in parameter order) for these arguments."""
+        bound = self._bind(args, kwargs)
+        values = []
+        for _name, v, _ann in bound:
+            values.append(from_dlpack(v) if _is_torch_tensor(v) else v)
+        sig = tuple(classify(v, ann)[1] for (_, _, ann), v in zip(bound, values)) + (target,)
+        spec = self._specs.get(sig)
+        if spec is None:
+            with self._lock:
+                spec = self._specs.get(sig) or self._compile(bound, values, target, sig)
+                self._specs[sig] = spec
+        return spec, values
+
+    def _compile(self, bound, values, target, sig) -> CompiledKernel:
+        start = time.perf_counter()
+        if self._traceable is None:
+            self._traceable = rewrite(self.fn)
+        b = Builder(target)
+        plan = ParamPlan()
+        call_args = []
+        for i, ((name, _v, ann), v) in enumerate(zip(bound, values)):
+            kind, _ = classify(v, ann)
+            call_args.append(_device_argument(plan, i, name, kind, v, ann))
+        plan.finish()
+        with tracing(b):
+            self._traceable(*call_args)
+        body = "\n".join(b.source_lines())
+        digest = hashlib.sha256(repr(sig).encode() + body.encode()).hexdigest()[:12]
+        name = f"tessel_dsl_{self.fn.__name__}_{digest}"
+        source = _kernel_source(name, plan, body, b)
+        return _build(name, source, target, plan, b.smem_bytes, start)
+
+    def __repr__(self):
+        return f"<tessel kernel {self.__qualname__}>"
+
+
+def _device_argument(plan, index, name, kind, value, annotation):
+    from .tensor import leaves
+    if kind == "const":
+        return value
+    ident = "".join(ch if ch.isalnum() else "_" for ch in name)
+    if kind == "stream":
+        raise DSLError(f"argument '{name}' of a kernel is a stream: pass it to .launch(stream=...), not to the kernel")
+    if kind == "scalar":
+        dtype, _ = _scalar_dtype(value, annotation)
+        code, align = _scalar_code(dtype)
+        pname = f"a_{ident}"
+        plan.add(f"{dtype.cxx} {pname}" if dtype is not T.BFloat16 else f"tessel_dsl::bfloat16 {pname}", code, align,
+                 (index, "bf16" if dtype is T.BFloat16 else "scalar"))
+        return Value(pname, dtype, None, 1)
+    t: HostTensor = value
+    pname = f"p_{ident}"
+    plan.add(f"{t.element_type.cxx}* __restrict__ {pname}", *_PTR, (index, "ptr"))
+    itype = t.index_type
+    flat = leaves(t.shape) + leaves(t.stride)
+    nshape = len(leaves(t.shape))
+    dyn = []
+    for k, x in enumerate(flat):
+        if t.dynamic and not (k >= nshape and k - nshape == t.leading):
+            ename = f"{pname}_{'s' if k < nshape else 'd'}{k if k < nshape else k - nshape}"
+            plan.add(f"{itype.cxx} {ename}", *_scalar_code(itype), (index, ("entry", k)))
+            dyn.append(Value(ename, itype, None, 1))
+        else:
+            dyn.append(x)
+    it = iter(dyn)
+    shape = _rebuild(t.shape, it)
+    stride = _rebuild(t.stride, it)
+    return DeviceTensor(t.element_type, shape, stride, pname, 0, t.align, "gmem", itype)
+
+
+def _rebuild(structure, it):
+    if isinstance(structure, tuple):
+        return tuple(_rebuild(s, it) for s in structure)
+    return next(it)
+
+
+def _kernel_source(name, plan, body, b) -> str:
+    smem = ""
+    if "smem" in b.features:
+        smem = f"  extern __shared__ __align__({max(b.smem_align, 16)}) unsigned char tessel_smem[];\n"
+    params = ", ".join(plan.decls)
+    return (prelude(b.features) + f'\nextern "C" __global__ void {name}({params}) {{\n' + smem + body + "\n}\n")
+
+
+_OPTIONS = ("-std=c++17",)
+
+
+def _build(name, source, target, plan, smem, start) -> CompiledKernel:
+    from ..jit import cache, nvrtc
+    options = [f"-arch={target}", *_OPTIONS]
+    key = cache.entry_key(kind="dsl", source=source, target=target, options=options, nvrtc=list(nvrtc.toolkit().version))
+    hit = cache.load(key)
+    if hit is not None:
+        cubin, meta = hit
+        return CompiledKernel(name, source, meta.get("ptx", ""), cubin, target, plan, smem, time.perf_counter() - start, True)
+    try:
+        cubin, ptx, _log = nvrtc.compile_program(source, f"{name}.cu", options)
+    except nvrtc.CompileError as e:
+        raise _nvrtc_error(e) from None
+    cache.store(key, cubin, {"kernel": name, "target": target, "ptx": ptx})
+    return CompiledKernel(name, source, ptx, cubin, target, plan, smem, time.perf_counter() - start, False)
+
+
+def _nvrtc_error(e):
+    """NVRTC's first error, at the Python line the generated code's #line directive names."""
+    import re
+    m = re.search(r'^(.*?)\((\d+)\): (?:catastrophic )?error: (.*)$', e.log, re.M)
+    if m and m.group(1).endswith(".py"):
+        import linecache
+        err = DSLError(f"the generated C++ does not compile: {m.group(3)} (NVRTC; the full log is in .log)", m.group(1),
+                       int(m.group(2)), linecache.getline(m.group(1), int(m.group(2))))
+    else:
+        err = DSLError(f"the generated C++ does not compile (NVRTC): {e.log.splitlines()[0] if e.log else e}")
+    err.log, err.source = e.log, e.source
+    return err
+
+
+# ---- launching --------------------------------------------------------------------------------------
+
+def _dims(x, what):
+    if isinstance(x, Value):
+        raise DSLError(f"the launch's {what} is a dynamic device value: launch dimensions are host integers")
+    if isinstance(x, int):
+        x = (x,)
+    try:
+        d = tuple(int(v) for v in x)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} is a tuple of up to three integers; got {x!r}") from None
+    if not 1 <= len(d) <= 3:
+        raise ValueError(f"{what} {x!r}: one to three dimensions")
+    d = d + (1,) * (3 - len(d))
+    if any(v < 1 for v in d):
+        raise ValueError(f"{what} {d}: every dimension must be at least 1")
+    return d
+
+
+class KernelCall:
+    """A kernel with its arguments; .launch(grid=, block=, smem=, stream=, cluster=) runs it."""
+
+    def __init__(self, kernel: KernelFunction, args, kwargs):
+        self.kernel, self.args, self.kwargs = kernel, args, kwargs
+
+    def launch(self, grid, block, smem: int = 0, stream=None, cluster=(1, 1, 1)):
+        grid, block, cluster = _dims(grid, "grid"), _dims(block, "block"), _dims(cluster, "cluster")
+        if block[0] * block[1] * block[2] > 1024:
+            raise ValueError(f"block {block}: at most 1024 threads per block")
+        ctx = getattr(_host, "ctx", None)
+        target = ctx.target if ctx is not None else None
+        tensors = [a for a in list(self.args) + list(self.kwargs.values()) if isinstance(a, HostTensor) or _is_torch_tensor(a)]
+        if target is None:
+            target = _target_of(tensors)
+        spec, values = self.kernel.specialize(self.args, self.kwargs, target)
+        record = Launch(spec, values, grid, block, int(smem), stream, cluster)
+        if ctx is not None:
+            ctx.launches.append(record)
+            if not ctx.execute:
+                return
+        record.run(values)
+
+
+class Launch:
+    def __init__(self, spec, values, grid, block, smem, stream, cluster):
+        self.spec, self.values, self.grid, self.block, self.smem, self.stream, self.cluster = (
+            spec, values, grid, block, smem, stream, cluster)
+
+    def run(self, values, stream=None):
+        tensors = [v for v in values if isinstance(v, HostTensor)]
+        if any(t.ptr is None for t in tensors):
+            raise ValueError(f"{self.spec.name}: a fake_tensor has no memory: compile with it, then call the compiled "
+                             "function with real tensors")
+        device = next((t.device for t in tensors if t.device is not None and t.device >= 0), None)
+        if device is None:
+            raise ValueError(f"{self.spec.name}: no argument is a CUDA tensor (kernels read device memory)")
+        s = _stream_handle(self.stream if stream is None else stream, tensors, device)
+        g, b, c = self.grid, self.block, self.cluster
+        self.spec.raw.launch(g[0], g[1], g[2], b[0], b[1], b[2], self.smem, s, device, self.spec.pack(values), c[0], c[1], c[2])
+
+
+def _stream_handle(stream, tensors, device) -> int:
+    if stream is None:
+        import sys
+        torch = sys.modules.get("torch")
+        if torch is not None and any(_is_torch_tensor(t.owner) for t in tensors):
+            return torch._C._cuda_getCurrentRawStream(device)
+        return 0
+    if isinstance(stream, int):
+        return stream
+    if hasattr(stream, "cuda_stream"):
+        return int(stream.cuda_stream)
+    raise TypeError(f"stream is a torch.cuda.Stream or a CUstream handle (int); got {type(stream).__name__}")
+
+
+def _target_of(tensors) -> str:
+    from ..jit.compiler import device_target
+    devices = [from_dlpack(t).device for t in tensors]
+    devices = [d for d in devices if d is not None and d >= 0]
+    if not devices:
+        raise DSLError("no argument is a CUDA tensor to choose a target from: pass target='sm_90a' (or 'sm_80') to "
+                       "tessel.compile")
+    return device_target(devices[0])
+
+
+# ---- host functions ---------------------------------------------------------------------------------
+
+class _HostContext:
+    def __init__(self, target, execute):
+        self.target, self.execute, self.launches = target, execute, []
+
+    def __enter__(self):
+        self.prev = getattr(_host, "ctx", None)
+        _host.ctx = self
+        return self
+
+    def __exit__(self, *exc):
+        _host.ctx = self.prev
+
+
+class JitFunction:
+    """A @tessel.jit host function. Called directly, it compiles once per argument signature
+    (kept in memory) and runs the compiled function."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__, self.__qualname__, self.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+        self._signature = inspect.signature(fn)
+        self._compiled: dict = {}
+
+    def _args(self, args, kwargs):
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__qualname__}: {e}") from None
+        bound.apply_defaults()
+        params = list(self._signature.parameters.values())
+        values = [bound.arguments[p.name] for p in params]
+        values = [as_host_tensor(v) if _is_torch_tensor(v) else v for v in values]
+        return values, [p.annotation for p in params]
+
+    def __call__(self, *args, **kwargs):
+        values, anns = self._args(args, kwargs)
+        sig = tuple(classify(v, a)[1] for v, a in zip(values, anns))
+        compiled = self._compiled.get(sig)
+        if compiled is None:
+            tensors = [v for v in values if isinstance(v, HostTensor)]
+            compiled = self._compiled[sig] = CompiledFunction(self, values, anns, _target_of(tensors) if tensors else None)
+        return compiled._call_values(values)
+
+    def __repr__(self):
+        return f"<tessel jit function {self.__qualname__}>"
+
+
+class CompiledFunction:
+    """A @jit function traced and compiled for one argument signature and target."""
+
+    def __init__(self, jit: JitFunction, values, annotations, target):
+        if target is None:
+            raise DSLError("no argument is a CUDA tensor to choose a target from: pass target='sm_90a' (or 'sm_80')")
+        self.jit, self.target = jit, target
+        self._annotations = annotations
+        self._like = list(values)
+        self._sig = tuple(classify(v, a)[1] for v, a in zip(values, annotations))
+        start = time.perf_counter()
+        with _HostContext(target, execute=False) as ctx:
+            jit.fn(*values)
+        self.launches = ctx.launches
+        self.seconds = time.perf_counter() - start
+        self.replay = all(classify(v, a)[0] == "const" or isinstance(v, HostTensor) and not v.dynamic
+                          for v, a in zip(values, annotations)) and all(self._mappable(rec, values) for rec in self.launches)
+        if self.replay:
+            self._maps = [self._mapping(rec, values) for rec in self.launches]
+
+    # Replay: each kernel argument is a @jit argument or a view cut from one.
+    @staticmethod
+    def _mappable(rec, values) -> bool:
+        roots = [v for v in values if isinstance(v, HostTensor)]
+        for v in rec.values:
+            if isinstance(v, HostTensor) and not any(v.root is r for r in roots):
+                return False
+        if rec.stream is not None and not any(rec.stream is v for v in values) and not isinstance(rec.stream, int):
+            return False
+        return True
+
+    @staticmethod
+    def _mapping(rec, values):
+        out = []
+        for v in rec.values:
+            if isinstance(v, HostTensor):
+                out.append(("view", next(i for i, r in enumerate(values) if r is v.root), v))
+            else:
+                out.append(("same", v))
+        stream = next((("arg", i) for i, a in enumerate(values) if rec.stream is a), ("same", rec.stream))
+        return out, stream
+
+    @property
+    def kernels(self) -> list:
+        return [rec.spec for rec in self.launches]
+
+    @property
+    def ptx(self) -> str:
+        return "\n".join(dict.fromkeys(k.ptx for k in self.kernels))
+
+    @property
+    def cubin(self) -> bytes:
+        cubins = list(dict.fromkeys(k.cubin for k in self.kernels))
+        if len(cubins) != 1:
+            raise ValueError(f"{self.jit.__qualname__} launches {len(cubins)} kernels: read .kernels[i].cubin")
+        return cubins[0]
+
+    @property
+    def source(self) -> str:
+        return "\n".join(dict.fromkeys(k.source for k in self.kernels))
+
+    def __call__(self, *args, **kwargs):
+        if kwargs or len(args) != len(self._like):
+            values, _ = self.jit._args(args, kwargs)
+        else:
+            values = list(args)
+        return self._call_values(values)
+
+    def _call_values(self, values):
+        for i, (v, like, part) in enumerate(zip(values, self._like, self._sig)):
+            if isinstance(like, HostTensor):
+                if not isinstance(v, HostTensor):
+                    v = values[i] = as_host_tensor(v, like)
+                if v.signature() != part:
+                    raise ValueError(f"{self.jit.__qualname__}: argument {i} is a {v.describe()}; this function was compiled "
+                                     f"for a {like.describe()}: call the @jit function itself (it compiles per signature) or "
+                                     "compile again")
+        if not self.replay:
+            with _HostContext(self.target, execute=True):
+                return self.jit.fn(*values)
+        for rec, (mapping, stream) in zip(self.launches, self._maps):
+            args = []
+            for m in mapping:
+                if m[0] == "view":
+                    root, view = values[m[1]], m[2]
+                    args.append(_rebase(view, root))
+                else:
+                    args.append(m[1])
+            rec.run(args, values[stream[1]] if stream[0] == "arg" else stream[1])
+        return None
+
+    def __repr__(self):
+        return f"<tessel compiled {self.jit.__qualname__} for {self.target}: {len(self.launches)} launch(es)>"
+
+
+def _rebase(view: HostTensor, root: HostTensor) -> HostTensor:
+    if view is view.root:
+        return root
+    t = HostTensor(view.element_type, view.shape, view.stride, root.ptr, root.device, view.align, view.dynamic, root.owner,
+                   root, view.offset)
+    return t
+
+
+def compile(fn, *args, target=None, **kwargs):  # noqa: A001 (tessel.compile)
+    """Trace and compile a @jit function (or a @kernel, launched by hand later) for these
+    arguments. `target`: 'sm_90a', 'sm_80', ...; needed when no argument is a CUDA tensor."""
+    from ..jit.compiler import normalize_target
+    if isinstance(fn, JitFunction):
+        values, anns = fn._args(args, kwargs)
+        tensors = [v for v in values if isinstance(v, HostTensor)]
+        t = normalize_target(target) if target is not None else _target_of([x for x in tensors if x.device is not None])
+        compiled = CompiledFunction(fn, values, anns, t)
+        fn._compiled.setdefault(tuple(classify(v, a)[1] for v, a in zip(values, anns)), compiled)
+        return compiled
+    raise TypeError(f"tessel.compile takes a @tessel.jit function (or a GemmConfig); got {type(fn).__name__}")
+
+
+def kernel(fn=None, **options):
+    """@tessel.kernel: a device function traced into a CUDA kernel per argument signature."""
+    if fn is None:
+        return lambda f: KernelFunction(f)
+    return KernelFunction(fn)
+
+
+def jit(fn=None, **options):
+    """@tessel.jit: a host function that launches kernels; see tessel.compile."""
+    if fn is None:
+        return lambda f: JitFunction(f)
+    return JitFunction(fn)
