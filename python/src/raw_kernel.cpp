@@ -5,6 +5,7 @@
 // through here: one call, no per-parameter conversion, so that a compiled call costs a few
 // microseconds of host time.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 
 #include <mutex>
 #include <string>
