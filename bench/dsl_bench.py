@@ -76,8 +76,8 @@ def main():
             times[name].append(s.elapsed_time(e))
     nbytes = sets[0][0].numel() * 2
     med = {k: statistics.median(v) for k, v in times.items()}
-    bw = {"dsl vadd": 3 * nbytes / med["dsl vadd"] / 1e9, "torch add": 3 * nbytes / med["torch add"] / 1e9,
-          "torch copy": 2 * nbytes / med["torch copy"] / 1e9}
+    bw = {"dsl vadd": 3 * nbytes / med["dsl vadd"] / 1e6, "torch add": 3 * nbytes / med["torch add"] / 1e6,
+          "torch copy": 2 * nbytes / med["torch copy"] / 1e6}
     for k in times:
         lines.append(f"{k}: median {med[k] * 1e3:.1f} us, {bw[k]:.0f} GB/s")
     lines.append(f"dsl vadd / torch copy bandwidth: {bw['dsl vadd'] / bw['torch copy']:.3f}; / torch add: {bw['dsl vadd'] / bw['torch add']:.3f}")
