@@ -129,6 +129,16 @@ class ParamPlan:
         self.struct = struct.Struct(self.fmt)
 
 
+def _bind(signature, qualname, args, kwargs):
+    """[(name, value, annotation)] of a call, defaults applied, in parameter order."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"{qualname}: {e}") from None
+    bound.apply_defaults()
+    return [(p.name, bound.arguments[p.name], p.annotation) for p in signature.parameters.values()]
+
+
 # ---- kernels ----------------------------------------------------------------------------------------
 
 class CompiledKernel:
@@ -187,13 +197,7 @@ class KernelFunction:
         return KernelCall(self, args, kwargs)
 
     def _bind(self, args, kwargs):
-        try:
-            bound = self._signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{self.__qualname__}: {e}") from None
-        bound.apply_defaults()
-        params = list(self._signature.parameters.values())
-        return [(p.name, bound.arguments[p.name], p.annotation) for p in params]
+        return _bind(self._signature, self.__qualname__, args, kwargs)
 
     def specialize(self, args, kwargs, target) -> tuple:
         """(CompiledKernel, the argument values in parameter order) for these arguments."""
@@ -424,15 +428,9 @@ class JitFunction:
         self._compiled: dict = {}
 
     def _args(self, args, kwargs):
-        try:
-            bound = self._signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{self.__qualname__}: {e}") from None
-        bound.apply_defaults()
-        params = list(self._signature.parameters.values())
-        values = [bound.arguments[p.name] for p in params]
-        values = [as_host_tensor(v) if _is_torch_tensor(v) else v for v in values]
-        return values, [p.annotation for p in params]
+        bound = _bind(self._signature, self.__qualname__, args, kwargs)
+        values = [as_host_tensor(v) if _is_torch_tensor(v) else v for _, v, _ in bound]
+        return values, [ann for _, _, ann in bound]
 
     def __call__(self, *args, **kwargs):
         values, anns = self._args(args, kwargs)

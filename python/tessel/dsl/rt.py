@@ -196,38 +196,27 @@ def select(c, a, b):
     return builder().let(t, f"({cxx_bool(c)} ? {convert(x_v, t).expr} : {convert(y_v, t).expr})")
 
 
-def and_(*thunks):
+def _logical(thunks, op: str, stops_on):
+    """Python's and / or over thunks: a compile-time operand equal to `stops_on` ends it (as
+    Python short-circuits); from the first dynamic operand on, the rest join in C++."""
     acc = None
     for th in thunks:
         v = th()
-        if acc is None:
+        if acc is None or not isinstance(acc, Value):
             acc = v
-        elif isinstance(acc, Value):
-            acc = builder().let(T.Boolean, f"({cxx_bool(acc)} && {cxx_bool(v)})")
-        elif not acc:
-            return acc
         else:
-            acc = v
-        if not isinstance(acc, Value) and not acc:
+            acc = builder().let(T.Boolean, f"({cxx_bool(acc)} {op} {cxx_bool(v)})")
+        if not isinstance(acc, Value) and bool(acc) == stops_on:
             return acc
     return acc
+
+
+def and_(*thunks):
+    return _logical(thunks, "&&", False)
 
 
 def or_(*thunks):
-    acc = None
-    for th in thunks:
-        v = th()
-        if acc is None:
-            acc = v
-        elif isinstance(acc, Value):
-            acc = builder().let(T.Boolean, f"({cxx_bool(acc)} || {cxx_bool(v)})")
-        elif acc:
-            return acc
-        else:
-            acc = v
-        if not isinstance(acc, Value) and acc:
-            return acc
-    return acc
+    return _logical(thunks, "||", True)
 
 
 def not_(x):
