@@ -3,8 +3,9 @@
 // compile-time algebra (include/tessel/layout, which turns a failure into a static_assert) and
 // the run-time algebra (include/tessel/layout/runtime, which turns it into an rt::Error). The
 // divides and products compose too, so they are held to the same rule; a divide whose tiler
-// does not divide A gets CuTe 4.7's padded answer where the second rule, at the end of this
-// file, shows it to be a divide.
+// does not divide A gets CuTe 4.7's padded answer where the second rule, below the first, shows
+// it to be a divide; and a divide whose tiler reaches past A's domain is held by the third, at
+// the end of this file, to reach no offset twice.
 //
 // The model. A is coalesced to flat modes a_0:e_0, ..., a_{r-1}:e_{r-1}, its last mode read as
 // unbounded (CuTe's extension of A past its domain). A 1-D index x of A has mixed-radix digits
