@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <tessel/arch/tma_encode.hpp>
+
 #include "bindings.hpp"
 #include "cuda_driver.hpp"
 #include "gemm_kernel.hpp"
@@ -111,9 +113,32 @@ class RawKernel {
   std::vector<cuda::CUfunction> functions_;
 };
 
+// A TMA descriptor (CUtensorMap, 128 bytes) of `inner` x `outer` x `batches` elements of
+// `elem_bytes` bytes at `base` (strides `ld` and `batch_stride` in elements), read in boxes of
+// box_inner x box_outer with a `swizzle_bytes` swizzle (0, 32, 64 or 128): the DSL's tma_load reads it.
+nb::bytes encode_tma_map(std::uintptr_t base, int elem_bytes, std::uint64_t inner, std::uint64_t outer, std::uint64_t batches,
+                         std::uint64_t ld, std::uint64_t batch_stride, std::uint32_t box_inner, std::uint32_t box_outer,
+                         int swizzle_bytes) {
+  std::string why;
+  cuda::Driver const* d = cuda::driver(&why);
+  if (!d) throw StatusError{{Status::kErrorNotSupported, "no CUDA driver to encode a TMA descriptor: " + why}};
+  if (!d->cuTensorMapEncodeTiled)
+    throw StatusError{{Status::kErrorInsufficientDriver, "the CUDA driver lacks cuTensorMapEncodeTiled: update it (CUDA 12 or newer)"}};
+  alignas(64) unsigned char map[128] = {};
+  arch::TmaView const v{reinterpret_cast<void const*>(base), inner, outer, batches, ld, batch_stride, box_inner, box_outer};
+  if (StatusInfo s = arch::encode_tma_map(d->cuTensorMapEncodeTiled, map, arch::tma_data_type_code(elem_bytes), elem_bytes, v,
+                                          arch::tma_swizzle_code(swizzle_bytes), "the tensor");
+      !s.ok())
+    throw StatusError{s};
+  return nb::bytes(reinterpret_cast<char const*>(map), sizeof(map));
+}
+
 }  // namespace
 
 void bind_raw_kernel(nb::module_& m) {
+  m.def("encode_tma_map", &encode_tma_map, nb::arg("base"), nb::arg("elem_bytes"), nb::arg("inner"), nb::arg("outer"),
+        nb::arg("batches"), nb::arg("ld"), nb::arg("batch_stride"), nb::arg("box_inner"), nb::arg("box_outer"),
+        nb::arg("swizzle_bytes"), "The 128 bytes of a TMA descriptor (cuTensorMapEncodeTiled), for a DSL kernel's argument.");
   nb::class_<RawKernel>(m, "RawKernel", "A generated kernel (cubin and entry name) launched with a packed parameter buffer.")
       .def(nb::init<nb::bytes, std::string, std::string, int>(), nb::arg("cubin"), nb::arg("symbol"), nb::arg("target"),
            nb::arg("smem"))

@@ -29,8 +29,10 @@ from .dsl import (  # noqa: F401 (the kernel DSL, with the CuTe DSL's names)
     Int32, Int64, SmemAllocator, Tensor, TensorSSA, Uint8, Uint32, Uint64, arch, blocked_product, coalesce, complement,
     composition, const_expr, fake_tensor, flat_divide, from_dlpack, jit, kernel, left_inverse, local_partition, local_tile,
     logical_divide, logical_product, make_fragment, make_fragment_like, make_layout, make_layout_tv, raked_product,
-    range_constexpr, right_inverse, runtime, select, tiled_divide, tiled_product, zipped_divide, zipped_product,
+    range_constexpr, right_inverse, runtime, select, tiled_divide, tiled_product, zipped_divide, zipped_product, assume,
+    make_tensor, make_tma_descriptor,
 )
+from .dsl import math  # noqa: F401,E402 (tessel.math: device float functions)
 from .dsl import range as range  # noqa: A004,PLC0414
 
 

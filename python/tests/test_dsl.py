@@ -1,6 +1,7 @@
 """The kernel DSL without a GPU: generated PTX features, error locations, cache keys; and, on a
 CUDA device, the examples' results against torch."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -176,3 +177,99 @@ def test_gpu_examples_match_torch(torch_cuda, toolkit):
                 fn(a, b, c)  # called directly: torch tensors, dynamic layouts
                 torch.cuda.synchronize()
                 assert torch.equal(c, a + b), (fn, dtype, "direct")
+
+
+# ---- the Hopper GEMM example (TMA, mbarriers, wgmma, warp specialization) ------------------------
+
+def _gemm_fakes(m=4096, n=4096, k=4096, dtype=tessel.BFloat16):
+    return [tessel.fake_tensor(dtype, (m, k)), tessel.fake_tensor(dtype, (n, k)), tessel.fake_tensor(dtype, (m, n)),
+            tessel.fake_tensor(dtype, (n,))]
+
+
+def test_hopper_gemm_ptx_without_gpu(toolkit):
+    import hopper_gemm as hg
+    c = tessel.compile(hg.gemm, *_gemm_fakes(), "silu", True, target="sm_90a")
+    ptx = c.ptx
+    for feature in ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cp.async.bulk.tensor.3d.shared::cluster.global",
+                    "mbarrier.try_wait.parity", "mbarrier.arrive.expect_tx", "setmaxnreg.inc.sync.aligned.u32 232",
+                    "setmaxnreg.dec.sync.aligned.u32 40", "wgmma.wait_group.sync.aligned 1", "ex2.approx"):
+        assert feature in ptx, feature
+    assert ".local" not in ptx  # the 128 accumulators stay in registers
+    assert re.search(r"st\.global\.(v2\.[ub]16|[ub]32)\s", ptx)  # D in pairs: assume() proved 4-byte alignment
+    assert not re.search(r"st\.global\.[ub]16\s", ptx)
+    assert cubin_info.sm_version(c.cubin) == 90
+    assert "__launch_bounds__(384, 1)" in c.source
+    with pytest.raises(tessel.DSLError, match="sm_90a"):
+        tessel.compile(hg.gemm, *_gemm_fakes(), target="sm_80")
+
+
+def test_hopper_gemm_refuses_what_tma_cannot_read(toolkit):
+    import hopper_gemm as hg
+    with pytest.raises(ValueError, match="multiples of 8"):
+        tessel.compile(hg.gemm, *_gemm_fakes(k=4100), target="sm_90a")
+    bad = _gemm_fakes()
+    bad[1] = tessel.fake_tensor(tessel.Float16, (4096, 4096))
+    with pytest.raises(ValueError, match="all Float16 or all BFloat16"):
+        tessel.compile(hg.gemm, *bad, target="sm_90a")
+    with pytest.raises(ValueError, match="box row is 128 bytes"):
+        tessel.make_tma_descriptor(tessel.fake_tensor(tessel.BFloat16, (64, 64)), box=(32, 64))
+
+
+def test_assume_makes_pair_stores():
+    @tessel.kernel
+    def k(gD: tessel.Tensor, proven: tessel.Constexpr):
+        tidx, _, _ = tessel.arch.thread_idx()
+        ld = gD.stride[0]
+        if tessel.const_expr(proven):
+            ld = tessel.assume(ld, divby=8)
+        pair = tessel.make_fragment(2, gD.element_type)
+        pair[0] = 1.0
+        pair[1] = 2.0
+        tessel.make_tensor(gD.iterator + (tidx * ld + 2 * tidx), tessel.make_layout(2)).store(pair.load())
+
+    @tessel.jit
+    def run(mD, proven: tessel.Constexpr):
+        k(mD, proven).launch(grid=1, block=32)
+
+    D = tessel.fake_tensor(tessel.Float16, (64, 64))
+    with_assume = tessel.compile(run, D, True, target="sm_90a").ptx
+    without = tessel.compile(run, D, False, target="sm_90a").ptx
+    single = r"st\.global\.[ub]16\s"
+    assert re.search(r"st\.global\.(v2\.[ub]16|[ub]32)\s", with_assume) and not re.search(single, with_assume)
+    assert len(re.findall(single, without)) == 2
+
+
+def _sm90(torch):
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("the Hopper GEMM example needs an sm_90 GPU (H100, H200)")
+
+
+def test_gpu_hopper_gemm_matches_float64(torch_cuda, toolkit):
+    torch = torch_cuda
+    _sm90(torch)
+    import hopper_gemm as hg
+    acts = {"none": lambda x: x, "relu": torch.relu, "silu": torch.nn.functional.silu,
+            "gelu": lambda x: torch.nn.functional.gelu(x, approximate="tanh")}
+    cases = [(1000, 776, 520, torch.bfloat16, "none", False), (256, 512, 64, torch.float16, "relu", True),
+             (2048, 2048, 1024, torch.bfloat16, "silu", True), (384, 1032, 4104, torch.bfloat16, "gelu", True),
+             (129, 264, 8, torch.float16, "none", True)]
+    for m, n, k, dtype, act, has_bias in cases:
+        g = torch.Generator(device="cuda").manual_seed(m + n + k)
+        A = (torch.rand(m, k, device="cuda", generator=g) * 2 - 1).to(dtype)
+        W = (torch.rand(n, k, device="cuda", generator=g) * 2 - 1).to(dtype)
+        bias = (torch.rand(n, device="cuda", generator=g) * 2 - 1).to(dtype)
+        ref = A.double() @ W.double().t() + (bias.double() if has_bias else 0)
+        ref = acts[act](ref)
+        budget = 2.0**-7 * ref.abs() + 8 * k**0.5 * 2.0**-23 * (A.double().abs() @ W.double().abs().t()) + 2.0**-7
+        for how in ("direct", "compiled"):
+            D = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
+            if how == "direct":
+                hg.gemm(A, W, D, bias, act, has_bias)  # torch tensors: dynamic layouts
+            else:
+                ts = [tessel.from_dlpack(t) for t in (A, W, D, bias)]
+                tessel.compile(hg.gemm, *ts, act, has_bias)(*ts)
+            torch.cuda.synchronize()
+            err = ((D.double() - ref).abs() / budget)
+            assert not torch.isnan(D).any(), (m, n, k, act, how, "an element was not written")
+            worst = err.max().item()
+            assert worst <= 1, (m, n, k, act, how, worst, (err > 1).nonzero()[:5].tolist())

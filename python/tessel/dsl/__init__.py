@@ -25,14 +25,16 @@ host.py (arguments), arch.py (instructions), jit.py (tracing, caching, launching
 """
 
 from . import arch  # noqa: F401
-from .device import SmemAllocator, TensorSSA, make_fragment, make_fragment_like  # noqa: F401
+from . import dmath as math  # noqa: F401
+from .device import SmemAllocator, TensorSSA, make_fragment, make_fragment_like, make_tensor  # noqa: F401
 from .dtypes import (  # noqa: F401
     BFloat16, Boolean, Constexpr, DType, Float8E4M3, Float8E5M2, Float16, Float32, Float64, Int8, Int16, Int32, Int64, Uint8,
     Uint32, Uint64,
 )
 from .host import HostTensor, fake_tensor, from_dlpack  # noqa: F401
-from .ir import DSLError  # noqa: F401
+from .ir import DSLError, assume  # noqa: F401
 from .jit import CompiledFunction, CompiledKernel, JitFunction, KernelFunction, compile, jit, kernel  # noqa: F401,A004
+from .tma import HostTmaDescriptor, make_tma_descriptor  # noqa: F401
 from .rt import const_expr, range_ as range, range_constexpr  # noqa: F401,A004
 from .rt import select as _select
 from .tensor import (  # noqa: F401

@@ -157,3 +157,11 @@ def mma_m16n8k16(a, b_, c, dtype=T.Float16):
              f'"r"({aa[1]}), "r"({aa[2]}), "r"({aa[3]}), "r"({bb[0]}), "r"({bb[1]}), "f"({cs[0]}), "f"({cs[1]}), '
              f'"f"({cs[2]}), "f"({cs[3]}));')
     return tuple(Value(x, T.Float32, bld.block) for x in d)
+
+
+# sm_90a: mbarriers, TMA, wgmma, register budgets (hopper.py).
+from .hopper import (  # noqa: E402,F401
+    fence_registers, make_wgmma_desc, mbarrier_arrive, mbarrier_arrive_and_expect_tx, mbarrier_init, mbarrier_init_fence,
+    mbarrier_wait, tma_load, tma_prefetch_descriptor, warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma, wgmma_commit_group,
+    wgmma_fence, wgmma_wait_group,
+)

@@ -154,6 +154,20 @@ class Pointer:
     def __repr__(self):
         return f"ptr<{self.dtype.name}, {self.memspace}, align {self.align}>"
 
+    def __add__(self, k):
+        """The address `k` elements on (k an int or a dynamic integer)."""
+        w = self.dtype.width
+        if isinstance(k, Value):
+            if not k.dtype.is_integer:
+                fail(f"a pointer moves by an integer number of elements, not a {k.dtype.name}")
+            return Pointer(self.dtype, f"({self.expr} + {k.expr})", self.memspace, math.gcd(self.align, k.div * w))
+        if not isinstance(k, int):
+            fail(f"a pointer moves by an integer number of elements, not {type(k).__name__}")
+        return Pointer(self.dtype, f"({self.expr} + {k})" if k else self.expr, self.memspace,
+                       math.gcd(self.align, k * w) if k else self.align)
+
+    __radd__ = __add__
+
 
 class TensorSSA:
     """Register values of a tile (C++ array `name` of `n` elements), from load() or arithmetic."""
@@ -237,6 +251,17 @@ def make_fragment(layout_or_shape, dtype):
     name = b.fresh("frag")
     b.emit(f"alignas(16) {dtype.cxx} {name}[{eager.cosize(L)}];")
     return DeviceTensor(dtype, L.shape, L.stride, name, 0, 16, "rmem")
+
+
+def make_tensor(ptr, layout):
+    """A tensor of `ptr`'s memory with `layout` (the CuTe DSL's make_tensor); the layout may
+    hold dynamic extents and strides."""
+    from .tensor import _layout_parts
+    if not isinstance(ptr, Pointer):
+        fail(f"make_tensor takes a pointer (tensor.iterator, + k); got {type(ptr).__name__}")
+    shape, stride = _layout_parts(layout)
+    itype = T.Int64 if any(isinstance(x, Value) and x.dtype.width == 8 for x in leaves(stride)) else T.Int32
+    return DeviceTensor(ptr.dtype, shape, stride, ptr.expr, 0, ptr.align, ptr.memspace, itype)
 
 
 def make_fragment_like(tensor, dtype=None):

@@ -74,6 +74,7 @@ class Builder:
         self.smem_bytes = 0      # shared memory the kernel allocated (SmemAllocator)
         self.smem_align = 16
         self.features: set = set()  # prelude sections the body needs
+        self.bound_in: dict = {}  # id(object) -> (object, block): compile-time objects bound inside dynamic blocks
 
     @property
     def block(self) -> Block:
@@ -371,3 +372,17 @@ def cxx_bool(c) -> str:
 
 def is_dynamic(x) -> bool:
     return isinstance(x, Value)
+
+
+def assume(x, divby: int):
+    """`x`, known to be a multiple of `divby` (the CuTe DSL's assume): alignment proofs then use it,
+    so that accesses through offsets built from x can be vectorized. The caller guarantees it."""
+    if not (isinstance(divby, int) and divby >= 1):
+        fail(f"assume's divby is a positive compile-time integer, not {divby!r}")
+    if isinstance(x, int):
+        if x % divby:
+            fail(f"assume({x}, divby={divby}): {x} is not a multiple of {divby}")
+        return x
+    if not (isinstance(x, Value) and x.dtype.is_integer):
+        fail(f"assume takes an integer value; got {type(x).__name__}")
+    return Value(x.expr, x.dtype, x.block, x.div * divby // math.gcd(x.div, divby))

@@ -29,9 +29,10 @@ import time
 from . import dtypes as T
 from .device import DeviceTensor
 from .host import HostTensor, as_host_tensor, from_dlpack
-from .ir import Builder, DSLError, Value, tracing
+from .ir import Builder, DSLError, Value, current_builder, tracing
 from .prelude import prelude
 from .rewrite import rewrite
+from .tma import HostTmaDescriptor
 
 _host = threading.local()
 
@@ -52,6 +53,8 @@ def classify(value, annotation):
         return "const", ("const", _const_key(value))
     if isinstance(value, HostTensor):
         return "tensor", value.signature()
+    if isinstance(value, HostTmaDescriptor):
+        return "tma", value.signature()
     if _is_stream(value):
         return "stream", ("stream",)
     if isinstance(value, T.Scalar):
@@ -166,6 +169,8 @@ class CompiledKernel:
                 vals.append(a)
             elif what == "bf16":
                 vals.append(_bf16_bits(a))
+            elif what == "tma":
+                vals.append(a.encode())
             else:  # ("entry", k): the k-th leaf of shape+stride
                 vals.append(_leaf(a, what[1]))
         return self.plan.struct.pack(*vals)
@@ -183,11 +188,18 @@ def _leaf(t: HostTensor, k: int) -> int:
 class KernelFunction:
     """A @tessel.kernel function. Calling it with arguments gives a launchable KernelCall."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, launch_bounds=None):
         self.fn = fn
         self.__name__ = fn.__name__
         self.__qualname__ = fn.__qualname__
         self.__doc__ = fn.__doc__
+        if launch_bounds is not None:
+            lb = (launch_bounds,) if isinstance(launch_bounds, int) else tuple(launch_bounds)
+            if not (1 <= len(lb) <= 2 and all(isinstance(x, int) and x >= 1 for x in lb) and lb[0] <= 1024):
+                raise ValueError(f"{fn.__qualname__}: launch_bounds is (max threads per block <= 1024[, min blocks per SM]); "
+                                 f"got {launch_bounds!r}")
+            launch_bounds = lb
+        self.launch_bounds = launch_bounds
         self._traceable = None
         self._signature = inspect.signature(fn)
         self._specs: dict = {}
@@ -223,14 +235,16 @@ class KernelFunction:
         for i, ((name, _v, ann), v) in enumerate(zip(bound, values)):
             kind, _ = classify(v, ann)
             call_args.append(_device_argument(plan, i, name, kind, v, ann))
+            if kind == "tma":
+                b.features.add("sm90")  # the descriptor's type
         plan.finish()
         with tracing(b):
             self._traceable(*call_args)
         body = "\n".join(b.source_lines())
         digest = hashlib.sha256(repr(sig).encode() + body.encode()).hexdigest()[:12]
         name = f"tessel_dsl_{self.fn.__name__}_{digest}"
-        source = _kernel_source(name, plan, body, b)
-        return _build(name, source, target, plan, b.smem_bytes, start)
+        source = _kernel_source(name, plan, body, b, self.launch_bounds)
+        return _build(name, source, target, plan, _smem_bytes(b), start)
 
     def __repr__(self):
         return f"<tessel kernel {self.__qualname__}>"
@@ -243,6 +257,11 @@ def _device_argument(plan, index, name, kind, value, annotation):
     ident = "".join(ch if ch.isalnum() else "_" for ch in name)
     if kind == "stream":
         raise DSLError(f"argument '{name}' of a kernel is a stream: pass it to .launch(stream=...), not to the kernel")
+    if kind == "tma":
+        from .hopper import TmaDescriptor
+        pname = f"t_{ident}"
+        plan.add(f"const __grid_constant__ tessel_dsl::TmaDesc {pname}", "128s", 64, (index, "tma"))
+        return TmaDescriptor(pname, value.box, value.element_type, 3)
     if kind == "scalar":
         dtype, _ = _scalar_dtype(value, annotation)
         code, align = _scalar_code(dtype)
@@ -276,12 +295,27 @@ def _rebuild(structure, it):
     return next(it)
 
 
-def _kernel_source(name, plan, body, b) -> str:
+def _smem_bytes(b) -> int:
+    """Dynamic shared memory the kernel asks for: what it carved, and room to align the base."""
+    return b.smem_bytes + (b.smem_align if b.smem_align > 16 else 0)
+
+
+def _kernel_source(name, plan, body, b, launch_bounds=None) -> str:
     smem = ""
     if "smem" in b.features:
-        smem = f"  extern __shared__ __align__({max(b.smem_align, 16)}) unsigned char tessel_smem[];\n"
+        if b.smem_align > 16:
+            # NOTES: the dynamic shared memory base is 16-byte aligned only; a swizzled TMA buffer
+            # needs 1024. The base moves up by an offset (not by rounding the address as an
+            # integer), so the compiler still knows every pointer is in shared memory.
+            a = b.smem_align
+            smem = (f"  extern __shared__ __align__(16) unsigned char tessel_smem_raw[];\n"
+                    f"  unsigned char* const tessel_smem = tessel_smem_raw + (({a}u - (static_cast<unsigned>("
+                    f"__cvta_generic_to_shared(tessel_smem_raw)) & {a - 1}u)) & {a - 1}u);\n")
+        else:
+            smem = "  extern __shared__ __align__(16) unsigned char tessel_smem[];\n"
     params = ", ".join(plan.decls)
-    return (prelude(b.features) + f'\nextern "C" __global__ void {name}({params}) {{\n' + smem + body + "\n}\n")
+    bounds = f"__launch_bounds__({', '.join(map(str, launch_bounds))}) " if launch_bounds else ""
+    return (prelude(b.features) + f'\nextern "C" __global__ void {bounds}{name}({params}) {{\n' + smem + body + "\n}\n")
 
 
 _OPTIONS = ("-std=c++17",)
@@ -348,7 +382,8 @@ class KernelCall:
             raise ValueError(f"block {block}: at most 1024 threads per block")
         ctx = getattr(_host, "ctx", None)
         target = ctx.target if ctx is not None else None
-        tensors = [a for a in list(self.args) + list(self.kwargs.values()) if isinstance(a, HostTensor) or _is_torch_tensor(a)]
+        tensors = [a.tensor if isinstance(a, HostTmaDescriptor) else a for a in list(self.args) + list(self.kwargs.values())
+                   if isinstance(a, (HostTensor, HostTmaDescriptor)) or _is_torch_tensor(a)]
         if target is None:
             target = _target_of(tensors)
         spec, values = self.kernel.specialize(self.args, self.kwargs, target)
@@ -366,7 +401,8 @@ class Launch:
             spec, values, grid, block, smem, stream, cluster)
 
     def run(self, values, stream=None):
-        tensors = [v for v in values if isinstance(v, HostTensor)]
+        tensors = [v.tensor if isinstance(v, HostTmaDescriptor) else v for v in values
+                   if isinstance(v, (HostTensor, HostTmaDescriptor))]
         if any(t.ptr is None for t in tensors):
             raise ValueError(f"{self.spec.name}: a fake_tensor has no memory: compile with it, then call the compiled "
                              "function with real tensors")
@@ -426,6 +462,7 @@ class JitFunction:
         self.__name__, self.__qualname__, self.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
         self._signature = inspect.signature(fn)
         self._compiled: dict = {}
+        self._traceable = None
 
     def _args(self, args, kwargs):
         bound = _bind(self._signature, self.__qualname__, args, kwargs)
@@ -433,6 +470,12 @@ class JitFunction:
         return values, [ann for _, _, ann in bound]
 
     def __call__(self, *args, **kwargs):
+        if current_builder() is not None:
+            # Called while a kernel is traced: a device helper, inlined with its own control-flow
+            # rewrite (the CuTe DSL's @cute.jit functions called from a kernel).
+            if self._traceable is None:
+                self._traceable = rewrite(self.fn)
+            return self._traceable(*args, **kwargs)
         values, anns = self._args(args, kwargs)
         sig = tuple(classify(v, a)[1] for v, a in zip(values, anns))
         compiled = self._compiled.get(sig)
@@ -470,6 +513,7 @@ class CompiledFunction:
     def _mappable(rec, values) -> bool:
         roots = [v for v in values if isinstance(v, HostTensor)]
         for v in rec.values:
+            v = v.tensor if isinstance(v, HostTmaDescriptor) else v
             if isinstance(v, HostTensor) and not any(v.root is r for r in roots):
                 return False
         if rec.stream is not None and not any(rec.stream is v for v in values) and not isinstance(rec.stream, int):
@@ -482,6 +526,8 @@ class CompiledFunction:
         for v in rec.values:
             if isinstance(v, HostTensor):
                 out.append(("view", next(i for i, r in enumerate(values) if r is v.root), v))
+            elif isinstance(v, HostTmaDescriptor):
+                out.append(("tma", next(i for i, r in enumerate(values) if r is v.tensor.root), v))
             else:
                 out.append(("same", v))
         stream = next((("arg", i) for i, a in enumerate(values) if rec.stream is a), ("same", rec.stream))
@@ -531,6 +577,8 @@ class CompiledFunction:
                 if m[0] == "view":
                     root, view = values[m[1]], m[2]
                     args.append(_rebase(view, root))
+                elif m[0] == "tma":
+                    args.append(m[2].rebased(_rebase(m[2].tensor, values[m[1]])))
                 else:
                     args.append(m[1])
             rec.run(args, values[stream[1]] if stream[0] == "arg" else stream[1])
@@ -562,11 +610,13 @@ def compile(fn, *args, target=None, **kwargs):  # noqa: A001 (tessel.compile)
     raise TypeError(f"tessel.compile takes a @tessel.jit function (or a GemmConfig); got {type(fn).__name__}")
 
 
-def kernel(fn=None, **options):
-    """@tessel.kernel: a device function traced into a CUDA kernel per argument signature."""
+def kernel(fn=None, *, launch_bounds=None):
+    """@tessel.kernel: a device function traced into a CUDA kernel per argument signature.
+    `launch_bounds`: (max threads per block[, min blocks per SM]), CUDA's __launch_bounds__, which
+    sets the register budget ptxas compiles for (a 384-thread warp-specialized kernel needs it)."""
     if fn is None:
-        return lambda f: KernelFunction(f)
-    return KernelFunction(fn)
+        return lambda f: KernelFunction(f, launch_bounds)
+    return KernelFunction(fn, launch_bounds)
 
 
 def jit(fn=None, **options):

@@ -88,7 +88,27 @@ __device__ __forceinline__ float rcp(float x) { float y; asm("rcp.approx.ftz.f32
 }  // namespace tessel_dsl
 """
 
-SECTIONS = {"fp8": _FP8, "math": _MATH}
+_SM90 = r"""
+namespace tessel_dsl {
+// A TMA descriptor (the driver's CUtensorMap: 128 opaque bytes, 64-byte aligned), passed as a
+// __grid_constant__ kernel parameter so that TMA reads it where the launch put it.
+struct alignas(64) TmaDesc { unsigned long long bits[16]; };
+__device__ __forceinline__ unsigned smem_addr(void const* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
+  asm volatile("{\n.reg .pred done;\nwait_%=:\nmbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n@!done bra wait_%=;\n}\n"
+               :: "r"(bar), "r"(parity) : "memory");
+}
+// wgmma's shared-memory descriptor of a K-major operand with a Sw-byte swizzle: start address and
+// the 8-row stride in 16-byte units, the leading offset unused (1), the swizzle in bits 62-63.
+template <int Sw>
+__device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr) {
+  constexpr unsigned long long kLayout = Sw == 128 ? 1 : Sw == 64 ? 2 : 3;
+  return ((addr & 0x3FFFFu) >> 4) | (1ull << 16) | ((unsigned long long)(8 * Sw >> 4) << 32) | (kLayout << 62);
+}
+}  // namespace tessel_dsl
+"""
+
+SECTIONS = {"fp8": _FP8, "math": _MATH, "sm90": _SM90}
 
 
 def prelude(features) -> str:

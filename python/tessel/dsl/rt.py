@@ -157,6 +157,8 @@ def mutable(x, name: str):
     values); other Python objects (layouts, tensors) are returned as they are."""
     if x is UNBOUND or isinstance(x, Var) and x.block.open:
         return x
+    if isinstance(x, Value) and x.block is not None and not x.block.open:
+        return x  # dead since its block ended: the block may rebind it; a read fails where it happens
     if isinstance(x, bool) or isinstance(x, (int, float)) or isinstance(x, Value) or isinstance(x, T.Scalar):
         v = as_value(x)
         b = builder()
@@ -170,6 +172,11 @@ def _identifier(name: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in name) + "_"
 
 
+def _bound_here(b, obj):
+    if not isinstance(obj, (Value, int, float, bool, T.Scalar)):
+        b.bound_in[id(obj)] = (obj, b.block)
+
+
 def assign(old, new, name: str):
     """`name = new` inside a dynamic block, where `old` is what the name held."""
     if isinstance(old, Var) and old.block.open:
@@ -180,7 +187,16 @@ def assign(old, new, name: str):
             fail(f"'{name}' is a dynamic {old.dtype.name} and is assigned a {type(new).__name__} here")
         builder().emit(f"{old.name} = {as_value(new, old.dtype).expr};")
         return old
+    b = builder()
     if old is UNBOUND or old is new or isinstance(old, Value):
+        _bound_here(b, new)
+        return new
+    # A compile-time object (a tile, a fragment) bound inside a dynamic block exists only there:
+    # rebinding the name is safe in that block, or once that block has ended (a range_constexpr
+    # loop's fresh tile per iteration).
+    seen = b.bound_in.get(id(old))
+    if seen is not None and seen[0] is old and (seen[1] is b.block or not seen[1].open):
+        _bound_here(b, new)
         return new
     fail(f"'{name}' holds a {type(old).__name__}, which is fixed when compiling and cannot be reassigned inside a dynamic "
          "if/for/while: give the new object another name")
