@@ -19,6 +19,17 @@ sys.path.insert(0, str(HERE))
 SHAPES = [(8192, 8192, 8192), (4096, 6144, 4096), (8192, 18432, 7168), (4096, 28672, 4096), (2048, 10240, 8192)]
 
 
+def cpp_kernel():
+    """The C++ Hopper kernel to hold the DSL's to: the first prebuilt of the bf16 row x col set
+    (the default, 128x256 cooperative, whose configuration the DSL example shares)."""
+    from tessel.jit import prebuilt, registry
+    for config in registry.hopper_configs("bfloat16", "bfloat16", "row", "col"):
+        k = prebuilt.find(config, 90)
+        if k is not None:
+            return k
+    raise SystemExit("no prebuilt bf16 Hopper kernel: install with TESSEL_PYTHON_KERNEL_FILTER matching one")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
@@ -49,7 +60,7 @@ def main():
             ts = [tessel.from_dlpack(t) for t in (A, B.t(), Dm, bias)]
             dsl_sets.append(ts)
         compiled = tessel.compile(hg.gemm, *dsl_sets[0], "none", False)
-        kernel = tessel.kernel_for(*sets[0][:2], out=sets[0][2])
+        kernel = cpp_kernel()
         worst = 0.0
         A, B, Dm = sets[0]
         for name, call in (("torch", lambda: torch.matmul(A, B, out=Dm)), ("dsl", lambda: compiled(*dsl_sets[0])),
