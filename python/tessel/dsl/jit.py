@@ -166,9 +166,9 @@ class CompiledKernel:
             if what == "ptr":
                 vals.append(a.data_ptr)
             elif what == "scalar":
-                vals.append(a)
+                vals.append(a.value if isinstance(a, T.Scalar) else a)
             elif what == "bf16":
-                vals.append(_bf16_bits(a))
+                vals.append(_bf16_bits(a.value if isinstance(a, T.Scalar) else a))
             elif what == "tma":
                 vals.append(a.encode())
             else:  # ("entry", k): the k-th leaf of shape+stride
