@@ -1,11 +1,16 @@
 // tessel._core.RawKernel: a cubin's kernel launched with a parameter buffer the caller packed.
 //
 // The Python kernel DSL (tessel/dsl) generates a kernel, packs its parameters with struct (each at
-// its natural alignment, as the CUDA ABI lays out a __global__ function's parameters) and launches
-// through here: one call, no per-parameter conversion, so that a compiled call costs a few
-// microseconds of host time.
+// its natural alignment) and launches through here: one call, no per-parameter conversion, so that
+// a compiled call costs a few microseconds of host time.
+// NOTES: the launch passes one pointer per parameter into the packed buffer (cuLaunchKernel's
+// kernelParams), not the buffer itself (its `extra` form): the driver then places each parameter
+// where the kernel reads it. A 64-byte-aligned __grid_constant__ parameter (a TMA descriptor) is
+// aligned within the constant bank, whose parameter area does not start 64-byte aligned, so a
+// buffer copied there whole lands 48 bytes early and the kernel reads its pointers as zero.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <mutex>
 #include <string>
@@ -22,11 +27,6 @@ namespace tessel::py {
 
 namespace {
 
-// cuLaunchKernel's `extra` keys (cuda.h): the parameters as one buffer, and its size.
-void* const kLaunchParamBufferPointer = reinterpret_cast<void*>(1);
-void* const kLaunchParamBufferSize = reinterpret_cast<void*>(2);
-void* const kLaunchParamEnd = nullptr;
-
 [[noreturn]] void failed(cuda::CUresult r, std::string const& what) {
   Status s = r == cuda::CUDA_ERROR_NO_BINARY_FOR_GPU ? Status::kErrorArchMismatch : Status::kErrorInternal;
   throw StatusError{{s, what + ": " + cuda::error_text(r)}};
@@ -34,8 +34,9 @@ void* const kLaunchParamEnd = nullptr;
 
 class RawKernel {
  public:
-  RawKernel(nb::bytes cubin, std::string symbol, std::string target, int smem)
-      : cubin_(cubin.c_str(), cubin.size()), symbol_(std::move(symbol)), target_(std::move(target)), smem_(smem) {}
+  RawKernel(nb::bytes cubin, std::string symbol, std::string target, int smem, std::vector<int> offsets)
+      : cubin_(cubin.c_str(), cubin.size()), symbol_(std::move(symbol)), target_(std::move(target)), smem_(smem),
+        offsets_(std::move(offsets)) {}
 
   // Launches on `stream` of CUDA device `device`; `smem` bytes of dynamic shared memory (at least
   // what the kernel declared when it was built), `cluster` CTAs per cluster along x, y, z.
@@ -47,8 +48,14 @@ class RawKernel {
     cuda::DeviceInfo const& info = device_info(device);
     cuda::CUfunction fn = function(*d, info, device);
     if (smem < smem_) smem = smem_;
-    std::size_t size = params.size();
-    void* extra[] = {kLaunchParamBufferPointer, const_cast<char*>(params.c_str()), kLaunchParamBufferSize, &size, kLaunchParamEnd};
+    char* buffer = const_cast<char*>(params.c_str());
+    void* args[kMaxParams];
+    if (offsets_.size() > kMaxParams) throw StatusError{{Status::kErrorInvalidProblem, symbol_ + " has more than 512 parameters"}};
+    for (std::size_t i = 0; i < offsets_.size(); ++i) {
+      if (offsets_[i] < 0 || static_cast<std::size_t>(offsets_[i]) >= params.size())
+        throw StatusError{{Status::kErrorInvalidProblem, "the parameter buffer of " + symbol_ + " is shorter than its plan"}};
+      args[i] = buffer + offsets_[i];
+    }
     cuda::ScopedContext scope(*d, info.context);
     auto s = reinterpret_cast<cuda::CUstream>(stream);
     cuda::CUresult r;
@@ -58,9 +65,9 @@ class RawKernel {
       attr.id = cuda::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
       attr.value.cluster_dim = {cx, cy, cz};
       cuda::CUlaunchConfig config{gx, gy, gz, bx, by, bz, static_cast<unsigned>(smem), s, &attr, 1};
-      r = d->cuLaunchKernelEx(&config, fn, nullptr, extra);
+      r = d->cuLaunchKernelEx(&config, fn, args, nullptr);
     } else {
-      r = d->cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, static_cast<unsigned>(smem), s, nullptr, extra);
+      r = d->cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, static_cast<unsigned>(smem), s, args, nullptr);
     }
     if (r != cuda::CUDA_SUCCESS) failed(r, "launching " + symbol_ + " (grid " + dims(gx, gy, gz) + ", block " + dims(bx, by, bz) + ")");
   }
@@ -107,8 +114,10 @@ class RawKernel {
   }
 
   static constexpr int kOptInBytes = 227 * 1024;  // sm_90's largest per-block opt-in
+  static constexpr std::size_t kMaxParams = 512;     // 4 KiB of parameters, 8 bytes at the least each
   std::string cubin_, symbol_, target_;
   int smem_;
+  std::vector<int> offsets_;  // each parameter's byte offset in the packed buffer
   std::mutex mutex_;
   std::vector<cuda::CUfunction> functions_;
 };
@@ -140,8 +149,8 @@ void bind_raw_kernel(nb::module_& m) {
         nb::arg("batches"), nb::arg("ld"), nb::arg("batch_stride"), nb::arg("box_inner"), nb::arg("box_outer"),
         nb::arg("swizzle_bytes"), "The 128 bytes of a TMA descriptor (cuTensorMapEncodeTiled), for a DSL kernel's argument.");
   nb::class_<RawKernel>(m, "RawKernel", "A generated kernel (cubin and entry name) launched with a packed parameter buffer.")
-      .def(nb::init<nb::bytes, std::string, std::string, int>(), nb::arg("cubin"), nb::arg("symbol"), nb::arg("target"),
-           nb::arg("smem"))
+      .def(nb::init<nb::bytes, std::string, std::string, int, std::vector<int>>(), nb::arg("cubin"), nb::arg("symbol"),
+           nb::arg("target"), nb::arg("smem"), nb::arg("offsets"))
       .def("launch", &RawKernel::launch, nb::arg("gx"), nb::arg("gy"), nb::arg("gz"), nb::arg("bx"), nb::arg("by"), nb::arg("bz"),
            nb::arg("smem"), nb::arg("stream"), nb::arg("device"), nb::arg("params"), nb::arg("cx") = 1, nb::arg("cy") = 1,
            nb::arg("cz") = 1, "Launch with the parameters packed as the kernel's parameter list lays them out.")

@@ -199,6 +199,7 @@ def test_hopper_gemm_ptx_without_gpu(toolkit):
     assert not re.search(r"st\.global\.[ub]16\s", ptx)
     assert cubin_info.sm_version(c.cubin) == 90
     assert "__launch_bounds__(384, 1)" in c.source
+    assert c.kernels[0].plan.offsets[:3] == [0, 128, 256]  # two 128-byte descriptors, 64-aligned, then D's pointer
     with pytest.raises(tessel.DSLError, match="sm_90a"):
         tessel.compile(hg.gemm, *_gemm_fakes(), target="sm_80")
 

@@ -118,11 +118,13 @@ class ParamPlan:
         self.fmt = "<"
         self.size = 0
         self.sources: list = []  # per packed value: (argument index, what) -- see values()
+        self.offsets: list[int] = []  # each parameter's byte offset in the packed buffer
 
     def add(self, decl, code, align, source):
         pad = -self.size % align
         if pad:
             self.fmt += f"{pad}x"
+        self.offsets.append(self.size + pad)
         self.fmt += code
         self.size += pad + struct.calcsize("<" + code)
         self.decls.append(decl)
@@ -156,7 +158,7 @@ class CompiledKernel:
     def raw(self):
         if self._raw is None:
             from .. import _core
-            self._raw = _core.RawKernel(self.cubin, self.name, self.target, self.smem)
+            self._raw = _core.RawKernel(self.cubin, self.name, self.target, self.smem, self.plan.offsets)
         return self._raw
 
     def pack(self, args) -> bytes:
