@@ -23,7 +23,7 @@ def cpp_kernel():
     """The C++ Hopper kernel to hold the DSL's to: the first prebuilt of the bf16 row x col set
     (the default, 128x256 cooperative, whose configuration the DSL example shares)."""
     from tessel.jit import prebuilt, registry
-    for config in registry.hopper_configs("bfloat16", "bfloat16", "row", "col"):
+    for config in registry.hopper_configs("bf16", "bf16", "row", "col"):
         k = prebuilt.find(config, 90)
         if k is not None:
             return k
