@@ -6,9 +6,10 @@
 Each CTA runs three warpgroups. Warpgroup 0 is the producer: one thread issues the TMA loads of
 A and B into a ring of STAGES shared-memory buffers (128-byte swizzle, the layout wgmma reads).
 Warpgroups 1 and 2 are the consumers (the cooperative schedule): each computes 64 of the tile's
-128 rows by wgmma m64n256k16 over every stage, hands the stage back, and runs the epilogue (bias,
-activation, rounding) from its registers. A full and an empty mbarrier per stage carry the ring.
-CTAs walk the tiles persistently, in bands of GROUP_M tile rows (L2 reuse of B).
+128 rows by wgmma m64n256k16 over every stage, hands the stage back, and runs the epilogue: bias,
+activation and rounding in registers, then 64-column subtiles through two swizzled shared-memory
+buffers per consumer, each sent by one TMA store. A full and an empty mbarrier per stage carry
+the ring. CTAs walk the tiles persistently, in bands of GROUP_M tile rows (L2 reuse of B).
 
     python examples/python/hopper_gemm.py       # needs PyTorch and an sm_90a GPU
 """
@@ -21,15 +22,18 @@ GROUP_M = 8
 THREADS = 384
 PRODUCER_REGS, CONSUMER_REGS = 40, 232  # per-thread budgets (setmaxnreg) of the two roles
 STAGE_BYTES = (BM + BN) * BK * 2
+EPI_COLS = 64  # columns of one epilogue subtile: a 128-byte row of D, one TMA store box (EPI_COLS x 64 rows)
+EPI_BARRIER = 4  # named barriers 4 and 5: the epilogue of consumer 0 and of consumer 1
 
 
 @tessel.kernel(launch_bounds=(THREADS, 1))
-def gemm_kernel(tma_a, tma_b, gD: tessel.Tensor, gBias: tessel.Tensor, k: tessel.Int32, ab: tessel.Constexpr,
+def gemm_kernel(tma_a, tma_b, tma_d, gD: tessel.Tensor, gBias: tessel.Tensor, k: tessel.Int32, ab: tessel.Constexpr,
                 act: tessel.Constexpr, has_bias: tessel.Constexpr):
     m, n = gD.shape
     smem = tessel.SmemAllocator()
     sA = smem.allocate_array(ab, STAGES * BM * BK, byte_alignment=1024)  # [stage][BM rows x 128 bytes]
     sB = smem.allocate_array(ab, STAGES * BN * BK, byte_alignment=1024)  # [stage][BN rows x 128 bytes]
+    sD = smem.allocate_array(ab, 2 * 2 * 64 * EPI_COLS, byte_alignment=1024)  # [consumer][buffer][64 rows x 128 bytes]
     full = smem.allocate_array(tessel.Uint64, STAGES, byte_alignment=8)   # TMA bytes landed in stage s
     empty = smem.allocate_array(tessel.Uint64, STAGES, byte_alignment=8)  # both consumers done with stage s
 
@@ -45,6 +49,7 @@ def gemm_kernel(tma_a, tma_b, gD: tessel.Tensor, gBias: tessel.Tensor, k: tessel
     if tidx == 0:
         tessel.arch.tma_prefetch_descriptor(tma_a)
         tessel.arch.tma_prefetch_descriptor(tma_b)
+        tessel.arch.tma_prefetch_descriptor(tma_d)
         for s in tessel.range_constexpr(STAGES):
             tessel.arch.mbarrier_init(full.iterator + s, 1)   # the producer's arrive; the bytes come from TMA
             tessel.arch.mbarrier_init(empty.iterator + s, 2)  # one arrive per consumer warpgroup
@@ -101,8 +106,10 @@ def gemm_kernel(tma_a, tma_b, gD: tessel.Tensor, gBias: tessel.Tensor, k: tessel
             tessel.arch.fence_registers(acc)
             if k_tiles > 0 and leader:
                 tessel.arch.mbarrier_arrive(empty.iterator + (it - 1) % STAGES)
-            epilogue(gD, gBias, acc, tm * BM + wg * 64, tn * BN, m, n, act, has_bias)
+            epilogue(tma_d, sD, gBias, acc, tm * BM + wg * 64, tn * BN, n, wg, leader, act, has_bias)
             tile = tile + grid
+        if leader:
+            tessel.arch.tma_store_wait_all()  # D is written before the CTA retires
 
 
 @tessel.jit
@@ -117,32 +124,44 @@ def raster(tile, tiles_m, tiles_n):
 
 
 @tessel.jit
-def epilogue(gD, gBias, acc, row0, col0, m, n, act, has_bias):
-    """act(acc + bias) rounded to D's type, straight from the registers: accumulators 4j+2h and
-    4j+2h+1 are columns 8j + 2(lane % 4) and one more of row 16 warp + lane / 4 + 8h, one 4-byte
-    store per pair (D's rows are a multiple of 8 elements: see gemm).
+def epilogue(tma_d, sD, gBias, acc, row0, col0, n, wg, leader, act, has_bias):
+    """act(acc + bias) rounded to D's type, out through shared memory and TMA: the warpgroup's 64 x
+    256 accumulators go in four subtiles of 64 x EPI_COLS, each written into one of the
+    warpgroup's two buffers (128-byte swizzle, as TMA reads) and sent by one TMA store; a buffer is
+    refilled once the store issued from it two subtiles ago has read it. TMA leaves out the rows
+    and columns past D's edge. Accumulators 4j+2h and 4j+2h+1 are columns 8j + 2(lane % 4) and
+    one more of row 16 warp + lane / 4 + 8h (wgmma's layout), one 4-byte shared store per pair.
     NOTES: the loop over j is a C++ loop that the compiler unrolls (accumulator indices must fold
     to constants, or the accumulators move to local memory); unrolled here in Python, the source
-    NVRTC parses is 7x longer and the cold compile 1.6 s instead of 1.2 s."""
+    NVRTC parses is several times longer and the cold compile slower."""
     tidx, _, _ = tessel.arch.thread_idx()
     t = tidx % 128
     w, lane = t // 32, t % 32
-    ld = tessel.assume(gD.stride[0], divby=8)
-    base = gD.iterator
-    for h in tessel.range_constexpr(2):
-        r = row0 + 16 * w + lane // 4 + 8 * h
-        if r < m:
-            for j in tessel.range(BN // 8, unroll_full=True):
-                c = col0 + 8 * j + 2 * (lane % 4)
-                if c < n:
-                    pair = tessel.make_fragment(2, gD.element_type)
-                    for e in tessel.range_constexpr(2):
-                        x = acc[4 * j + 2 * h + e]
-                        if tessel.const_expr(has_bias):
-                            x = x + gBias[c + e].to(tessel.Float32)
-                        pair[e] = activate(x, act)
-                    dst = tessel.make_tensor(base + (r * ld + c), tessel.make_layout(2))
-                    dst.store(pair.load())
+    width = sD.element_type.width  # bytes
+    for sub in tessel.range_constexpr(BN // EPI_COLS):
+        buf = sD.iterator + (wg * 2 + sub % 2) * (64 * EPI_COLS)  # 4 subtiles a tile: buffers alternate across tiles too
+        if leader:
+            tessel.arch.tma_store_wait_read(1)
+        tessel.arch.named_barrier(EPI_BARRIER + wg, 128)
+        for j in tessel.range(EPI_COLS // 8, unroll_full=True):
+            c8 = sub * (EPI_COLS // 8) + j
+            cl = 8 * j + 2 * (lane % 4)  # column within the subtile
+            c = col0 + 8 * c8 + 2 * (lane % 4)
+            for h in tessel.range_constexpr(2):
+                rl = 16 * w + lane // 4 + 8 * h  # row within the 64
+                pair = tessel.make_fragment(2, sD.element_type)
+                for e in tessel.range_constexpr(2):
+                    x = acc[4 * c8 + 2 * h + e]
+                    if tessel.const_expr(has_bias):
+                        x = x + gBias[tessel.select(c + e < n, c + e, 0)].to(tessel.Float32)
+                    pair[e] = activate(x, act)
+                at = tessel.assume(tessel.arch.swizzle_128b(rl * 128 + cl * width) // width, divby=2)
+                tessel.make_tensor(buf + at, tessel.make_layout(2)).store(pair.load())
+        tessel.arch.fence_view_async_shared()  # the stores above, before the TMA store reads them
+        tessel.arch.named_barrier(EPI_BARRIER + wg, 128)
+        if leader:
+            tessel.arch.tma_store(tma_d, buf, (col0 + sub * EPI_COLS, row0))
+            tessel.arch.tma_store_commit_group()
 
 
 @tessel.jit
@@ -177,12 +196,13 @@ def gemm(mA: tessel.Tensor, mB: tessel.Tensor, mD: tessel.Tensor, mBias: tessel.
         raise ValueError("gemm: A, B and D are all Float16 or all BFloat16")
     if k % 8 or n % 8 or mD.stride[0] % 8:
         raise ValueError(f"gemm: K ({k}), N ({n}) and D's row stride ({mD.stride[0]}) must be multiples of 8 elements "
-                         "(TMA's 16-byte rows, the epilogue's pair stores)")
+                         "(TMA's 16-byte rows and strides)")
     tma_a = tessel.make_tma_descriptor(mA, box=(BK, BM))
     tma_b = tessel.make_tma_descriptor(mB, box=(BK, BN))
+    tma_d = tessel.make_tma_descriptor(mD, box=(EPI_COLS, 64))
     tiles = -(-m // BM) * -(-n // BN)
     sms = sm_count(mA.device) if mA.device is not None and mA.device >= 0 else 132
-    gemm_kernel(tma_a, tma_b, mD, mBias, tessel.Int32(k), ab, act, has_bias).launch(
+    gemm_kernel(tma_a, tma_b, tma_d, mD, mBias, tessel.Int32(k), ab, act, has_bias).launch(
         grid=(max(1, min(tiles, sms)), 1, 1), block=(THREADS, 1, 1))
 
 

@@ -195,11 +195,12 @@ def test_hopper_gemm_ptx_without_gpu(toolkit):
                     "setmaxnreg.dec.sync.aligned.u32 40", "wgmma.wait_group.sync.aligned 1", "ex2.approx"):
         assert feature in ptx, feature
     assert ".local" not in ptx  # the 128 accumulators stay in registers
-    assert re.search(r"st\.global\.(v2\.[ub]16|[ub]32)\s", ptx)  # D in pairs: assume() proved 4-byte alignment
-    assert not re.search(r"st\.global\.[ub]16\s", ptx)
+    assert "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group" in ptx  # D leaves by TMA stores
+    assert re.search(r"st\.shared\.(v2\.[ub]16|[ub]32)\s", ptx)  # in pairs: assume() proved 4-byte alignment
+    assert not re.search(r"st\.shared\.[ub]16\s", ptx)
     assert cubin_info.sm_version(c.cubin) == 90
     assert "__launch_bounds__(384, 1)" in c.source
-    assert c.kernels[0].plan.offsets[:3] == [0, 128, 256]  # two 128-byte descriptors, 64-aligned, then D's pointer
+    assert c.kernels[0].plan.offsets[:4] == [0, 128, 256, 384]  # three 128-byte descriptors, 64-aligned, then D's pointer
     with pytest.raises(tessel.DSLError, match="sm_90a"):
         tessel.compile(hg.gemm, *_gemm_fakes(), target="sm_80")
 

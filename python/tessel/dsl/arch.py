@@ -57,12 +57,18 @@ def sync_threads():
 barrier = sync_threads
 
 
-def named_barrier(barrier_id: int, num_threads: int):
-    """bar.sync on barrier `barrier_id` (1..15; 0 is __syncthreads') for `num_threads` threads."""
-    if not (isinstance(barrier_id, int) and 0 <= barrier_id < 16):
-        fail(f"barrier id {barrier_id!r}: a compile-time integer in 0..15")
+def named_barrier(barrier_id, num_threads: int):
+    """bar.sync on barrier `barrier_id` (1..15; 0 is __syncthreads') for `num_threads` threads. The
+    id may be dynamic (one barrier per warpgroup, say); it must then be uniform across each warp."""
     if not (isinstance(num_threads, int) and num_threads % 32 == 0 and num_threads > 0):
         fail(f"named_barrier's thread count {num_threads!r}: a compile-time multiple of 32")
+    if isinstance(barrier_id, Value):
+        if not barrier_id.dtype.is_integer:
+            fail(f"barrier id: an integer, not a {barrier_id.dtype.name}")
+        builder().emit(f'asm volatile("bar.sync %0, {num_threads};" :: "r"(static_cast<int>({barrier_id.expr})) : "memory");')
+        return
+    if not (isinstance(barrier_id, int) and 0 <= barrier_id < 16):
+        fail(f"barrier id {barrier_id!r}: an integer in 0..15")
     builder().emit(f'asm volatile("bar.sync {barrier_id}, {num_threads};" ::: "memory");')
 
 
@@ -162,6 +168,6 @@ def mma_m16n8k16(a, b_, c, dtype=T.Float16):
 # sm_90a: mbarriers, TMA, wgmma, register budgets (hopper.py).
 from .hopper import (  # noqa: E402,F401
     fence_registers, make_wgmma_desc, mbarrier_arrive, mbarrier_arrive_and_expect_tx, mbarrier_init, mbarrier_init_fence,
-    mbarrier_wait, tma_load, tma_prefetch_descriptor, warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma, wgmma_commit_group,
-    wgmma_fence, wgmma_wait_group,
+    mbarrier_wait, swizzle_128b, tma_load, tma_prefetch_descriptor, tma_store, tma_store_commit_group, tma_store_wait_all,
+    tma_store_wait_read, warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma, wgmma_commit_group, wgmma_fence, wgmma_wait_group,
 )

@@ -116,6 +116,47 @@ def tma_load(desc, dst, bar, coord):
            f'[%2];" :: "r"({_smem(dst, "tma_load")}), "l"(&{d.name}), "r"({_smem(bar, "tma_load")}), {args} : "memory");')
 
 
+def tma_store(desc, src, coord):
+    """cp.async.bulk.tensor (shared to global): one box of `desc` at `coord` from shared memory at
+    `src`, in this thread's bulk group (commit with tma_store_commit_group). TMA leaves out what
+    falls outside the tensor."""
+    b = _need("tma_store")
+    d = _desc(desc, "tma_store")
+    coord = tuple(coord) if isinstance(coord, (tuple, list)) else (coord,)
+    if len(coord) == d.rank - 1:
+        coord = coord + (0,)
+    if len(coord) != d.rank:
+        fail(f"tma_store: the descriptor has {d.rank} dimensions; the coordinate has {len(coord)}")
+    n = len(coord)
+    slots = ", ".join(f"%{2 + i}" for i in range(n))
+    args = ", ".join(f'"r"({_i32(c)})' for c in coord)
+    b.emit(f'asm volatile("cp.async.bulk.tensor.{n}d.global.shared::cta.bulk_group [%0, {{{slots}}}], [%1];" :: '
+           f'"l"(&{d.name}), "r"({_smem(src, "tma_store")}), {args} : "memory");')
+
+
+def tma_store_commit_group():
+    _need("tma_store_commit_group").emit('asm volatile("cp.async.bulk.commit_group;" ::: "memory");')
+
+
+def tma_store_wait_read(n: int):
+    """Waits until all but this thread's newest `n` bulk groups have read their shared memory (it
+    may be overwritten then)."""
+    if not (isinstance(n, int) and 0 <= n <= 7):
+        fail(f"tma_store_wait_read({n!r}): a compile-time count in 0..7")
+    _need("tma_store_wait_read").emit(f'asm volatile("cp.async.bulk.wait_group.read {n};" ::: "memory");')
+
+
+def tma_store_wait_all():
+    """Waits until this thread's bulk stores are complete (their writes performed)."""
+    _need("tma_store_wait_all").emit('asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");')
+
+
+def swizzle_128b(byte_offset):
+    """The 128-byte swizzle TMA and wgmma use, on a byte offset into a 1024-byte-aligned buffer:
+    the 16-byte chunk bits [4, 7) XORed with the row bits [7, 10) (Swizzle<3,4,3>)."""
+    return byte_offset ^ (((byte_offset >> 7) & 7) << 4)
+
+
 # ---- register budgets --------------------------------------------------------------------------------
 
 def _regs(n, what):
@@ -204,6 +245,7 @@ def wgmma(acc, desc_a, desc_b, n: int, ab_type, accumulate=True):
 
 __all__ = [
     "TmaDescriptor", "fence_registers", "make_wgmma_desc", "mbarrier_arrive", "mbarrier_arrive_and_expect_tx", "mbarrier_init",
-    "mbarrier_init_fence", "mbarrier_wait", "tma_load", "tma_prefetch_descriptor", "warpgroup_reg_alloc",
+    "mbarrier_init_fence", "mbarrier_wait", "swizzle_128b", "tma_load", "tma_prefetch_descriptor", "tma_store",
+    "tma_store_commit_group", "tma_store_wait_all", "tma_store_wait_read", "warpgroup_reg_alloc",
     "warpgroup_reg_dealloc", "wgmma", "wgmma_commit_group", "wgmma_fence", "wgmma_wait_group",
 ]
