@@ -36,7 +36,9 @@ class HostTensor(Tensor):
 
     @property
     def data_ptr(self):
-        return None if self.ptr is None else self.ptr + self.offset * self.element_type.width
+        if self.ptr is None or not self.offset:
+            return self.ptr
+        return self.ptr + self.offset * self.element_type.width
 
     def mark_layout_dynamic(self, leading_dim: int | None = None):
         """Every extent and stride becomes a kernel parameter, except the stride of the leading

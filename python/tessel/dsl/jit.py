@@ -162,20 +162,7 @@ class CompiledKernel:
         return self._raw
 
     def pack(self, args) -> bytes:
-        vals = []
-        for index, what in self.plan.sources:
-            a = args[index]
-            if what == "ptr":
-                vals.append(a.data_ptr)
-            elif what == "scalar":
-                vals.append(a.value if isinstance(a, T.Scalar) else a)
-            elif what == "bf16":
-                vals.append(_bf16_bits(a.value if isinstance(a, T.Scalar) else a))
-            elif what == "tma":
-                vals.append(a.encode())
-            else:  # ("entry", k): the k-th leaf of shape+stride
-                vals.append(_leaf(a, what[1]))
-        return self.plan.struct.pack(*vals)
+        return self.plan.struct.pack(*[_packed_value(args[index], what) for index, what in self.plan.sources])
 
     def __repr__(self):
         return f"<tessel CompiledKernel {self.name} for {self.target}>"
@@ -509,6 +496,7 @@ class CompiledFunction:
                           for v, a in zip(values, annotations)) and all(self._mappable(rec, values) for rec in self.launches)
         if self.replay:
             self._maps = [self._mapping(rec, values) for rec in self.launches]
+            self._replays = [_Replay(rec, mapping, stream) for rec, (mapping, stream) in zip(self.launches, self._maps)]
 
     # Replay: each kernel argument is a @jit argument or a view cut from one.
     @staticmethod
@@ -573,21 +561,87 @@ class CompiledFunction:
         if not self.replay:
             with _HostContext(self.target, execute=True):
                 return self.jit.fn(*values)
-        for rec, (mapping, stream) in zip(self.launches, self._maps):
-            args = []
-            for m in mapping:
-                if m[0] == "view":
-                    root, view = values[m[1]], m[2]
-                    args.append(_rebase(view, root))
-                elif m[0] == "tma":
-                    args.append(m[2].rebased(_rebase(m[2].tensor, values[m[1]])))
-                else:
-                    args.append(m[1])
-            rec.run(args, values[stream[1]] if stream[0] == "arg" else stream[1])
+        for r in self._replays:
+            r.run(values)
         return None
 
     def __repr__(self):
         return f"<tessel compiled {self.jit.__qualname__} for {self.target}: {len(self.launches)} launch(es)>"
+
+
+_ADDRESS = struct.Struct("<Q")
+
+
+class _Replay:
+    """One recorded launch of a compiled function, run again on new arguments with the least host
+    work (a compiled call's overhead is what this is for): the parameter bytes that do not depend
+    on the arguments are packed once, and a call writes the new tensors' addresses (and TMA
+    descriptors) into a copy of them."""
+
+    def __init__(self, rec, mapping, stream):
+        spec = rec.spec
+        self.rec, self.spec = rec, spec
+        self.ptrs, self.tmas = [], []  # (byte offset, root argument, byte delta | descriptor)
+        vals = []
+        for (index, what), offset in zip(spec.plan.sources, spec.plan.offsets):
+            m = mapping[index]
+            if what == "ptr" and m[0] == "view":
+                view = m[2]
+                self.ptrs.append((offset, m[1], (view.offset - view.root.offset) * view.element_type.width))
+                vals.append(0)
+            elif what == "tma":
+                self.tmas.append((offset, m[1], m[2]))
+                vals.append(b"")
+            else:
+                vals.append(_packed_value(rec.values[index], what))
+        self.template = spec.plan.struct.pack(*vals)
+        roots = [m[1] for m in mapping if m[0] in ("view", "tma")]
+        self.device_arg = roots[0] if roots else None
+        self.stream = stream
+        self.torch_owned = any(_is_torch_tensor(v.root.owner) for v in rec.values if isinstance(v, HostTensor)) or any(
+            _is_torch_tensor(v.tensor.root.owner) for v in rec.values if isinstance(v, HostTmaDescriptor))
+        self.geometry = (*rec.grid, *rec.block, rec.smem)
+
+    def run(self, values):
+        buf = bytearray(self.template)
+        pack_into = _ADDRESS.pack_into
+        for offset, i, delta in self.ptrs:
+            p = values[i].data_ptr
+            if p is None:
+                raise ValueError(f"{self.spec.name}: a fake_tensor has no memory: compile with it, then call the compiled "
+                                 "function with real tensors")
+            pack_into(buf, offset, p + delta)
+        for offset, i, desc in self.tmas:
+            buf[offset:offset + 128] = desc.rebased(_rebase(desc.tensor, values[i])).encode()
+        device = values[self.device_arg].device if self.device_arg is not None else None
+        if device is None or device < 0:
+            raise ValueError(f"{self.spec.name}: no argument is a CUDA tensor (kernels read device memory)")
+        kind, what = self.stream
+        stream = values[what] if kind == "arg" else what
+        if stream is None:
+            s = _current_torch_stream(device) if self.torch_owned else 0
+        else:
+            s = _stream_handle(stream, [], device)
+        c = self.rec.cluster
+        self.spec.raw.launch(*self.geometry, s, device, bytes(buf), c[0], c[1], c[2])
+
+
+def _current_torch_stream(device):
+    import sys
+    return sys.modules["torch"]._C._cuda_getCurrentRawStream(device)
+
+
+def _packed_value(a, what):
+    """One parameter's value as CompiledKernel.pack packs it."""
+    if what == "ptr":
+        return a.data_ptr
+    if what == "scalar":
+        return a.value if isinstance(a, T.Scalar) else a
+    if what == "bf16":
+        return _bf16_bits(a.value if isinstance(a, T.Scalar) else a)
+    if what == "tma":
+        return a.encode()
+    return _leaf(a, what[1])  # ("entry", k): the k-th leaf of shape+stride
 
 
 def _rebase(view: HostTensor, root: HostTensor) -> HostTensor:
