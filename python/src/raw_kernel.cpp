@@ -12,6 +12,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -42,11 +44,30 @@ class RawKernel {
   // what the kernel declared when it was built), `cluster` CTAs per cluster along x, y, z.
   void launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, int smem, std::uintptr_t stream,
               int device, nb::bytes params, unsigned cx, unsigned cy, unsigned cz) {
-    std::string why;
-    cuda::Driver const* d = cuda::driver(&why);
-    if (!d) throw StatusError{{Status::kErrorNotSupported, "no CUDA driver to launch " + symbol_ + ": " + why}};
-    cuda::DeviceInfo const& info = device_info(device);
-    cuda::CUfunction fn = function(*d, info, device);
+    cuda::Driver const* d = cuda::driver();
+    if (!d) {
+      std::string why;
+      cuda::driver(&why);
+      throw StatusError{{Status::kErrorNotSupported, "no CUDA driver to launch " + symbol_ + ": " + why}};
+    }
+    // NOTES: the last device's function and context are kept outside the lock: a compiled call
+    // costs a few microseconds, and two lock round trips are a noticeable share of them.
+    Loaded const* last = last_.load(std::memory_order_acquire);
+    if (!last || last->device != device) {
+      cuda::DeviceInfo const& info = device_info(device);
+      cuda::CUfunction f = function(*d, info, device);
+      std::lock_guard<std::mutex> lock(mutex_);
+      last = nullptr;
+      for (auto const& e : loaded_)
+        if (e->device == device) last = e.get();
+      if (!last) {  // one entry per device, so alternating devices does not grow the list
+        loaded_.push_back(std::make_unique<Loaded>(Loaded{device, f, info.context}));
+        last = loaded_.back().get();
+      }
+      last_.store(last, std::memory_order_release);
+    }
+    cuda::CUfunction fn = last->fn;
+    cuda::CUcontext context = last->context;
     if (smem < smem_) smem = smem_;
     char* buffer = const_cast<char*>(params.c_str());
     void* args[kMaxParams];
@@ -56,7 +77,7 @@ class RawKernel {
         throw StatusError{{Status::kErrorInvalidProblem, "the parameter buffer of " + symbol_ + " is shorter than its plan"}};
       args[i] = buffer + offsets_[i];
     }
-    cuda::ScopedContext scope(*d, info.context);
+    cuda::ScopedContext scope(*d, context);
     auto s = reinterpret_cast<cuda::CUstream>(stream);
     cuda::CUresult r;
     if (cx * cy * cz > 1) {
@@ -118,6 +139,15 @@ class RawKernel {
   std::string cubin_, symbol_, target_;
   int smem_;
   std::vector<int> offsets_;  // each parameter's byte offset in the packed buffer
+  // The function and context of the device launched on last, published whole (an entry is never
+  // changed or freed while the kernel lives), so that a launch reads them without the lock.
+  struct Loaded {
+    int device;
+    cuda::CUfunction fn;
+    cuda::CUcontext context;
+  };
+  std::vector<std::unique_ptr<Loaded>> loaded_;
+  std::atomic<Loaded const*> last_{nullptr};
   std::mutex mutex_;
   std::vector<cuda::CUfunction> functions_;
 };
