@@ -275,3 +275,68 @@ def test_gpu_hopper_gemm_matches_float64(torch_cuda, toolkit):
             assert not torch.isnan(D).any(), (m, n, k, act, how, "an element was not written")
             worst = err.max().item()
             assert worst <= 1, (m, n, k, act, how, worst, (err > 1).nonzero()[:5].tolist())
+
+
+# ---- the Sm80 GEMM example (cp.async, ldmatrix, mma.sync) ----------------------------------------
+
+def test_sm80_gemm_ptx_without_gpu(toolkit):
+    import sm80_gemm as g
+    for target, sm in (("sm_80", 80), ("sm_90a", 90)):
+        c = tessel.compile(g.gemm, *_fakes(3, tessel.BFloat16, (4096, 4096)), target=target)
+        ptx = c.ptx
+        assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") == 64  # 2 K steps x 4 x 8 tiles
+        assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 16
+        assert "cp.async.cg.shared.global" in ptx and "cp.async.wait_group 1" in ptx
+        assert ".local" not in ptx
+        assert cubin_info.sm_version(c.cubin) == sm
+
+
+def test_compile_time_names_rebind_only_where_they_were_bound():
+    @tessel.kernel
+    def ok(gA: tessel.Tensor, n: tessel.Int32):
+        tidx, _, _ = tessel.arch.thread_idx()
+        if tidx < n:
+            for i in tessel.range_constexpr(2):
+                t = gA[(None,)]  # a fresh view per unrolled iteration, inside the dynamic if
+                step = i + 1      # a number bound inside the block, rebound there
+                t[tidx] = t[tidx] + step
+
+    @tessel.kernel
+    def bad(gA: tessel.Tensor, n: tessel.Int32):
+        tidx, _, _ = tessel.arch.thread_idx()
+        t = gA[(None,)]
+        if tidx < n:
+            t = gA[(None,)]  # line marker: rebinds a name bound outside the block
+
+    @tessel.jit
+    def run(mA, n: tessel.Int32, which: tessel.Constexpr):
+        (ok if which else bad)(mA, n).launch(grid=1, block=32)
+
+    A = tessel.fake_tensor(tessel.Float32, (32,))
+    src = tessel.compile(run, A, tessel.Int32(4), True, target="sm_90a").kernels[0].source
+    assert src.count("+ 1") >= 1 and src.count("+ 2") >= 1  # both unrolled iterations, each with its own step
+    with pytest.raises(tessel.DSLError, match="cannot be reassigned inside a dynamic"):
+        tessel.compile(run, A, tessel.Int32(4), False, target="sm_90a")
+
+
+def test_gpu_sm80_gemm_matches_float64(torch_cuda, toolkit):
+    torch = torch_cuda
+    import sm80_gemm as g
+    for m, n, k, dtype in ((1000, 776, 520, torch.float16), (128, 128, 32, torch.bfloat16), (257, 130, 8, torch.bfloat16),
+                           (2048, 1024, 1032, torch.float16)):
+        gen = torch.Generator(device="cuda").manual_seed(m * n + k)
+        A = (torch.rand(m, k, device="cuda", generator=gen) * 2 - 1).to(dtype)
+        W = (torch.rand(n, k, device="cuda", generator=gen) * 2 - 1).to(dtype)
+        ref = A.double() @ W.double().t()
+        budget = 2.0**-7 * ref.abs() + 8 * k**0.5 * 2.0**-23 * (A.double().abs() @ W.double().abs().t()) + 2.0**-7
+        for how in ("direct", "compiled"):
+            D = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
+            if how == "direct":
+                g.gemm(A, W, D)
+            else:
+                ts = [tessel.from_dlpack(t) for t in (A, W, D)]
+                tessel.compile(g.gemm, *ts)(*ts)
+            torch.cuda.synchronize()
+            assert not torch.isnan(D).any(), (m, n, k, how, "an element was not written")
+            worst = ((D.double() - ref).abs() / budget).max().item()
+            assert worst <= 1, (m, n, k, how, worst)

@@ -74,7 +74,7 @@ class Builder:
         self.smem_bytes = 0      # shared memory the kernel allocated (SmemAllocator)
         self.smem_align = 16
         self.features: set = set()  # prelude sections the body needs
-        self.bound_in: dict = {}  # id(object) -> (object, block): compile-time objects bound inside dynamic blocks
+        self.bound_in: dict = {}  # name -> the dynamic block a compile-time value was bound to it in
 
     @property
     def block(self) -> Block:

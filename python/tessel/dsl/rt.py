@@ -172,11 +172,6 @@ def _identifier(name: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in name) + "_"
 
 
-def _bound_here(b, obj):
-    if not isinstance(obj, (Value, int, float, bool, T.Scalar)):
-        b.bound_in[id(obj)] = (obj, b.block)
-
-
 def assign(old, new, name: str):
     """`name = new` inside a dynamic block, where `old` is what the name held."""
     if isinstance(old, Var) and old.block.open:
@@ -188,15 +183,17 @@ def assign(old, new, name: str):
         builder().emit(f"{old.name} = {as_value(new, old.dtype).expr};")
         return old
     b = builder()
-    if old is UNBOUND or old is new or isinstance(old, Value):
-        _bound_here(b, new)
+    if old is UNBOUND:
+        b.bound_in[name] = b.block  # first bound inside this block: the name does not exist outside it
         return new
-    # A compile-time object (a tile, a fragment) bound inside a dynamic block exists only there:
-    # rebinding the name is safe in that block, or once that block has ended (a range_constexpr
-    # loop's fresh tile per iteration).
-    seen = b.bound_in.get(id(old))
-    if seen is not None and seen[0] is old and (seen[1] is b.block or not seen[1].open):
-        _bound_here(b, new)
+    if old is new or isinstance(old, Value):
+        return new
+    # A compile-time value (a number, a tile, a fragment) first bound inside a dynamic block exists
+    # only there: rebinding the name is safe in that block, or once that block has ended (a
+    # range_constexpr loop's fresh tile per iteration).
+    first = b.bound_in.get(name)
+    if first is not None and (first is b.block or not first.open):
+        b.bound_in[name] = b.block
         return new
     fail(f"'{name}' holds a {type(old).__name__}, which is fixed when compiling and cannot be reassigned inside a dynamic "
          "if/for/while: give the new object another name")

@@ -1,0 +1,145 @@
+"""An Ampere-style tensor-core GEMM written in the DSL: D = A B^T with cp.async, ldmatrix and
+mma.sync (sm_80 and later).
+
+    A (M, K) and B (N, K) row-major (K contiguous: PyTorch's x @ W.t()), D (M, N) row-major;
+    f16 or bf16, f32 accumulation; K, N and the row strides multiples of 8 elements.
+
+A CTA of 4 warps computes a 128 x 128 tile of D; each warp a 64 x 64 quarter of it, as 4 x 8
+mma.sync m16n8k16 tiles per 16 of K. A ring of STAGES shared-memory buffers holds 32 of K of the
+CTA's A and B rows each; cp.async fills the stage STAGES - 1 ahead of the one the warps read.
+Shared rows are 64 bytes (four 16-byte chunks); chunk c of row r is stored at chunk
+c ^ ((r / 2) % 4), so that the 8 rows one ldmatrix reads fall in 8 different 16-byte bank groups.
+
+    python examples/python/sm80_gemm.py       # needs PyTorch and an sm_80 or later GPU
+"""
+
+import tessel
+
+BM, BN, BK = 128, 128, 32
+STAGES = 3
+THREADS = 128
+CHUNKS = BK // 8  # 16-byte chunks in a row of BK 16-bit elements
+
+
+@tessel.jit
+def chunk_at(row, chunk):
+    """Element offset of 16-byte chunk `chunk` of shared row `row` (rows of BK elements), swizzled."""
+    return row * BK + ((chunk ^ ((row // 2) % CHUNKS)) * 8)
+
+
+@tessel.kernel(launch_bounds=(THREADS, 1))
+def gemm_kernel(gA: tessel.Tensor, gB: tessel.Tensor, gD: tessel.Tensor, ab: tessel.Constexpr):
+    m, k = gA.shape
+    n = gB.shape[0]
+    lda = tessel.assume(gA.stride[0], divby=8)
+    ldb = tessel.assume(gB.stride[0], divby=8)
+    ldd = tessel.assume(gD.stride[0], divby=8)
+    smem = tessel.SmemAllocator()
+    sA = smem.allocate_array(ab, STAGES * BM * BK, byte_alignment=128)  # [stage][BM rows x BK], swizzled
+    sB = smem.allocate_array(ab, STAGES * BN * BK, byte_alignment=128)  # [stage][BN rows x BK], swizzled
+    tidx, _, _ = tessel.arch.thread_idx()
+    bx, by, _ = tessel.arch.block_idx()
+    warp, lane = tessel.arch.warp_idx(), tessel.arch.lane_idx()
+    m0, n0 = by * BM, bx * BN
+    wm, wn = (warp // 2) * 64, (warp % 2) * 64  # this warp's quarter of the tile
+    k_tiles = (k + BK - 1) // BK
+
+    # Stage s of K tile kt: each thread copies 4 chunks of A and 4 of B (rows beyond M or N, and K
+    # past its end, are zero-filled by the predicate).
+    def load_stage(s, kt):
+        for i in tessel.range_constexpr(BM * CHUNKS // THREADS):
+            idx = tidx + i * THREADS
+            row, chunk = idx // CHUNKS, idx % CHUNKS
+            kk = kt * BK + chunk * 8
+            kc = tessel.assume(tessel.select(kk < k, kk, 0), divby=8)  # in bounds, and still 16 bytes aligned
+            ra = tessel.select(m0 + row < m, m0 + row, 0)
+            src = tessel.make_tensor(gA.iterator + (ra * lda + kc), tessel.make_layout(8))
+            dst = tessel.make_tensor(sA.iterator + (s * (BM * BK) + chunk_at(row, chunk)), tessel.make_layout(8))
+            tessel.arch.cp_async(dst, src, 16, pred=(m0 + row < m) and (kk < k))
+            rb = tessel.select(n0 + row < n, n0 + row, 0)
+            srcb = tessel.make_tensor(gB.iterator + (rb * ldb + kc), tessel.make_layout(8))
+            dstb = tessel.make_tensor(sB.iterator + (s * (BN * BK) + chunk_at(row, chunk)), tessel.make_layout(8))
+            tessel.arch.cp_async(dstb, srcb, 16, pred=(n0 + row < n) and (kk < k))
+
+    acc = tessel.make_fragment(4 * 8 * 4, tessel.Float32)  # [mi 4][ni 8][4]: mma.sync's C fragments
+    for i in tessel.range(4 * 8 * 4, unroll_full=True):
+        acc[i] = 0.0
+    for s in tessel.range_constexpr(STAGES - 1):
+        if s < k_tiles:
+            load_stage(s, s)
+        tessel.arch.cp_async_commit_group()
+
+    for kt in range(k_tiles):
+        tessel.arch.cp_async_wait_group(STAGES - 2)  # K tile kt has landed (this thread's copies) ...
+        tessel.arch.sync_threads()                     # ... and everyone's; stage kt - 1 is free
+        nxt = kt + STAGES - 1
+        if nxt < k_tiles:
+            load_stage(nxt % STAGES, nxt)
+        tessel.arch.cp_async_commit_group()
+        s = kt % STAGES
+        for ks in tessel.range_constexpr(BK // 16):
+            # A: four 16 x 16 fragments (ldmatrix.x4: lane l gives row l % 16, K chunk l / 16).
+            afrag = []
+            for mi in tessel.range_constexpr(4):
+                row = wm + mi * 16 + lane % 16
+                p = tessel.make_tensor(sA.iterator + (s * (BM * BK) + chunk_at(row, ks * 2 + lane // 16)), tessel.make_layout(8))
+                afrag.append(tessel.arch.ldmatrix_x4(p))
+            for nj in tessel.range_constexpr(4):
+                # B: two n8 x k16 fragments (lane l gives row l % 8 + 8 (l / 16), K chunk (l / 8) % 2).
+                row = wn + nj * 16 + lane % 8 + 8 * (lane // 16)
+                p = tessel.make_tensor(sB.iterator + (s * (BN * BK) + chunk_at(row, ks * 2 + (lane // 8) % 2)),
+                                       tessel.make_layout(8))
+                b0, b1, b2, b3 = tessel.arch.ldmatrix_x4(p)
+                for mi in tessel.range_constexpr(4):
+                    for half, (x, y) in enumerate(((b0, b1), (b2, b3))):
+                        ni = nj * 2 + half
+                        base = (mi * 8 + ni) * 4
+                        c = tessel.arch.mma_m16n8k16(afrag[mi], (x, y), [acc[base + e] for e in range(4)], ab)
+                        for e in tessel.range_constexpr(4):
+                            acc[base + e] = c[e]
+
+    # Epilogue: C fragment registers 0, 1 are columns 2 (lane % 4) and one more of row lane / 4;
+    # registers 2, 3 the same columns of row lane / 4 + 8. One 4-byte store per pair.
+    for mi in tessel.range_constexpr(4):
+        for h in tessel.range_constexpr(2):
+            r = m0 + wm + mi * 16 + lane // 4 + 8 * h
+            if r < m:
+                for ni in tessel.range(8, unroll_full=True):
+                    c = n0 + wn + ni * 8 + 2 * (lane % 4)
+                    if c < n:
+                        pair = tessel.make_fragment(2, ab)
+                        pair[0] = acc[(mi * 8 + ni) * 4 + 2 * h]
+                        pair[1] = acc[(mi * 8 + ni) * 4 + 2 * h + 1]
+                        tessel.make_tensor(gD.iterator + (r * ldd + c), tessel.make_layout(2)).store(pair.load())
+
+
+@tessel.jit
+def gemm(mA: tessel.Tensor, mB: tessel.Tensor, mD: tessel.Tensor):
+    (m, k), (n, k2) = mA.shape, mB.shape
+    if k != k2 or tuple(mD.shape) != (m, n):
+        raise ValueError(f"gemm: A is {m} x {k}, B is {n} x {k2} and D is {mD.shape}: need A (M, K), B (N, K), D (M, N)")
+    ab = mA.element_type
+    if ab not in (tessel.Float16, tessel.BFloat16) or mB.element_type is not ab or mD.element_type is not ab:
+        raise ValueError("gemm: A, B and D are all Float16 or all BFloat16")
+    for name, t in (("A", mA), ("B", mB), ("D", mD)):
+        if t.stride[1] != 1 or t.stride[0] % 8 or t.align < 16:
+            raise ValueError(f"gemm: {name} must be row-major with a row stride that is a multiple of 8 elements and a "
+                             f"16-byte-aligned address (cp.async copies 16 bytes); it is {t.describe()}")
+    if k % 8 or n % 2:
+        raise ValueError(f"gemm: K ({k}) must be a multiple of 8 and N ({n}) even")
+    gemm_kernel(mA, mB, mD, ab).launch(grid=(-(-n // BN), -(-m // BM), 1), block=(THREADS, 1, 1))
+
+
+def main():
+    import torch
+    m, n, k = 1000, 776, 520
+    a = torch.rand(m, k, device="cuda", dtype=torch.float16) * 2 - 1
+    b = torch.rand(n, k, device="cuda", dtype=torch.float16) * 2 - 1
+    d = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    gemm(a, b, d)
+    torch.testing.assert_close(d.float(), a.float() @ b.float().t(), atol=0.05, rtol=0.01)
+    print("sm80 gemm: ok")
+
+
+if __name__ == "__main__":
+    main()
