@@ -466,11 +466,14 @@ class JitFunction:
                 self._traceable = rewrite(self.fn)
             return self._traceable(*args, **kwargs)
         values, anns = self._args(args, kwargs)
-        sig = tuple(classify(v, a)[1] for v, a in zip(values, anns))
-        compiled = self._compiled.get(sig)
+        # Keyed by the device too: a function compiled for another target (tessel.compile(...,
+        # target="sm_80") on an sm_90 machine) is not what this device runs.
+        device = next((v.device for v in values if isinstance(v, HostTensor)), None)
+        key = (tuple(classify(v, a)[1] for v, a in zip(values, anns)), device)
+        compiled = self._compiled.get(key)
         if compiled is None:
             tensors = [v for v in values if isinstance(v, HostTensor)]
-            compiled = self._compiled[sig] = CompiledFunction(self, values, anns, _target_of(tensors) if tensors else None)
+            compiled = self._compiled[key] = CompiledFunction(self, values, anns, _target_of(tensors) if tensors else None)
         return compiled._call_values(values)
 
     def __repr__(self):
@@ -680,9 +683,7 @@ def compile(fn, *args, target=None, **kwargs):  # noqa: A001 (tessel.compile)
         values, anns = fn._args(args, kwargs)
         tensors = [v for v in values if isinstance(v, HostTensor)]
         t = normalize_target(target) if target is not None else _target_of([x for x in tensors if x.device is not None])
-        compiled = CompiledFunction(fn, values, anns, t)
-        fn._compiled.setdefault(tuple(classify(v, a)[1] for v, a in zip(values, anns)), compiled)
-        return compiled
+        return CompiledFunction(fn, values, anns, t)
     raise TypeError(f"tessel.compile takes a @tessel.jit function (or a GemmConfig); got {type(fn).__name__}")
 
 
