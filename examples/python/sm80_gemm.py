@@ -2,7 +2,7 @@
 mma.sync (sm_80 and later).
 
     A (M, K) and B (N, K) row-major (K contiguous: PyTorch's x @ W.t()), D (M, N) row-major;
-    f16 or bf16, f32 accumulation; K, N and the row strides multiples of 8 elements.
+    f16 or bf16, f32 accumulation; K and the rows of A and B multiples of 8 elements, N and D's even.
 
 A CTA of 4 warps computes a 128 x 128 tile of D; each warp a 64 x 64 quarter of it, as 4 x 8
 mma.sync m16n8k16 tiles per 16 of K. A ring of STAGES shared-memory buffers holds 32 of K of the
@@ -33,7 +33,7 @@ def gemm_kernel(gA: tessel.Tensor, gB: tessel.Tensor, gD: tessel.Tensor, ab: tes
     n = gB.shape[0]
     lda = tessel.assume(gA.stride[0], divby=8)
     ldb = tessel.assume(gB.stride[0], divby=8)
-    ldd = tessel.assume(gD.stride[0], divby=8)
+    ldd = tessel.assume(gD.stride[0], divby=2)
     smem = tessel.SmemAllocator()
     sA = smem.allocate_array(ab, STAGES * BM * BK, byte_alignment=128)  # [stage][BM rows x BK], swizzled
     sB = smem.allocate_array(ab, STAGES * BN * BK, byte_alignment=128)  # [stage][BN rows x BK], swizzled
@@ -121,10 +121,11 @@ def gemm(mA: tessel.Tensor, mB: tessel.Tensor, mD: tessel.Tensor):
     ab = mA.element_type
     if ab not in (tessel.Float16, tessel.BFloat16) or mB.element_type is not ab or mD.element_type is not ab:
         raise ValueError("gemm: A, B and D are all Float16 or all BFloat16")
-    for name, t in (("A", mA), ("B", mB), ("D", mD)):
-        if t.stride[1] != 1 or t.stride[0] % 8 or t.align < 16:
-            raise ValueError(f"gemm: {name} must be row-major with a row stride that is a multiple of 8 elements and a "
-                             f"16-byte-aligned address (cp.async copies 16 bytes); it is {t.describe()}")
+    for name, t, elems, align in (("A", mA, 8, 16), ("B", mB, 8, 16), ("D", mD, 2, 4)):
+        if t.stride[1] != 1 or t.stride[0] % elems or t.align < align:
+            raise ValueError(f"gemm: {name} must be row-major with a row stride that is a multiple of {elems} elements and a "
+                             f"{align}-byte-aligned address (A and B: cp.async copies 16 bytes; D: pairs of elements); it "
+                             f"is {t.describe()}")
     if k % 8 or n % 2:
         raise ValueError(f"gemm: K ({k}) must be a multiple of 8 and N ({n}) even")
     gemm_kernel(mA, mB, mD, ab).launch(grid=(-(-n // BN), -(-m // BM), 1), block=(THREADS, 1, 1))
