@@ -8,8 +8,8 @@ A and B into a ring of STAGES shared-memory buffers (128-byte swizzle, the layou
 Warpgroups 1 and 2 are the consumers (the cooperative schedule): each computes 64 of the tile's
 128 rows by wgmma m64n256k16 over every stage, hands the stage back, and runs the epilogue: bias,
 activation and rounding in registers, then 64-column subtiles through two swizzled shared-memory
-buffers per consumer, each sent by one TMA store. A full and an empty mbarrier per stage carry
-the ring. CTAs walk the tiles persistently, in bands of GROUP_M tile rows (L2 reuse of B).
+buffers per consumer, each sent by one TMA store. A tessel.pipeline.TmaPipeline (a full and an
+empty mbarrier per stage) carries the ring. CTAs walk the tiles persistently, in bands of GROUP_M tile rows (L2 reuse of B).
 
     python examples/python/hopper_gemm.py       # needs PyTorch and an sm_90a GPU
 """
@@ -34,8 +34,8 @@ def gemm_kernel(tma_a, tma_b, tma_d, gD: tessel.Tensor, gBias: tessel.Tensor, k:
     sA = smem.allocate_array(ab, STAGES * BM * BK, byte_alignment=1024)  # [stage][BM rows x 128 bytes]
     sB = smem.allocate_array(ab, STAGES * BN * BK, byte_alignment=1024)  # [stage][BN rows x 128 bytes]
     sD = smem.allocate_array(ab, 2 * 2 * 64 * EPI_COLS, byte_alignment=1024)  # [consumer][buffer][64 rows x 128 bytes]
-    full = smem.allocate_array(tessel.Uint64, STAGES, byte_alignment=8)   # TMA bytes landed in stage s
-    empty = smem.allocate_array(tessel.Uint64, STAGES, byte_alignment=8)  # both consumers done with stage s
+    # Per stage a full barrier (the TMA bytes landed) and an empty one (both consumers are done).
+    pipe = tessel.pipeline.TmaPipeline(smem, STAGES, STAGE_BYTES, consumers=2)
 
     tidx, _, _ = tessel.arch.thread_idx()
     bidx, _, _ = tessel.arch.block_idx()
@@ -50,10 +50,7 @@ def gemm_kernel(tma_a, tma_b, tma_d, gD: tessel.Tensor, gBias: tessel.Tensor, k:
         tessel.arch.tma_prefetch_descriptor(tma_a)
         tessel.arch.tma_prefetch_descriptor(tma_b)
         tessel.arch.tma_prefetch_descriptor(tma_d)
-        for s in tessel.range_constexpr(STAGES):
-            tessel.arch.mbarrier_init(full.iterator + s, 1)   # the producer's arrive; the bytes come from TMA
-            tessel.arch.mbarrier_init(empty.iterator + s, 2)  # one arrive per consumer warpgroup
-        tessel.arch.mbarrier_init_fence()
+        pipe.init()
     tessel.arch.sync_threads()
 
     if warpgroup == 0:
@@ -61,34 +58,31 @@ def gemm_kernel(tma_a, tma_b, tma_d, gD: tessel.Tensor, gBias: tessel.Tensor, k:
         # accumulators each without spilling.
         tessel.arch.warpgroup_reg_dealloc(PRODUCER_REGS)
         if tidx == 0:
-            it = 0  # K tiles over all of this CTA's tiles: the ring runs on across tiles
+            state = tessel.pipeline.PipelineState(STAGES)  # runs on across tiles: the next tile's loads overlap the epilogue
             tile = bidx
             while tile < tiles:
                 tm, tn = raster(tile, tiles_m, tiles_n)
                 for kt in range(k_tiles):
-                    s = it % STAGES
-                    # A fresh barrier counts as having completed the phase before its first, so
-                    # the first pass over the ring does not wait: the buffers start empty.
-                    tessel.arch.mbarrier_wait(empty.iterator + s, ((it // STAGES) & 1) ^ 1)
-                    tessel.arch.mbarrier_arrive_and_expect_tx(full.iterator + s, STAGE_BYTES)
-                    tessel.arch.tma_load(tma_a, sA.iterator + s * (BM * BK), full.iterator + s, (kt * BK, tm * BM))
-                    tessel.arch.tma_load(tma_b, sB.iterator + s * (BN * BK), full.iterator + s, (kt * BK, tn * BN))
-                    it = it + 1
+                    pipe.producer_acquire(state)
+                    s = state.index
+                    tessel.arch.tma_load(tma_a, sA.iterator + s * (BM * BK), pipe.full(state), (kt * BK, tm * BM))
+                    tessel.arch.tma_load(tma_b, sB.iterator + s * (BN * BK), pipe.full(state), (kt * BK, tn * BN))
+                    state.advance()
                 tile = tile + grid
     else:
         tessel.arch.warpgroup_reg_alloc(CONSUMER_REGS)
         wg = warpgroup - 1  # this consumer's 64 rows of the tile
         leader = tidx % 128 == 0
         acc = tessel.make_fragment(BN // 2, tessel.Float32)  # the 64 x 256 accumulators, wgmma's layout
-        it = 0
+        state = tessel.pipeline.PipelineState(STAGES)
         tile = bidx
         while tile < tiles:
             tm, tn = raster(tile, tiles_m, tiles_n)
             for i in tessel.range(BN // 2, unroll_full=True):  # a C++ loop: short source, unrolled by the compiler
                 acc[i] = 0.0
             for kt in range(k_tiles):
-                s = it % STAGES
-                tessel.arch.mbarrier_wait(full.iterator + s, (it // STAGES) & 1)
+                pipe.consumer_wait(state)
+                s = state.index
                 tessel.arch.wgmma_fence()
                 for kk in tessel.range_constexpr(BK // 16):
                     # K-major, 128-byte rows: row r of a stage at r * 128 bytes, K step of 16 at +32 bytes.
@@ -100,12 +94,12 @@ def gemm_kernel(tma_a, tma_b, tma_d, gD: tessel.Tensor, gBias: tessel.Tensor, k:
                 # free for the producer.
                 tessel.arch.wgmma_wait_group(1)
                 if kt > 0 and leader:
-                    tessel.arch.mbarrier_arrive(empty.iterator + (it - 1) % STAGES)
-                it = it + 1
+                    pipe.consumer_release(state.previous())
+                state.advance()
             tessel.arch.wgmma_wait_group(0)
             tessel.arch.fence_registers(acc)
             if k_tiles > 0 and leader:
-                tessel.arch.mbarrier_arrive(empty.iterator + (it - 1) % STAGES)
+                pipe.consumer_release(state.previous())
             epilogue(tma_d, sD, gBias, acc, tm * BM + wg * 64, tn * BN, n, wg, leader, act, has_bias)
             tile = tile + grid
         if leader:

@@ -32,7 +32,7 @@ from .dsl import (  # noqa: F401 (the kernel DSL, with the CuTe DSL's names)
     range_constexpr, right_inverse, runtime, select, tiled_divide, tiled_product, zipped_divide, zipped_product, assume,
     make_tensor, make_tma_descriptor,
 )
-from .dsl import math  # noqa: F401,E402 (tessel.math: device float functions)
+from .dsl import math, pipeline  # noqa: F401,E402 (tessel.math: device float functions; tessel.pipeline)
 from .dsl import range as range  # noqa: A004,PLC0414
 
 

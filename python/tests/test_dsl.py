@@ -201,8 +201,23 @@ def test_hopper_gemm_ptx_without_gpu(toolkit):
     assert cubin_info.sm_version(c.cubin) == 90
     assert "__launch_bounds__(384, 1)" in c.source
     assert c.kernels[0].plan.offsets[:4] == [0, 128, 256, 384]  # three 128-byte descriptors, 64-aligned, then D's pointer
+    assert "pipe_count" in c.source and "mbarrier.init.shared::cta.b64 [%0], %1;\" :: \"r\"" in c.source  # tessel.pipeline
     with pytest.raises(tessel.DSLError, match="sm_90a"):
         tessel.compile(hg.gemm, *_gemm_fakes(), target="sm_80")
+
+
+def test_pipeline_state_views_do_not_advance(toolkit):
+    @tessel.kernel
+    def k(gA: tessel.Tensor):
+        state = tessel.pipeline.PipelineState(4)
+        state.previous().advance()  # line marker: a view
+
+    @tessel.jit
+    def run(mA):
+        k(mA).launch(grid=1, block=32)
+
+    with pytest.raises(tessel.DSLError, match="read-only view"):
+        tessel.compile(run, tessel.fake_tensor(tessel.Float32, (32,)), target="sm_90a")
 
 
 def test_hopper_gemm_refuses_what_tma_cannot_read(toolkit):
