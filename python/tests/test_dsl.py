@@ -355,3 +355,23 @@ def test_gpu_sm80_gemm_matches_float64(torch_cuda, toolkit):
             assert not torch.isnan(D).any(), (m, n, k, how, "an element was not written")
             worst = ((D.double() - ref).abs() / budget).max().item()
             assert worst <= 1, (m, n, k, how, worst)
+
+
+def test_tv_layouts_draw_as_svg(tmp_path):
+    from tessel.dsl.draw import tv_cells
+    from tessel import layout as L
+    thr = tessel.make_layout((2, 2), stride=(2, 1))  # threads row-major
+    val = tessel.make_layout((1, 2), stride=(2, 1))  # each a 1 x 2 row
+    tiler, tv = tessel.make_layout_tv(thr, val)
+    assert tiler == (2, 4)
+    cells = tv_cells(tiler, tv)
+    assert cells[(0, 0)] == [(0, 0)] and cells[(0, 1)] == [(0, 1)] and cells[(0, 2)] == [(1, 0)] and cells[(1, 3)] == [(3, 1)]
+    svg = tessel.draw_tv_layout(tiler, tv, tmp_path / "tv.svg")
+    assert svg.count("<rect") == 8 and "T3" in svg and "V1" in svg and 'stroke="red"' not in svg
+    assert (tmp_path / "tv.svg").read_text() == svg
+    # A layout that reaches a cell twice (and leaves one empty) shows where.
+    twice = L.Layout((4, 2), (1, 0))
+    bad = tessel.draw_tv_layout((2, 4), twice)
+    assert bad.count('stroke="red"') == 4 and bad.count('fill="white"') == 4
+    with pytest.raises(ValueError, match="more than"):
+        tessel.draw_tv_layout((1024, 1024), twice)
