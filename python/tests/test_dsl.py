@@ -375,3 +375,26 @@ def test_tv_layouts_draw_as_svg(tmp_path):
     assert bad.count('stroke="red"') == 4 and bad.count('fill="white"') == 4
     with pytest.raises(ValueError, match="more than"):
         tessel.draw_tv_layout((1024, 1024), twice)
+
+
+def test_gpu_dsl_function_as_torch_op(torch_cuda, toolkit):
+    torch = torch_cuda
+    from elementwise_add import add
+    op = tessel.torch_op("tessel_test::dsl_add", add, mutates_args=("mC",))
+    a = torch.rand(256, 512, device="cuda", dtype=torch.float16)
+    b = torch.rand_like(a)
+    c = torch.full_like(a, float("nan"))
+    op(a, b, c)
+    torch.cuda.synchronize()
+    assert torch.equal(c, a + b)
+    torch.library.opcheck(op, (a, b, torch.empty_like(a)))
+
+    def f(x, y):
+        out = torch.empty_like(x)
+        op(x, y, out)
+        return out * 2
+
+    compiled = torch.compile(f, fullgraph=True)  # traced through the op: no graph break
+    assert torch.equal(compiled(a, b), (a + b) * 2)
+    with pytest.raises(ValueError, match="not a parameter"):
+        tessel.torch_op("tessel_test::bad", add, mutates_args=("out",))
