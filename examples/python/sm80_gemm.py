@@ -7,8 +7,9 @@ mma.sync (sm_80 and later).
 A CTA of 4 warps computes a 128 x 128 tile of D; each warp a 64 x 64 quarter of it, as 4 x 8
 mma.sync m16n8k16 tiles per 16 of K. A ring of STAGES shared-memory buffers holds 32 of K of the
 CTA's A and B rows each; cp.async fills the stage STAGES - 1 ahead of the one the warps read.
-Shared rows are 64 bytes (four 16-byte chunks); chunk c of row r is stored at chunk
-c ^ ((r / 2) % 4), so that the 8 rows one ldmatrix reads fall in 8 different 16-byte bank groups.
+Shared rows are 64 bytes (four 16-byte chunks) and swizzled, Swizzle<2,3,3> composed with the
+(rows, BK, stages) layout: chunk c of row r is stored at chunk c ^ ((r / 2) % 4), so that the 8
+rows one ldmatrix reads fall in 8 different 16-byte bank groups.
 
     python examples/python/sm80_gemm.py       # needs PyTorch and an sm_80 or later GPU
 """
@@ -19,12 +20,14 @@ BM, BN, BK = 128, 128, 32
 STAGES = 3
 THREADS = 128
 CHUNKS = BK // 8  # 16-byte chunks in a row of BK 16-bit elements
+# Element offset bits: 0-2 inside a chunk, 3-4 the chunk, 5 and up the row. The chunk bits are
+# XORed with row bits 1-2 (offset bits 6-7).
+SWIZZLE = (2, 3, 3)
 
 
-@tessel.jit
-def chunk_at(row, chunk):
-    """Element offset of 16-byte chunk `chunk` of shared row `row` (rows of BK elements), swizzled."""
-    return row * BK + ((chunk ^ ((row // 2) % CHUNKS)) * 8)
+def chunk(t, index):
+    """The 8-element (16-byte) chunk `index` of a row view `t`."""
+    return tessel.local_tile(t, (8,), (index,))
 
 
 @tessel.kernel(launch_bounds=(THREADS, 1))
@@ -35,8 +38,11 @@ def gemm_kernel(gA: tessel.Tensor, gB: tessel.Tensor, gD: tessel.Tensor, ab: tes
     ldb = tessel.assume(gB.stride[0], divby=8)
     ldd = tessel.assume(gD.stride[0], divby=2)
     smem = tessel.SmemAllocator()
-    sA = smem.allocate_array(ab, STAGES * BM * BK, byte_alignment=128)  # [stage][BM rows x BK], swizzled
-    sB = smem.allocate_array(ab, STAGES * BN * BK, byte_alignment=128)  # [stage][BN rows x BK], swizzled
+    sw = tessel.make_swizzle(*SWIZZLE)
+    sA = smem.allocate_tensor(ab, tessel.composition(sw, tessel.make_layout((BM, BK, STAGES), stride=(BK, 1, BM * BK))),
+                              byte_alignment=128)  # (BM, BK, stage), swizzled
+    sB = smem.allocate_tensor(ab, tessel.composition(sw, tessel.make_layout((BN, BK, STAGES), stride=(BK, 1, BN * BK))),
+                              byte_alignment=128)  # (BN, BK, stage), swizzled
     tidx, _, _ = tessel.arch.thread_idx()
     bx, by, _ = tessel.arch.block_idx()
     warp, lane = tessel.arch.warp_idx(), tessel.arch.lane_idx()
@@ -49,16 +55,16 @@ def gemm_kernel(gA: tessel.Tensor, gB: tessel.Tensor, gD: tessel.Tensor, ab: tes
     def load_stage(s, kt):
         for i in tessel.range_constexpr(BM * CHUNKS // THREADS):
             idx = tidx + i * THREADS
-            row, chunk = idx // CHUNKS, idx % CHUNKS
-            kk = kt * BK + chunk * 8
+            row, c = idx // CHUNKS, idx % CHUNKS
+            kk = kt * BK + c * 8
             kc = tessel.assume(tessel.select(kk < k, kk, 0), divby=8)  # in bounds, and still 16 bytes aligned
             ra = tessel.select(m0 + row < m, m0 + row, 0)
             src = tessel.make_tensor(gA.iterator + (ra * lda + kc), tessel.make_layout(8))
-            dst = tessel.make_tensor(sA.iterator + (s * (BM * BK) + chunk_at(row, chunk)), tessel.make_layout(8))
+            dst = chunk(sA[(row, None, s)], c)
             tessel.arch.cp_async(dst, src, 16, pred=(m0 + row < m) and (kk < k))
             rb = tessel.select(n0 + row < n, n0 + row, 0)
             srcb = tessel.make_tensor(gB.iterator + (rb * ldb + kc), tessel.make_layout(8))
-            dstb = tessel.make_tensor(sB.iterator + (s * (BN * BK) + chunk_at(row, chunk)), tessel.make_layout(8))
+            dstb = chunk(sB[(row, None, s)], c)
             tessel.arch.cp_async(dstb, srcb, 16, pred=(n0 + row < n) and (kk < k))
 
     acc = tessel.make_fragment(4 * 8 * 4, tessel.Float32)  # [mi 4][ni 8][4]: mma.sync's C fragments
@@ -82,14 +88,11 @@ def gemm_kernel(gA: tessel.Tensor, gB: tessel.Tensor, gD: tessel.Tensor, ab: tes
             afrag = []
             for mi in tessel.range_constexpr(4):
                 row = wm + mi * 16 + lane % 16
-                p = tessel.make_tensor(sA.iterator + (s * (BM * BK) + chunk_at(row, ks * 2 + lane // 16)), tessel.make_layout(8))
-                afrag.append(tessel.arch.ldmatrix_x4(p))
+                afrag.append(tessel.arch.ldmatrix_x4(chunk(sA[(row, None, s)], ks * 2 + lane // 16)))
             for nj in tessel.range_constexpr(4):
                 # B: two n8 x k16 fragments (lane l gives row l % 8 + 8 (l / 16), K chunk (l / 8) % 2).
                 row = wn + nj * 16 + lane % 8 + 8 * (lane // 16)
-                p = tessel.make_tensor(sB.iterator + (s * (BN * BK) + chunk_at(row, ks * 2 + (lane // 8) % 2)),
-                                       tessel.make_layout(8))
-                b0, b1, b2, b3 = tessel.arch.ldmatrix_x4(p)
+                b0, b1, b2, b3 = tessel.arch.ldmatrix_x4(chunk(sB[(row, None, s)], ks * 2 + (lane // 8) % 2))
                 for mi in tessel.range_constexpr(4):
                     for half, (x, y) in enumerate(((b0, b1), (b2, b3))):
                         ni = nj * 2 + half

@@ -398,3 +398,37 @@ def test_gpu_dsl_function_as_torch_op(torch_cuda, toolkit):
     assert torch.equal(compiled(a, b), (a + b) * 2)
     with pytest.raises(ValueError, match="not a parameter"):
         tessel.torch_op("tessel_test::bad", add, mutates_args=("out",))
+
+
+def test_swizzles_are_cute_swizzles():
+    sw = tessel.make_swizzle(3, 3, 3)  # CuTe's Swizzle<3,3,3>: the 128-byte pattern on 16-bit elements
+    image = sorted(sw(x) for x in range(4096))
+    assert image == list(range(4096))  # a bijection on whole 2^(B+M+S) blocks
+    assert sw(8) == 8 and sw(64) == 64 + 8 and sw(64 * 3 + 8 * 5 + 1) == 64 * 3 + 8 * (5 ^ 3) + 1
+    assert all(sw(sw(x)) == x for x in range(4096))  # its own inverse
+    assert tessel.make_swizzle(3, 4, 3)(16 * 2 + 128) == tessel.arch.swizzle_128b(16 * 2 + 128)  # the byte form
+    with pytest.raises(tessel.DSLError, match="not a bijection"):
+        tessel.make_swizzle(3, 3, 2)
+    composed = tessel.composition(sw, tessel.make_layout((8, 64), stride=(64, 1)))
+    assert [composed((r, 0)) for r in range(8)] == [r * 64 + 8 * r for r in range(8)]
+
+
+def test_swizzled_shared_tensors_keep_their_swizzle_through_slices(toolkit):
+    @tessel.kernel
+    def k(gA: tessel.Tensor):
+        tidx, _, _ = tessel.arch.thread_idx()
+        smem = tessel.SmemAllocator()
+        s = smem.allocate_tensor(tessel.Float16, tessel.composition(tessel.make_swizzle(3, 3, 3),
+                                                                    tessel.make_layout((8, 64), stride=(64, 1))))
+        row = s[(tidx % 8, None)]                    # a slice keeps the swizzle
+        tile = tessel.local_tile(row, (8,), (tidx // 8,))  # and so does a tile of it
+        tile.store(tessel.make_tensor(gA.iterator + (tidx * 8), tessel.make_layout(8)).load())
+
+    @tessel.jit
+    def run(mA):
+        k(mA).launch(grid=1, block=64)
+
+    c = tessel.compile(run, tessel.fake_tensor(tessel.Float16, (512,)), target="sm_90a")
+    src, ptx = c.kernels[0].source, c.ptx
+    assert " ^ " in src and " & 448" in src  # x ^ ((x & 0b111000000) >> 3)
+    assert "st.shared.v4" in ptx  # 8 contiguous elements of one chunk: one 16-byte store

@@ -28,6 +28,7 @@ from . import arch  # noqa: F401
 from . import dmath as math  # noqa: F401
 from . import pipeline  # noqa: F401
 from .draw import draw_tv_layout  # noqa: F401
+from .swizzle import ComposedLayout, Swizzle, make_swizzle  # noqa: F401
 from .torch_op import torch_op  # noqa: F401
 from .device import SmemAllocator, TensorSSA, make_fragment, make_fragment_like, make_tensor  # noqa: F401
 from .dtypes import (  # noqa: F401

@@ -18,13 +18,14 @@ from .tensor import Tensor, _add, _has_none, crd2idx, is_tuple, leaves, product,
 class DeviceTensor(Tensor):
     """A pointer (C++ expression `base` plus an element offset) and a layout, in a kernel."""
 
-    def __init__(self, dtype, shape, stride, base: str, offset=0, align=1, memspace="gmem", itype=T.Int32):
+    def __init__(self, dtype, shape, stride, base: str, offset=0, align=1, memspace="gmem", itype=T.Int32, swizzle=None):
         super().__init__(dtype, shape, stride, align)
         self.base, self.offset, self.memspace, self.itype = base, offset, memspace, itype
+        self.swizzle = swizzle  # a Swizzle applied to the element offset from `base` (swizzle.py), or None
 
     def _with_layout(self, shape, stride, offset=0):
         return DeviceTensor(self.element_type, shape, stride, self.base, _add(self.offset, offset), self.align, self.memspace,
-                            self.itype)
+                            self.itype, self.swizzle)
 
     def address_align(self, offset=0) -> int:
         """Bytes the address of element `offset` (past this tensor's own offset) is known to be aligned to."""
@@ -35,10 +36,14 @@ class DeviceTensor(Tensor):
                 a = math.gcd(a, o.div * w)
             elif o:
                 a = math.gcd(a, o * w)
+        if self.swizzle is not None:
+            a = min(a, self.swizzle.unit * w)  # the swizzle moves whole 2^base-element chunks
         return a
 
     def _pointer(self, offset=0) -> str:
         total = _add(self.offset, offset)
+        if self.swizzle is not None:
+            total = self.swizzle(total)
         if isinstance(total, Value):
             return f"({self.base} + {total.expr})"
         return f"({self.base} + {total})" if total else self.base
@@ -276,13 +281,22 @@ class SmemAllocator:
     asked. The kernel's launch adds what was carved to the shared memory it asks for."""
 
     def allocate_tensor(self, element_type, layout, byte_alignment=16):
+        """A shared-memory tensor of `layout` (a layout of ints, or a swizzle composed with one)."""
         from .. import layout as eager
+        from .swizzle import ComposedLayout
         from .tensor import make_layout
+        swizzle = None
+        if isinstance(layout, ComposedLayout):
+            swizzle, layout = layout.swizzle, layout.inner
         L = layout if isinstance(layout, eager.Layout) else make_layout(layout)
         if not isinstance(L, eager.Layout):
             fail("a shared-memory tensor needs a layout of ints")
-        ptr = self._carve(element_type, eager.cosize(L), byte_alignment)
-        return DeviceTensor(element_type, L.shape, L.stride, ptr, 0, byte_alignment, "smem")
+        count = eager.cosize(L)
+        if swizzle is not None:  # the swizzle permutes within blocks of 2^(base + bits) elements
+            block = 1 << (swizzle.base + swizzle.bits)
+            count = -(-count // block) * block
+        ptr = self._carve(element_type, count, byte_alignment)
+        return DeviceTensor(element_type, L.shape, L.stride, ptr, 0, byte_alignment, "smem", swizzle=swizzle)
 
     def allocate_array(self, element_type, num_elems, byte_alignment=16):
         return self.allocate_tensor(element_type, (num_elems,) if not is_tuple(num_elems) else num_elems, byte_alignment)

@@ -278,6 +278,9 @@ class Tensor:
 def _apply(op_name, tensor_or_layout, *args):
     """An algebra operation on a layout, or on a tensor's layout (returning a tensor)."""
     x = tensor_or_layout
+    from .swizzle import ComposedLayout, Swizzle
+    if op_name == "composition" and isinstance(x, Swizzle):
+        return ComposedLayout(x, args[0] if isinstance(args[0], eager.Layout) else make_layout(args[0]))
     if isinstance(x, Tensor):
         shape, stride = x.shape, x.stride
         if static(shape) and static(stride):
