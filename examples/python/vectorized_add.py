@@ -9,32 +9,35 @@ import tessel
 
 
 @tessel.kernel
-def vadd_kernel(gA: tessel.Tensor, gB: tessel.Tensor, gC: tessel.Tensor, tv_layout: tessel.Constexpr):
+def vadd_kernel(gA: tessel.Tensor, gB: tessel.Tensor, gC: tessel.Tensor, tiled: tessel.Constexpr):
     tidx, _, _ = tessel.arch.thread_idx()
     bidx, _, _ = tessel.arch.block_idx()
     # gX is ((TileM, TileN), (RestM, RestN)): the block takes its tile ...
     blkA = gA[((None, None), bidx)]  # (TileM, TileN)
     blkB = gB[((None, None), bidx)]  # (TileM, TileN)
     blkC = gC[((None, None), bidx)]  # (TileM, TileN)
-    # ... and the thread-value layout maps (thread, value) to the tile: the thread takes its values.
-    thrA = tessel.composition(blkA, tv_layout)[(tidx, None)]  # (V)
-    thrB = tessel.composition(blkB, tv_layout)[(tidx, None)]  # (V)
-    thrC = tessel.composition(blkC, tv_layout)[(tidx, None)]  # (V)
+    # ... and the tiled copy's thread-value layout maps (thread, value) to the tile: the thread
+    # takes its values.
+    thr = tiled.get_slice(tidx)
+    thrA = thr.partition_S(blkA)  # (V)
+    thrB = thr.partition_S(blkB)  # (V)
+    thrC = thr.partition_D(blkC)  # (V)
     thrC[None] = thrA.load() + thrB.load()
 
 
-def tv_for(dtype_bytes: int):
+def tiled_copy_for(dtype_bytes: int):
     """Threads (4, 32) row-major, each holding (4, 16 / dtype_bytes) values row-major: one 16-byte
     access per row of a thread's block."""
     thr = tessel.make_layout((4, 32), stride=(32, 1))
     vec = 16 // dtype_bytes
     val = tessel.make_layout((4, vec), stride=(vec, 1))
-    return tessel.make_layout_tv(thr, val)
+    return tessel.make_tiled_copy_tv(thr, val)
 
 
 @tessel.jit
 def vadd(mA: tessel.Tensor, mB: tessel.Tensor, mC: tessel.Tensor):
-    tiler, tv = tv_for(mA.element_type.width)
+    tiled = tiled_copy_for(mA.element_type.width)
+    tiler = tiled.tiler_mn
     m, n = mA.shape
     if m % tiler[0] or n % tiler[1]:
         raise ValueError(f"vadd: {m} x {n} does not divide into {tiler[0]} x {tiler[1]} tiles")
@@ -42,7 +45,7 @@ def vadd(mA: tessel.Tensor, mB: tessel.Tensor, mC: tessel.Tensor):
     gB = tessel.zipped_divide(mB, tiler)
     gC = tessel.zipped_divide(mC, tiler)
     blocks = (m // tiler[0]) * (n // tiler[1])
-    vadd_kernel(gA, gB, gC, tv).launch(grid=(blocks, 1, 1), block=(128, 1, 1))
+    vadd_kernel(gA, gB, gC, tiled).launch(grid=(blocks, 1, 1), block=(128, 1, 1))
 
 
 def main():

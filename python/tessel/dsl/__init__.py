@@ -27,6 +27,7 @@ host.py (arguments), arch.py (instructions), jit.py (tracing, caching, launching
 from . import arch  # noqa: F401
 from . import dmath as math  # noqa: F401
 from . import pipeline  # noqa: F401
+from .copy import TiledCopy, copy, make_tiled_copy_tv  # noqa: F401
 from .draw import draw_tv_layout  # noqa: F401
 from .swizzle import ComposedLayout, Swizzle, make_swizzle  # noqa: F401
 from .torch_op import torch_op  # noqa: F401
