@@ -84,51 +84,28 @@ void check_inverses(L const& l) {
   }
 }
 
-// Whether logical_divide(A, T) fails condition (f) of admissibility.hpp (a tiler that reaches
-// past A's domain, where A's extended last mode repeats an offset): then it does not compile.
-template <class A, class T>
-constexpr bool divide_reaches_past_twice() {
-  using Tl = decltype(make_layout(T{}, complement(T{}, coalesce(A{}).shape())));
-  using F = decltype(tessel::detail::coalesce_x(A{}));
-  return !tessel::detail::static_overreach_verdict<std::remove_cvref_t<decltype(F{}.shape())>,
-                                           std::remove_cvref_t<decltype(F{}.stride())>, decltype(size(A{})),
-                                           std::remove_cvref_t<decltype(Tl{}.shape())>,
-                                           std::remove_cvref_t<decltype(Tl{}.stride())>>()
-              .ok();
-}
-
 template <class A, class T>
 void check_divide(A const& a, T const& t) {
+  auto d = logical_divide(a, t);
   auto bt = make_layout(t, complement(t, a.shape()));
-  if constexpr (divide_reaches_past_twice<A, T>()) {
-    // Refused at compile time: CuTe's answer, A o (T, T*), must then reach an offset twice.
-    auto v = indices(composition(a, make_layout(t, complement(t, coalesce(a).shape()))));
-    std::set<long long> once(v.begin(), v.end());
-    EXPECT_LT(once.size(), v.size()) << to_string(a) << " / " << to_string(t) << " is refused, yet A o (T, T*) repeats no offset";
-    return;
-  } else {
-    auto d = logical_divide(a, t);
-    for (long long i = 0; i < (long long)size(d); ++i) ASSERT_EQ((long long)d(i), (long long)a(bt(i))) << to_string(a) << " / " << to_string(t);
-    // Mode 0 is one tile: A o T.
-    auto tile = layout<0>(d);
-    for (long long i = 0; i < (long long)size(t); ++i) ASSERT_EQ((long long)tile(i), (long long)a(t(i)));
-    // The divide only regroups A when the tiles partition A's domain.
-    if (size(d) == size(a)) {
-      auto va = indices(a), vd = indices(d);
-      std::multiset<long long> ma(va.begin(), va.end()), md(vd.begin(), vd.end());
-      EXPECT_EQ(ma, md) << to_string(a) << " / " << to_string(t) << " = " << to_string(d);
-    } else if (injective(a) && injective(bt)) {
-      EXPECT_TRUE(injective(d)) << to_string(a) << " / " << to_string(t) << " = " << to_string(d) << " reaches past A twice";
-    }
-    // zipped, tiled and flat divides are the same function.
-    auto z = zipped_divide(a, t);
-    auto td = tiled_divide(a, t);
-    auto fd = flat_divide(a, t);
-    ASSERT_EQ((long long)size(z), (long long)size(d));
-    for (long long i = 0; i < (long long)size(z); ++i) {
-      ASSERT_EQ((long long)td(i), (long long)z(i));
-      ASSERT_EQ((long long)fd(i), (long long)z(i));
-    }
+  for (long long i = 0; i < (long long)size(d); ++i) ASSERT_EQ((long long)d(i), (long long)a(bt(i))) << to_string(a) << " / " << to_string(t);
+  // Mode 0 is one tile: A o T.
+  auto tile = layout<0>(d);
+  for (long long i = 0; i < (long long)size(t); ++i) ASSERT_EQ((long long)tile(i), (long long)a(t(i)));
+  // The divide only regroups A when the tiles partition A's domain.
+  if (size(d) == size(a)) {
+    auto va = indices(a), vd = indices(d);
+    std::multiset<long long> ma(va.begin(), va.end()), md(vd.begin(), vd.end());
+    EXPECT_EQ(ma, md) << to_string(a) << " / " << to_string(t) << " = " << to_string(d);
+  }
+  // zipped, tiled and flat divides are the same function.
+  auto z = zipped_divide(a, t);
+  auto td = tiled_divide(a, t);
+  auto fd = flat_divide(a, t);
+  ASSERT_EQ((long long)size(z), (long long)size(d));
+  for (long long i = 0; i < (long long)size(z); ++i) {
+    ASSERT_EQ((long long)td(i), (long long)z(i));
+    ASSERT_EQ((long long)fd(i), (long long)z(i));
   }
 }
 

@@ -66,12 +66,6 @@ TEST(RuntimeErrors, DividesAndProductsNameTheFailingStep) {
   // (4,4):(3,4) reaches 16 offsets once; widened to (6,4):(3,4) it reaches 12 twice (4*3 = 3*4).
   expect_all(error_of([] { logical_divide(L("(4,4):(3,4)"), L("3:1")); }),
              {"logical_divide((4,4):(3,4), 3:1)", "widens mode 0 of coalesced A (extent 4) to 6", "the widened A repeats an offset"});
-  // A tiler larger than A: the rest mode reads A(0..15), and A(8..15) = 4..11 reaches 4..7 again.
-  expect_all(error_of([] { zipped_divide(L("(2,4):(4,1)"), L("8:16")); }),
-             {"zipped_divide((2,4):(4,1), 8:16)", "the tiler reaches index 127, past A's 8 elements",
-              "last mode extended to 64", "reaches an offset of A a second time", "use a tiler no larger than A"});
-  // Where A's extension repeats nothing the larger tiler is fine: 4:2 read at 0..7 is 0,2,..,14.
-  EXPECT_EQ(to_string(logical_divide(L("4:2"), L("8:1"))), "(8,1):(2,0)");
   // Where CuTe's padded answer is a divide, it is the answer (A's 10 offsets and 10..15 past them).
   EXPECT_EQ(to_string(zipped_divide(L("(5,2):(2,1)"), L("4:1"))), "(4,(2,2)):(2,(8,1))");
   // By mode the same tiler is fine: 6:1 / 4:1 reads 6:1 past its end.

@@ -3,9 +3,8 @@
 // compile-time algebra (include/tessel/layout, which turns a failure into a static_assert) and
 // the run-time algebra (include/tessel/layout/runtime, which turns it into an rt::Error). The
 // divides and products compose too, so they are held to the same rule; a divide whose tiler
-// does not divide A gets CuTe 4.7's padded answer where the second rule, below the first, shows
-// it to be a divide; and a divide whose tiler reaches past A's domain is held by the third, at
-// the end of this file, to reach no offset twice.
+// does not divide A gets CuTe 4.7's padded answer where the second rule, at the end of this
+// file, shows it to be a divide.
 //
 // The model. A is coalesced to flat modes a_0:e_0, ..., a_{r-1}:e_{r-1}, its last mode read as
 // unbounded (CuTe's extension of A past its domain). A 1-D index x of A has mixed-radix digits
@@ -326,57 +325,6 @@ constexpr PaddedDivideVerdict padded_divide_verdict(std::int64_t const* a, std::
     return v;
   }
   v.fault = PaddedDivideFault::padded;
-  return v;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Divides whose tiler reaches past A's domain, and composes with A as it is.
-//
-// Where (B, B*) is admissible against A (the first rule) but reaches indices at or past size(A)
-// (B is larger than A, or sits past it), the answer A o (B, B*) reads A with its last mode
-// extended over those indices. It is A o B in mode 0, and it covers A; but the extension can land
-// on offsets that A has already reached: zipped_divide((2,4):(4,1), 8:16) reads A(0..15) through
-// its rest mode 16:1, and A(8..15) = 4..11 reaches 4..7 a second time, though A reaches each of
-// its offsets once. CuTe 4.7 answers so; tessel holds the divide to "once" here too:
-//   (f) where A is injective on its domain (or not shown not to be) and so is (B, B*), A with its
-//       last mode extended to every index (B, B*) reaches must be injective (the pair-of-modes
-//       test above). Then A o (B, B*) is one-to-one, since both factors are.
-// It is exact where (B, B*) reaches every index up to its largest (it is then onto a box of
-// A_ext), which the complement makes it in every case the sweeps hold; otherwise it may refuse a
-// divide whose tiler skips the indices that repeat.
-//
-// Worked example: zipped_divide((2,4):(4,1), 8:16): (B, B*) = (8,16):(16,1) reaches 0..127, so A's
-// last mode 4:1 is read as 64:1; (2,64):(4,1) repeats (1 * 4 = 4 * 1, 4 < 64 and 1 < 2): refused.
-// Accepted: logical_divide(4:2, 8:1) reads A(0..7) = 0,2,..,14, all distinct.
-
-struct OverreachVerdict {
-  bool repeats = false;        // (f) fails: the answer reaches (or may reach) an offset twice
-  bool repeat_shown = false;   // the extended A is shown to repeat (else undecided)
-  std::int64_t reach = 0;      // the largest index (B, B*) reaches
-  std::int64_t extent = 0;     // A's last mode, extended to cover it
-  constexpr bool ok() const { return !repeats; }
-};
-
-/// Condition (f) for coalesced A (extents a[0..r), strides e[0..r), `size_a` elements) and the
-/// leaves n[0..k):d[0..k) of (B, B*), which the first rule admits against A.
-/// @post ok() when (B, B*) stays inside A's domain, when A or (B, B*) is shown to repeat, or when
-///       A extended past its domain is shown injective over every index (B, B*) reaches
-constexpr OverreachVerdict overreach_verdict(std::int64_t const* a, std::int64_t const* e, int r,
-                                             std::int64_t size_a, std::int64_t const* n, std::int64_t const* d,
-                                             int k) {
-  OverreachVerdict v{};
-  for (int j = 0; j < k; ++j) v.reach = sat_add(v.reach, sat_mul(n[j] - 1, abs64(d[j])));
-  if (v.reach < size_a) return v;
-  std::int64_t lower = 1;
-  for (int p = 0; p + 1 < r; ++p) lower *= a[p];
-  v.extent = v.reach == kSaturated ? kSaturated : v.reach / lower + 1;
-  Extents const domain{a, r, -1, 0, size_a / lower}, extended{a, r, -1, 0, v.extent};
-  if (injectivity(domain, e, r) == Injectivity::not_injective) return v;
-  if (injectivity(Extents{n, k}, d, k) == Injectivity::not_injective) return v;
-  Injectivity const wide = injectivity(extended, e, r);
-  if (wide == Injectivity::injective && v.extent != kSaturated) return v;
-  v.repeats = true;
-  v.repeat_shown = wide == Injectivity::not_injective;
   return v;
 }
 

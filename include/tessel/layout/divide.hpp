@@ -34,54 +34,30 @@ TESSEL_HD constexpr auto tile_unzip(Layout<S, D> const& l, Tiler const& t) {
 
 namespace detail {
 
-// Coalesced A's flat extents FS and strides FD, and the shape and stride of the tiler (B, B*),
-// as the arrays admissibility.hpp reads. `known` is false where any of them is dynamic.
-template <class FS, class FD, class BS, class BD>
-struct StaticDivideOperands {
-  using WA = decltype(wrap(FS{}));
-  using WE = decltype(wrap(FD{}));
-  using WS = decltype(wrap(flatten(BS{})));
-  using WD = decltype(wrap(flatten(BD{})));
-  static constexpr bool known = is_static_v<WA> && is_static_v<WE> && is_static_v<WS> && is_static_v<WD>;
-  static constexpr int r = int(tuple_size_v<WA>), k = int(tuple_size_v<WS>);
-  std::int64_t a[r] = {}, e[r] = {}, n[k] = {}, d[k] = {};
-  constexpr StaticDivideOperands() {
-    if constexpr (known) {
-      [&]<std::size_t... I>(std::index_sequence<I...>) {
-        ((a[I] = tuple_element_t<I, WA>::value, e[I] = tuple_element_t<I, WE>::value), ...);
-      }(make_seq<std::size_t(r)>{});
-      [&]<std::size_t... J>(std::index_sequence<J...>) {
-        ((n[J] = tuple_element_t<J, WS>::value, d[J] = tuple_element_t<J, WD>::value), ...);
-      }(make_seq<std::size_t(k)>{});
-    }
-  }
-};
-
-// The padded-divide rule (admissibility.hpp) on static values: A's size N and B's shape TS
-// besides. Anything dynamic leaves the divide to composition, whose own rule then applies.
+// The padded-divide rule (admissibility.hpp) on static values: coalesced A's flat extents FS and
+// strides FD, A's size N, B's shape TS, and the shape and stride of the tiler (B, B*). Anything
+// dynamic leaves the divide to composition, whose own rule then applies.
 template <class FS, class FD, class N, class TS, class BS, class BD>
 constexpr layout_rules::PaddedDivideVerdict static_padded_divide_verdict() {
-  using O = StaticDivideOperands<FS, FD, BS, BD>;
+  using WA = decltype(wrap(FS{}));
+  using WE = decltype(wrap(FD{}));
+  using WT = decltype(wrap(flatten(TS{})));
+  using WS = decltype(wrap(flatten(BS{})));
+  using WD = decltype(wrap(flatten(BD{})));
   layout_rules::PaddedDivideVerdict v{};
-  if constexpr (!(O::known && StaticIntegral<N>)) {
+  if constexpr (!(is_static_v<WA> && is_static_v<WE> && StaticIntegral<N> && is_static_v<WS> && is_static_v<WD>)) {
     v.fault = layout_rules::PaddedDivideFault::composition_fault;
     return v;
   } else {
-    constexpr O o{};
-    return layout_rules::padded_divide_verdict(o.a, o.e, O::r, N::value, o.n, o.d,
-                                               int(tuple_size_v<decltype(wrap(flatten(TS{})))>), O::k);
-  }
-}
-
-// Condition (f) of admissibility.hpp on static values (dynamic ones pass: nothing is known).
-template <class FS, class FD, class N, class BS, class BD>
-constexpr layout_rules::OverreachVerdict static_overreach_verdict() {
-  using O = StaticDivideOperands<FS, FD, BS, BD>;
-  if constexpr (!(O::known && StaticIntegral<N>)) {
-    return {};
-  } else {
-    constexpr O o{};
-    return layout_rules::overreach_verdict(o.a, o.e, O::r, N::value, o.n, o.d, O::k);
+    constexpr std::size_t R = tuple_size_v<WA>, K = tuple_size_v<WS>;
+    std::int64_t a[R] = {}, e[R] = {}, n[K] = {}, d[K] = {};
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((a[I] = tuple_element_t<I, WA>::value, e[I] = tuple_element_t<I, WE>::value), ...);
+    }(make_seq<R>{});
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+      ((n[J] = tuple_element_t<J, WS>::value, d[J] = tuple_element_t<J, WD>::value), ...);
+    }(make_seq<K>{});
+    return layout_rules::padded_divide_verdict(a, e, int(R), N::value, n, d, int(tuple_size_v<WT>), int(K));
   }
 }
 
@@ -119,13 +95,11 @@ TESSEL_HD constexpr void check_padded_divide() {
 /// @post layout<0>(result) == A o B
 /// @post size(result) == size(A) when B tiles A evenly, every A(i) covered exactly once; else A
 ///       is padded along its extended last mode: every A(i) covered, each offset not A's one of
-///       A's last mode extended, and no offset twice where A and the tiler have none twice
+///       A's last mode extended, and no offset twice where A has none twice (padded answers)
 ///   logical_divide((8,2,6):(1,8,16), 6:2) = (6,(2,8)):(2,(1,12))
 ///   logical_divide((4,2,3):(2,1,8), 4:2) = ((2,2),(2,3)):((4,1),(2,8))
 ///   logical_divide((5,2):(2,1), 4:1) = (4,(2,2)):(2,(8,1)): (4,4):(1,4) does not compose with
 ///     (5,2) (the rest mode 4:4 runs past 5), but with (8,2):(2,1) it does; offsets 0..15
-///   logical_divide((2,4):(4,1), 8:16) does not compile: the tiler reads A(0..15), and A(8..15)
-///     reaches 4..7 a second time (condition (f) of admissibility.hpp)
 template <class S, class D, class TS, class TD>
 TESSEL_HD constexpr auto logical_divide(Layout<S, D> const& a, Layout<TS, TD> const& b) {
   auto tiler = make_layout(b, complement(b, coalesce(a).shape()));
@@ -135,15 +109,10 @@ TESSEL_HD constexpr auto logical_divide(Layout<S, D> const& a, Layout<TS, TD> co
   using BS = std::remove_cvref_t<decltype(tiler.shape())>;
   using BD = std::remove_cvref_t<decltype(tiler.stride())>;
   using N = std::remove_cvref_t<decltype(size(a))>;
-  if constexpr (detail::static_composition_verdict<FS, BS, BD>().ok()) {
-    static_assert(detail::static_overreach_verdict<FS, FD, N, BS, BD>().ok(),
-                  "logical_divide: the tiler reaches past A's domain, where A is read with its last mode "
-                  "extended, and there it reaches an offset of A a second time (or is not shown not to), though A "
-                  "reaches each of its offsets once: use a tiler no larger than A");
-    return composition(a, tiler);  // exact
-  } else if constexpr (detail::static_padded_divide_verdict<FS, FD, N, TS, BS, BD>().fault ==
-                       layout_rules::PaddedDivideFault::composition_fault) {
-    return composition(a, tiler);  // refused with the composition's own condition
+  if constexpr (detail::static_composition_verdict<FS, BS, BD>().ok() ||
+                detail::static_padded_divide_verdict<FS, FD, N, TS, BS, BD>().fault ==
+                    layout_rules::PaddedDivideFault::composition_fault) {
+    return composition(a, tiler);  // exact, or refused with the composition's own condition
   } else {
     detail::check_padded_divide<FS, FD, N, TS, BS, BD>();
     return detail::compose(flat.shape(), flat.stride(), tiler.shape(), tiler.stride());  // CuTe's construction

@@ -51,45 +51,22 @@ inline Layout unpack_modes(Layout const& l, bool unpack0, bool unpack1) {
   return Layout(IntTuple::tuple(std::move(s)), IntTuple::tuple(std::move(d)));
 }
 
-// Coalesced A (flat modes) and the tiler (B, B*) as the flat arrays admissibility.hpp reads.
-struct DivideOperands {
-  std::vector<std::int64_t> ext, str, n, d;
-  int k_tile = 0;
-  DivideOperands(std::vector<Mode> const& a, Layout const& b, Layout const& tiler) {
-    for (auto const& m : a) {
-      ext.push_back(m.shape);
-      str.push_back(m.stride);
-    }
-    for (auto const& m : flat_modes(tiler)) {
-      n.push_back(m.shape);
-      d.push_back(m.stride);
-    }
-    k_tile = static_cast<int>(flat_modes(b).size());
-  }
-  int r() const { return static_cast<int>(ext.size()); }
-  int k() const { return static_cast<int>(n.size()); }
-};
-
 // The second rule of admissibility.hpp on coalesced A (flat modes `a`, `size_a` elements) and the
 // tiler (B, B*).
 inline layout_rules::PaddedDivideVerdict padded_divide_verdict(std::vector<Mode> const& a, std::int64_t size_a,
                                                               Layout const& b, Layout const& tiler) {
-  DivideOperands const o(a, b, tiler);
-  return layout_rules::padded_divide_verdict(o.ext.data(), o.str.data(), o.r(), size_a, o.n.data(), o.d.data(),
-                                             o.k_tile, o.k());
-}
-
-// The third rule (f): a tiler that composes with A as it is but reaches past A's domain.
-inline void check_overreach(Layout const& a, std::vector<Mode> const& flat_a, Layout const& b, Layout const& tiler) {
-  DivideOperands const o(flat_a, b, tiler);
-  auto const v = layout_rules::overreach_verdict(o.ext.data(), o.str.data(), o.r(), size(a), o.n.data(), o.d.data(), o.k());
-  if (v.ok()) return;
-  throw Error("composition(" + to_string(a) + ", " + to_string(tiler) + "): the tiler reaches index " +
-              std::to_string(v.reach) + ", past A's " + std::to_string(size(a)) +
-              " elements, where A is read with its last mode extended to " + std::to_string(v.extent) + ", and " +
-              (v.repeat_shown ? "that reaches an offset of A a second time"
-                              : "that is not shown to reach each offset once") +
-              ", though A reaches each of its offsets once; use a tiler no larger than A");
+  std::vector<std::int64_t> ext, str, n, d;
+  for (auto const& m : a) {
+    ext.push_back(m.shape);
+    str.push_back(m.stride);
+  }
+  for (auto const& m : flat_modes(tiler)) {
+    n.push_back(m.shape);
+    d.push_back(m.stride);
+  }
+  return layout_rules::padded_divide_verdict(ext.data(), str.data(), static_cast<int>(ext.size()), size_a, n.data(),
+                                             d.data(), static_cast<int>(flat_modes(b).size()),
+                                             static_cast<int>(n.size()));
 }
 
 // Why CuTe's padded answer is no divide, as the sentence after the composition's own fault.
@@ -133,10 +110,7 @@ inline Layout logical_divide_impl(Layout const& a, Layout const& b) {
   Layout const tiler = make_layout(b, complement(b, coalesce(a).shape));
   auto const flat_a = flat_modes(coalesce_x(a));
   auto const verdict = composition_verdict(flat_a, tiler);
-  if (verdict.ok()) {
-    check_overreach(a, flat_a, b, tiler);
-    return compose_tree(flat_a, tiler.shape, tiler.stride);  // composition(a, tiler)
-  }
+  if (verdict.ok()) return compose_tree(flat_a, tiler.shape, tiler.stride);  // composition(a, tiler)
   auto const padded = padded_divide_verdict(flat_a, size(a), b, tiler);
   if (padded.fault == layout_rules::PaddedDivideFault::composition_fault) return composition(a, tiler);  // throws
   if (!padded.ok()) {
@@ -154,11 +128,9 @@ inline Layout logical_divide_impl(Layout const& a, Layout const& b) {
 // @post every A(i) is some result(c); exactly once, and size(result) == size(A), when B tiles A
 //       exactly; otherwise A is padded along its extended last mode: every offset of the result
 //       that is not A's is A's last mode extended, and a padded answer (one where (B, B*) does
-//       not compose with A itself, or one whose tiler reaches past A's domain) reaches no offset
-//       twice where A and the tiler reach none twice
+//       not compose with A itself) reaches no offset twice where A reaches none twice
 // @throws Error when the complement is refused, or the composition is and CuTe 4.7's padded
-//         answer is not a divide (admissibility.hpp, conditions (a) to (e)), or the tiler reaches
-//         past A and A's extended last mode repeats there (condition (f)).
+//         answer is not a divide (admissibility.hpp, conditions (a) to (e)).
 // Example: logical_divide((8,2,6):(1,8,16), 6:2) = (6,(2,8)):(2,(1,12)), all 96 elements of A.
 // Example: logical_divide((4,2,3):(2,1,8), 4:2) = ((2,2),(2,3)):((4,1),(2,8)).
 // Example: logical_divide((5,5):(5,1), 4:1) = (4,(2,5)):(5,(20,1)): 4 does not divide 5, mode 0
