@@ -220,6 +220,21 @@ def test_pipeline_state_views_do_not_advance(toolkit):
         tessel.compile(run, tessel.fake_tensor(tessel.Float32, (32,)), target="sm_90a")
 
 
+def test_wgmma_refuses_a_short_fragment(toolkit):
+    @tessel.kernel
+    def k(gA: tessel.Tensor):
+        acc = tessel.make_fragment(64, tessel.Float32)
+        d = tessel.arch.make_wgmma_desc(tessel.SmemAllocator().allocate_array(tessel.BFloat16, 64 * 64, 1024).iterator)
+        tessel.arch.wgmma(acc, d, d, 256, tessel.BFloat16)  # line marker: needs 128 registers
+
+    @tessel.jit
+    def run(mA):
+        k(mA).launch(grid=1, block=128)
+
+    with pytest.raises(tessel.DSLError, match="needs 128 Float32 registers; the fragment has 64"):
+        tessel.compile(run, tessel.fake_tensor(tessel.Float32, (32,)), target="sm_90a")
+
+
 def test_hopper_gemm_refuses_what_tma_cannot_read(toolkit):
     import hopper_gemm as hg
     with pytest.raises(ValueError, match="multiples of 8"):

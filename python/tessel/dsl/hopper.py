@@ -205,7 +205,14 @@ def _fragment(acc, count, what) -> DeviceTensor:
         fail(f"{what} accumulates into a Float32 register fragment (tessel.make_fragment)")
     if not isinstance(acc.offset, int):
         fail(f"{what}: the fragment must be at a compile-time offset")
+    if _size(acc) < count:
+        fail(f"{what} needs {count} Float32 registers; the fragment has {_size(acc)}")
     return acc
+
+
+def _size(acc) -> int:
+    from .tensor import product
+    return product(acc._shape) if isinstance(acc._shape, tuple) else acc._shape
 
 
 def fence_registers(acc):
@@ -213,9 +220,7 @@ def fence_registers(acc):
     in-flight wgmma (before wgmma_wait_group returns, they belong to the tensor core)."""
     b = _need("fence_registers")
     acc = _fragment(acc, 0, "fence_registers")
-    from .tensor import product
-    n = product(acc._shape) if isinstance(acc._shape, tuple) else acc._shape
-    b.emit(f'for (int i_ = 0; i_ < {n}; ++i_) asm volatile("" : "+f"({acc.base}[{acc.offset} + i_]) :: "memory");')
+    b.emit(f'for (int i_ = 0; i_ < {_size(acc)}; ++i_) asm volatile("" : "+f"({acc.base}[{acc.offset} + i_]) :: "memory");')
 
 
 _WGMMA_TYPES = {T.Float16: ("f16", 16), T.BFloat16: ("bf16", 16), T.Float8E4M3: ("e4m3", 32), T.Float8E5M2: ("e5m2", 32)}
