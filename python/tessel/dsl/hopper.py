@@ -99,19 +99,24 @@ def tma_prefetch_descriptor(desc):
     b.emit(f'asm volatile("prefetch.tensormap [%0];" :: "l"(&{_desc(desc, "tma_prefetch_descriptor").name}) : "memory");')
 
 
+def _tma_coord(d: TmaDescriptor, coord, what: str, first_slot: int):
+    """(dimensions, "%k, ..." operand slots, the "r"(...) operands) of a TMA coordinate: innermost
+    first, as the descriptor's dimensions; a 2-D tensor's coordinate gets the batch 0."""
+    coord = tuple(coord) if isinstance(coord, (tuple, list)) else (coord,)
+    if len(coord) == d.rank - 1:
+        coord = coord + (0,)  # a 2-D tensor is the descriptor's one batch
+    if len(coord) != d.rank:
+        fail(f"{what}: the descriptor has {d.rank} dimensions; the coordinate has {len(coord)}")
+    slots = ", ".join(f"%{first_slot + i}" for i in range(len(coord)))
+    return len(coord), slots, ", ".join(f'"r"({_i32(c)})' for c in coord)
+
+
 def tma_load(desc, dst, bar, coord):
     """cp.async.bulk.tensor: one box of `desc` at element coordinates `coord` (innermost first,
     as the descriptor's dimensions) into shared memory at `dst`, completing on mbarrier `bar`."""
     b = _need("tma_load")
     d = _desc(desc, "tma_load")
-    coord = tuple(coord) if isinstance(coord, (tuple, list)) else (coord,)
-    if len(coord) == d.rank - 1:
-        coord = coord + (0,)  # a 2-D tensor is the descriptor's one batch
-    if len(coord) != d.rank:
-        fail(f"tma_load: the descriptor has {d.rank} dimensions; the coordinate has {len(coord)}")
-    n = len(coord)
-    slots = ", ".join(f"%{3 + i}" for i in range(n))
-    args = ", ".join(f'"r"({_i32(c)})' for c in coord)
+    n, slots, args = _tma_coord(d, coord, "tma_load", 3)
     b.emit(f'asm volatile("cp.async.bulk.tensor.{n}d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {{{slots}}}], '
            f'[%2];" :: "r"({_smem(dst, "tma_load")}), "l"(&{d.name}), "r"({_smem(bar, "tma_load")}), {args} : "memory");')
 
@@ -122,14 +127,7 @@ def tma_store(desc, src, coord):
     falls outside the tensor."""
     b = _need("tma_store")
     d = _desc(desc, "tma_store")
-    coord = tuple(coord) if isinstance(coord, (tuple, list)) else (coord,)
-    if len(coord) == d.rank - 1:
-        coord = coord + (0,)
-    if len(coord) != d.rank:
-        fail(f"tma_store: the descriptor has {d.rank} dimensions; the coordinate has {len(coord)}")
-    n = len(coord)
-    slots = ", ".join(f"%{2 + i}" for i in range(n))
-    args = ", ".join(f'"r"({_i32(c)})' for c in coord)
+    n, slots, args = _tma_coord(d, coord, "tma_store", 2)
     b.emit(f'asm volatile("cp.async.bulk.tensor.{n}d.global.shared::cta.bulk_group [%0, {{{slots}}}], [%1];" :: '
            f'"l"(&{d.name}), "r"({_smem(src, "tma_store")}), {args} : "memory");')
 
@@ -154,7 +152,8 @@ def tma_store_wait_all():
 def swizzle_128b(byte_offset):
     """The 128-byte swizzle TMA and wgmma use, on a byte offset into a 1024-byte-aligned buffer:
     the 16-byte chunk bits [4, 7) XORed with the row bits [7, 10) (Swizzle<3,4,3>)."""
-    return byte_offset ^ (((byte_offset >> 7) & 7) << 4)
+    from .swizzle import Swizzle
+    return Swizzle(3, 4, 3)(byte_offset)
 
 
 # ---- register budgets --------------------------------------------------------------------------------
