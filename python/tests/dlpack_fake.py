@@ -6,22 +6,10 @@ The checks never dereference the pointer.
 
 import ctypes
 
+from tessel.dsl.host import _DLDataType, _DLDevice, _DLTensor  # noqa: F401 (the package's DLPack structs, one definition)
+
 _CODES = {"float16": (2, 16), "float32": (2, 32), "float64": (2, 64), "bfloat16": (4, 16), "int8": (0, 8), "int32": (0, 32)}
 CPU, CUDA = 1, 2
-
-
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
 
 
 class _DLManagedTensor(ctypes.Structure):
