@@ -276,6 +276,35 @@ def _sm90(torch):
         pytest.skip("the Hopper GEMM example needs an sm_90 GPU (H100, H200)")
 
 
+def _check_gemm_both_ways(torch, gemm, m, n, k, dtype, ref, tensors, consts=()):
+    """gemm(A, W, D, *rest) called directly (torch tensors, dynamic layouts) and compiled (static
+    layouts), D poisoned with NaN: every element written and within ref's float64 budget.
+    tensors: A (M, K), W (N, K) and any further tensor arguments; D is made here."""
+    A, W = tensors[0], tensors[1]
+    budget = 2.0**-7 * ref.abs() + 8 * k**0.5 * 2.0**-23 * (A.double().abs() @ W.double().abs().t()) + 2.0**-7
+    for how in ("direct", "compiled"):
+        D = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
+        args = (A, W, D, *tensors[2:])
+        if how == "direct":
+            gemm(*args, *consts)
+        else:
+            ts = [tessel.from_dlpack(t) for t in args]
+            tessel.compile(gemm, *ts, *consts)(*ts)
+        torch.cuda.synchronize()
+        assert not torch.isnan(D).any(), (m, n, k, consts, how, "an element was not written")
+        err = (D.double() - ref).abs() / budget
+        worst = err.max().item()
+        assert worst <= 1, (m, n, k, consts, how, worst, (err > 1).nonzero()[:5].tolist())
+
+
+def _operands(torch, m, n, k, dtype, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    A = (torch.rand(m, k, device="cuda", generator=g) * 2 - 1).to(dtype)
+    W = (torch.rand(n, k, device="cuda", generator=g) * 2 - 1).to(dtype)
+    bias = (torch.rand(n, device="cuda", generator=g) * 2 - 1).to(dtype)
+    return A, W, bias
+
+
 def test_gpu_hopper_gemm_matches_float64(torch_cuda, toolkit):
     torch = torch_cuda
     _sm90(torch)
@@ -286,25 +315,9 @@ def test_gpu_hopper_gemm_matches_float64(torch_cuda, toolkit):
              (2048, 2048, 1024, torch.bfloat16, "silu", True), (384, 1032, 4104, torch.bfloat16, "gelu", True),
              (129, 264, 8, torch.float16, "none", True)]
     for m, n, k, dtype, act, has_bias in cases:
-        g = torch.Generator(device="cuda").manual_seed(m + n + k)
-        A = (torch.rand(m, k, device="cuda", generator=g) * 2 - 1).to(dtype)
-        W = (torch.rand(n, k, device="cuda", generator=g) * 2 - 1).to(dtype)
-        bias = (torch.rand(n, device="cuda", generator=g) * 2 - 1).to(dtype)
-        ref = A.double() @ W.double().t() + (bias.double() if has_bias else 0)
-        ref = acts[act](ref)
-        budget = 2.0**-7 * ref.abs() + 8 * k**0.5 * 2.0**-23 * (A.double().abs() @ W.double().abs().t()) + 2.0**-7
-        for how in ("direct", "compiled"):
-            D = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
-            if how == "direct":
-                hg.gemm(A, W, D, bias, act, has_bias)  # torch tensors: dynamic layouts
-            else:
-                ts = [tessel.from_dlpack(t) for t in (A, W, D, bias)]
-                tessel.compile(hg.gemm, *ts, act, has_bias)(*ts)
-            torch.cuda.synchronize()
-            err = ((D.double() - ref).abs() / budget)
-            assert not torch.isnan(D).any(), (m, n, k, act, how, "an element was not written")
-            worst = err.max().item()
-            assert worst <= 1, (m, n, k, act, how, worst, (err > 1).nonzero()[:5].tolist())
+        A, W, bias = _operands(torch, m, n, k, dtype, m + n + k)
+        ref = acts[act](A.double() @ W.double().t() + (bias.double() if has_bias else 0))
+        _check_gemm_both_ways(torch, hg.gemm, m, n, k, dtype, ref, (A, W, bias), (act, has_bias))
 
 
 # ---- the Sm80 GEMM example (cp.async, ldmatrix, mma.sync) ----------------------------------------
@@ -354,22 +367,8 @@ def test_gpu_sm80_gemm_matches_float64(torch_cuda, toolkit):
     import sm80_gemm as g
     for m, n, k, dtype in ((1000, 776, 520, torch.float16), (128, 128, 32, torch.bfloat16), (257, 130, 8, torch.bfloat16),
                            (2048, 1024, 1032, torch.float16)):
-        gen = torch.Generator(device="cuda").manual_seed(m * n + k)
-        A = (torch.rand(m, k, device="cuda", generator=gen) * 2 - 1).to(dtype)
-        W = (torch.rand(n, k, device="cuda", generator=gen) * 2 - 1).to(dtype)
-        ref = A.double() @ W.double().t()
-        budget = 2.0**-7 * ref.abs() + 8 * k**0.5 * 2.0**-23 * (A.double().abs() @ W.double().abs().t()) + 2.0**-7
-        for how in ("direct", "compiled"):
-            D = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
-            if how == "direct":
-                g.gemm(A, W, D)
-            else:
-                ts = [tessel.from_dlpack(t) for t in (A, W, D)]
-                tessel.compile(g.gemm, *ts)(*ts)
-            torch.cuda.synchronize()
-            assert not torch.isnan(D).any(), (m, n, k, how, "an element was not written")
-            worst = ((D.double() - ref).abs() / budget).max().item()
-            assert worst <= 1, (m, n, k, how, worst)
+        A, W, _ = _operands(torch, m, n, k, dtype, m * n + k)
+        _check_gemm_both_ways(torch, g.gemm, m, n, k, dtype, A.double() @ W.double().t(), (A, W))
 
 
 def test_tv_layouts_draw_as_svg(tmp_path):
