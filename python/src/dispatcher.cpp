@@ -83,6 +83,32 @@ void Dispatcher::run_batched(nb::handle a, nb::handle b, nb::handle d, std::int6
   launch(p, 0, 1.f, 0.f, stream);
 }
 
+void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::handle d, std::int64_t groups, std::int64_t batch_a,
+                             std::int64_t batch_b, std::int64_t batch_d, std::uintptr_t group_m, bool masked, std::uintptr_t stream) {
+  if (!kernel.traits().grouped)
+    refuse(Status::kErrorNotSupported, "the kernel " + kernel.traits().name + " is not a grouped kernel: choose a configuration with "
+                                                                               "scheduler='grouped'");
+  Problem p = problem_for(kernel.traits(), a, b, nb::none(), d);
+  if (p.transposed)
+    refuse(Status::kErrorInvalidLayout, "grouped GEMM takes A and D row-major (K and N contiguous): the groups are rows of A and D");
+  if (groups < 1 || groups > 65535)
+    refuse(Status::kErrorInvalidProblem, std::to_string(groups) + " groups: give 1 to 65535");
+  if (!group_m) refuse(Status::kErrorInvalidProblem, "no group sizes: pass a device array of one int32 per group");
+  if (batch_a < 0 || batch_b < 0 || batch_d < 0)
+    refuse(Status::kErrorInvalidProblem, "batch strides (" + std::to_string(batch_a) + ", " + std::to_string(batch_b) + ", " +
+                                             std::to_string(batch_d) + "): give non-negative element strides");
+  if (masked && groups > 1 && batch_d < (p.m - 1) * p.ldd + p.n)
+    refuse(Status::kErrorInvalidProblem, "D's block stride " + std::to_string(batch_d) + " is smaller than one block of " + std::to_string(p.m) +
+                                             " rows: the groups would overlap");
+  p.l = static_cast<int>(groups);
+  p.batch_a = masked ? batch_a : 0;
+  p.batch_b = batch_b;
+  p.batch_d = masked ? batch_d : 0;
+  p.group_m = reinterpret_cast<int const*>(group_m);
+  p.group_masked = masked;
+  kernel.launch(p, 1.f, 0.f, stream);
+}
+
 nb::object Dispatcher::select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue) {
   return choose(natural(read_operands(a, b, c, d)), epilogue).owner;
 }

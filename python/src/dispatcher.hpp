@@ -35,6 +35,12 @@ class Dispatcher {
   // `tf32`: float32 A and B on TF32 tensor cores.
   void run_batched(nb::handle a, nb::handle b, nb::handle d, std::int64_t batches, std::int64_t batch_a, std::int64_t batch_b,
                    std::int64_t batch_d, std::uintptr_t stream, bool tf32);
+  // Grouped GEMM on a grouped kernel (scheduler 'grouped'): a, b and d the first group's matrices
+  // (2-D), `groups` groups, B's `batch_b` elements apart; `group_m` the device address of one int
+  // per group: ends into A's and D's rows (contiguous) or counts of each block of rows, the
+  // blocks `batch_a` and `batch_d` elements apart (masked).
+  void run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::handle d, std::int64_t groups, std::int64_t batch_a,
+                   std::int64_t batch_b, std::int64_t batch_d, std::uintptr_t group_m, bool masked, std::uintptr_t stream);
   // The kernel run() would launch, without launching it.
   nb::object select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue);
   // Launch the automatic choice for a problem (the tail of run() and gemm()).

@@ -52,6 +52,7 @@ Sm90Shape Kernel::sm90_shape() const {
   s.d_bytes = element_bytes(t_.c);
   s.stream_k = t_.fixup_slot_floats > 0;
   s.slot_floats = t_.fixup_slot_floats;
+  s.grouped = t_.grouped;
   return s;
 }
 
@@ -110,6 +111,10 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
   args.tile_n = t_.tile_n;
   args.tma_operands = t_.hopper;
   if (StatusInfo s = jit::check_gemm_arguments(args); !s.ok()) throw StatusError{s};
+  if (t_.grouped != (p.group_m != nullptr))
+    throw StatusError{{Status::kErrorNotSupported, t_.grouped ? "the kernel " + t_.name + " is a grouped kernel: run it with tessel.grouped_gemm"
+                                                              : "the kernel " + t_.name + " computes one problem (or a batch), not groups: "
+                                                                "choose a configuration with scheduler='grouped'"}};
 
   Loaded const& l = loaded(p.device);
   if (t_.hopper) {

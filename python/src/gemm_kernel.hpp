@@ -25,6 +25,7 @@ struct KernelTraits {
   int box_a[2] = {0, 0}, box_b[2] = {0, 0};  // Hopper: (inner, outer) of A's and B's TMA boxes
   int fixup_slot_floats = 0;  // Hopper stream-K kernels: floats per partial-tile slot; 0: data-parallel
   bool promoted = false;      // Hopper FP8: accumulation promoted to f32 registers every K tile
+  bool grouped = false;       // Hopper: the tiles of G problems (GroupedScheduler); launched by run_grouped only
   std::string target;   // the SASS architecture of the cubin: "sm_80", "sm_90a"
   std::string name;     // tessel_sm80_gemm_f16_f16_f32_128x128x32_64x64x32_3stage_tn
   std::string symbol;   // the kernel's (mangled) name in the cubin

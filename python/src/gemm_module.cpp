@@ -100,6 +100,7 @@ nb::dict sm90_params_layout() {
   d["sched.raster"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, raster);
   d["sched.along_n"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, along_n);
   d["sched.batches"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, batches);
+  d["sched.groups"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, groups);
   d["tma_d"] = offsetof(P, tma_d);
   d["tma_store_d"] = offsetof(P, tma_store_d);
   return d;
@@ -225,7 +226,7 @@ void bind_gemm(nb::module_& m) {
           "__init__",
           [](Kernel* self, nb::bytes cubin, std::string name, std::string symbol, std::string target, int ab, int c, bool a_row, bool b_row,
              bool c_row, int epilogue, int tile_m, int tile_n, int threads, int smem, bool hopper, int cluster_m,
-             std::tuple<int, int> box_a, std::tuple<int, int> box_b, int fixup_slot_floats, bool promoted) {
+             std::tuple<int, int> box_a, std::tuple<int, int> box_b, int fixup_slot_floats, bool promoted, bool grouped) {
             if (ab < 0 || ab > int(Element::tf32) || ab == int(Element::f32) || c < 0 || c > 2 || epilogue < 0 || epilogue > 3)
               throw nb::value_error("Kernel: element or epilogue code out of range");
             bool const wide_only = ab != int(Element::f16) && ab != int(Element::bf16);  // FP8 and TF32: Hopper, K-major
@@ -234,7 +235,9 @@ void bind_gemm(nb::module_& m) {
             if (tile_m <= 0 || tile_n <= 0 || threads <= 0 || threads > 1024 || smem < 0) throw nb::value_error("Kernel: tile, threads or smem out of range");
             KernelTraits t{Element(ab), Element(c), a_row, b_row, c_row, Epilogue(epilogue), tile_m, tile_n, threads, smem, hopper, cluster_m,
                            {std::get<0>(box_a), std::get<1>(box_a)}, {std::get<0>(box_b), std::get<1>(box_b)},
-                           fixup_slot_floats, promoted, std::move(target), std::move(name), std::move(symbol)};
+                           fixup_slot_floats, promoted, grouped, std::move(target), std::move(name), std::move(symbol)};
+            if (grouped && (!hopper || cluster_m != 1 || fixup_slot_floats > 0))
+              throw nb::value_error("Kernel: a grouped kernel is a Hopper kernel without a cluster or stream-K");
             if (fixup_slot_floats < 0 || (fixup_slot_floats > 0 && (!hopper || cluster_m != 1)))
               throw nb::value_error("Kernel: a stream-K kernel (fixup_slot_floats > 0) is a Hopper kernel without a cluster");
             if (hopper && (cluster_m < 1 || cluster_m > 2 || t.box_a[0] <= 0 || t.box_a[1] <= 0 || t.box_b[0] <= 0 || t.box_b[1] <= 0 || !c_row))
@@ -245,7 +248,7 @@ void bind_gemm(nb::module_& m) {
           nb::arg("a_row"), nb::arg("b_row"), nb::arg("c_row"), nb::arg("epilogue"), nb::arg("tile_m"), nb::arg("tile_n"),
           nb::arg("threads"), nb::arg("smem"), nb::kw_only(), nb::arg("hopper") = false, nb::arg("cluster_m") = 1,
           nb::arg("box_a") = std::make_tuple(0, 0), nb::arg("box_b") = std::make_tuple(0, 0), nb::arg("fixup_slot_floats") = 0,
-          nb::arg("promoted") = false)
+          nb::arg("promoted") = false, nb::arg("grouped") = false)
       .def_prop_ro("name", [](Kernel const& k) { return k.traits().name; })
       .def_prop_ro("symbol", [](Kernel const& k) { return k.traits().symbol; })
       .def_prop_ro("target", [](Kernel const& k) { return k.traits().target; })
@@ -270,6 +273,9 @@ void bind_gemm(nb::module_& m) {
            "D_i = A_i @ B_i for i < batches: A, B, D the first matrices, the others batch_* elements apart.")
       .def("run_kernel", &Dispatcher::run_kernel, nb::arg("kernel"), nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"),
            nb::arg("alpha"), nb::arg("beta"), nb::arg("stream"))
+      .def("run_grouped", &Dispatcher::run_grouped, nb::arg("kernel"), nb::arg("A"), nb::arg("B"), nb::arg("D"), nb::arg("groups"),
+           nb::arg("batch_a"), nb::arg("batch_b"), nb::arg("batch_d"), nb::arg("group_m"), nb::arg("masked"), nb::arg("stream"),
+           "Grouped GEMM on a grouped kernel (tessel.grouped_gemm's launch).")
       .def("select", &Dispatcher::select, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("epilogue"))
       .def("set_workspace_allocator", &Dispatcher::set_workspace_allocator, nb::arg("acquire").none(), nb::arg("release").none(),
            "acquire(bytes, device, stream) -> pointer and release(pointer): where stream-K launches get their fixup workspace.")

@@ -50,6 +50,11 @@ struct Problem {
   float const* scale_a = nullptr;
   float const* scale_b = nullptr;
   bool promoted = false;
+  // Grouped kernels: `l` groups whose rows group_m (device memory, one int per group) gives, as
+  // ends into one A and D of m rows (contiguous) or as counts of each group's block of m rows
+  // (masked: A and D batched like B). B is always batched by group.
+  int const* group_m = nullptr;
+  bool group_masked = false;
 };
 
 // kernel::GemmParams<Config> of every Sm75/Sm80 configuration, as a plain struct the launcher

@@ -121,8 +121,14 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   params.pairs_aligned = p.ldd % 2 == 0 && p.batch_d % 2 == 0 && reinterpret_cast<std::uintptr_t>(p.d) % (2 * s.d_bytes) == 0;
   params.epi = {alpha, beta, p.c_ptr, p.ldc, p.batch_c, p.scale_a, p.scale_b};
   int const tiles_m = (m + s.tile_m - 1) / s.tile_m, tiles_n = (n + s.tile_n - 1) / s.tile_n;
-  params.sched = gemm::kernel::Sm90TileScheduler::make((tiles_m + s.cluster_m - 1) / s.cluster_m, tiles_n, p.l,
-                                                       gemm::kernel::RasterOrder::Heuristic, 8);
+  // A and D hold one matrix for contiguous groups; B is batched by group in every grouped launch.
+  int const l_ad = s.grouped && !p.group_masked ? 1 : p.l;
+  params.sched = s.grouped ? gemm::kernel::Sm90TileScheduler::make_grouped(
+                                 gemm::kernel::Sm90Groups{p.group_m, p.l, int(p.group_masked ? gemm::kernel::GroupedLayout::kMasked : gemm::kernel::GroupedLayout::kContiguous),
+                                  m, tiles_n},
+                                 s.tile_m)
+                           : gemm::kernel::Sm90TileScheduler::make((tiles_m + s.cluster_m - 1) / s.cluster_m, tiles_n, p.l,
+                                                                   gemm::kernel::RasterOrder::Heuristic, 8);
   // Persistent: as many clusters as can be resident at once, but no more than there are tiles.
   int clusters = sm_count / s.cluster_m;
   if (max_clusters > 0) clusters = std::min(clusters, max_clusters);
@@ -159,16 +165,16 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   }
   // K-major operands are K elements wide, MN-major ones M (or N).
   int const ab = element_bytes(p.ab);
-  Map const& ma = p.a_row ? map(d, a_, "A", p.a, ab, p.k, p.m, p.lda, s.box_a, p.l, p.batch_a)
-                          : map(d, a_, "A", p.a, ab, p.m, p.k, p.lda, s.box_a, p.l, p.batch_a);
+  Map const& ma = p.a_row ? map(d, a_, "A", p.a, ab, p.k, p.m, p.lda, s.box_a, l_ad, p.batch_a)
+                          : map(d, a_, "A", p.a, ab, p.m, p.k, p.lda, s.box_a, l_ad, p.batch_a);
   Map const& mb = p.b_row ? map(d, b_, "B", p.b, ab, p.n, p.k, p.ldb, s.box_b, p.l, p.batch_b)
                           : map(d, b_, "B", p.b, ab, p.k, p.n, p.ldb, s.box_b, p.l, p.batch_b);
   // The TMA-store epilogue writes D (row-major) in boxes of 64 rows x 128 bytes where TMA can
   // store it (the rule the C++ adapter applies); elsewhere the kernel stores from registers.
-  params.tma_store_d = arch::tma_store_fits(p.d, p.n, p.ldd, p.l, p.batch_d, s.d_bytes);
+  params.tma_store_d = arch::tma_store_fits(p.d, p.n, p.ldd, l_ad, p.batch_d, s.d_bytes);
   if (params.tma_store_d) {
     int const box_d[2] = {128 / s.d_bytes, 64};
-    std::memcpy(params.tma_d, map(d, d_, "D", p.d, s.d_bytes, p.n, p.m, p.ldd, box_d, p.l, p.batch_d).bytes, sizeof(params.tma_d));
+    std::memcpy(params.tma_d, map(d, d_, "D", p.d, s.d_bytes, p.n, p.m, p.ldd, box_d, l_ad, p.batch_d).bytes, sizeof(params.tma_d));
   }
   void* args[] = {const_cast<unsigned char*>(ma.bytes), const_cast<unsigned char*>(mb.bytes), block};
   cuda::CUresult r;

@@ -23,6 +23,7 @@ struct Sm90Shape {
   // tiles in a workspace of slot_floats floats per CTA slot (the consumers' accumulators).
   bool stream_k = false;
   int slot_floats = 0;
+  bool grouped = false;  // GroupedScheduler kernels: the problem's groups fill the scheduler
 };
 
 // Where a stream-K launch's fixup workspace comes from: acquire(bytes) returns device memory in

@@ -19,6 +19,7 @@ kernel DSL (tessel/dsl): kernels written in Python with the CuTe DSL's names.
 from . import layout
 from ._core import CudaError, GemmError
 from .gemm import gemm, kernel_for, tune, warmup
+from .grouped import grouped_gemm
 from .jit.compiler import CompiledGemm, target_for
 from .jit.compiler import compile as _compile_gemm
 from .jit.config import GemmConfig
@@ -48,7 +49,7 @@ def compile(obj, *args, **kwargs):  # noqa: A001 (tessel.compile is the API)
 
 __version__ = "0.1.0"
 
-_TORCH_NAMES = {"matmul": "ops", "linear": "ops", "bmm": "ops", "scaled_mm": "ops", "ops": None, "nn": None}
+_TORCH_NAMES = {"matmul": "ops", "linear": "ops", "bmm": "ops", "scaled_mm": "ops", "grouped_mm": "ops", "ops": None, "nn": None}
 
 
 def __getattr__(name):
@@ -60,4 +61,4 @@ def __getattr__(name):
     return module if _TORCH_NAMES[name] is None else getattr(module, name)
 
 
-__all__ = ["dsl", "kernel", "jit", "from_dlpack", "fake_tensor", "arch", "Tensor", "DSLError", "bmm", "linear", "matmul", "nn", "ops", "scaled_mm", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]
+__all__ = ["dsl", "kernel", "jit", "from_dlpack", "fake_tensor", "arch", "Tensor", "DSLError", "bmm", "linear", "matmul", "nn", "ops", "scaled_mm", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "grouped_gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]

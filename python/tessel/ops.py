@@ -5,6 +5,9 @@ autograd formulas, and the functions a model calls (matmul, linear) on top of th
         act(a @ b + bias): a (M, K), b (K, N), bias (N,), row- or column-major each.
     torch.ops.tessel.bmm(a, b, out_dtype=None)
         a (L, M, K) @ b (L, K, N), any batch strides.
+    torch.ops.tessel.grouped_mm(a, b, offs, out_dtype=None)
+        torch._grouped_mm's 2-D x 3-D case: a (T, K) holding the groups' rows one after another,
+        b (G, K, N), offs (G,) int32 end rows; one grouped launch (tessel.grouped_gemm).
     torch.ops.tessel.scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False)
         torch._scaled_mm's FP8 GEMM: scale_a * scale_b * (a @ b) + bias, e4m3 or e5m2 a (M, K)
         row-major and b (K, N) column-major, one-element float32 scales read on the device.
@@ -32,6 +35,7 @@ from torch import Tensor
 from .gemm import gemm as _gemm
 from .gemm import gemm_batched as _gemm_batched
 from .gemm import gemm_ex as _gemm_ex
+from .grouped import grouped_gemm as _grouped_gemm
 
 ACTIVATIONS = ("linear", "relu", "gelu", "silu")  # tessel.gemm's epilogues; "linear" is none
 _KERNEL_DTYPES = (torch.float16, torch.bfloat16)
@@ -237,6 +241,58 @@ def _bmm_backward(ctx, grad):
 
 
 bmm.register_autograd(_bmm_backward, setup_context=_bmm_setup)
+
+
+# ---- tessel::grouped_mm -------------------------------------------------------------------------
+
+@torch.library.custom_op("tessel::grouped_mm", mutates_args=())
+def grouped_mm(a: Tensor, b: Tensor, offs: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """torch._grouped_mm's 2-D x 3-D case: a (T, K) with the groups' rows one after another, b
+    (G, K, N), offs (G,) int32 the groups' end rows -> (T, N), in one grouped launch."""
+    return _grouped_gemm(a.detach(), b.detach(), offs, out_dtype=out_dtype)
+
+
+@grouped_mm.register_fake
+def _grouped_mm_fake(a, b, offs, out_dtype=None):
+    if a.dim() != 2 or b.dim() != 3 or a.shape[1] != b.shape[1]:
+        raise ValueError(f"tessel::grouped_mm: a {tuple(a.shape)} and b {tuple(b.shape)}: give a (T, K) and b (G, K, N)")
+    return a.new_empty((a.shape[0], b.shape[2]), dtype=a.dtype if out_dtype is None else out_dtype)
+
+
+def _grouped_mm_setup(ctx, inputs, output):
+    a, b, offs, _ = inputs
+    ctx.wants = (a.requires_grad, b.requires_grad)
+    ctx.save_for_backward(a, b, offs)
+
+
+def _weight_grad(a: Tensor, g: Tensor, offs: Tensor, groups: int) -> Tensor:
+    """dB_g = A_g^T dD_g (G, K, N): a sum over each group's rows, which the grouped kernel (ragged
+    M, fixed K) does not compute; torch._grouped_mm's ragged-K mode where this PyTorch has it,
+    else one matmul per group (reading offs on the host)."""
+    if hasattr(torch, "_grouped_mm"):
+        try:
+            return torch._grouped_mm(a.t().contiguous(), g, offs=offs).to(a.dtype)
+        except RuntimeError:
+            pass  # layouts or dtypes this PyTorch's grouped kernel refuses: the loop below
+    ends = offs.tolist()
+    out = a.new_zeros((groups, a.shape[1], g.shape[1]))
+    begin = 0
+    for i, end in enumerate(ends):
+        if end > begin:
+            out[i] = a[begin:end].t() @ g[begin:end]
+        begin = max(begin, end)
+    return out
+
+
+def _grouped_mm_backward(ctx, grad):
+    a, b, offs = ctx.saved_tensors
+    g = grad.to(a.dtype).contiguous()  # (T,N)
+    grad_a = grouped_mm(g, b.transpose(1, 2), offs) if ctx.wants[0] else None  # (T,K)
+    grad_b = _weight_grad(a, g, offs, b.shape[0]) if ctx.wants[1] else None  # (G,K,N)
+    return grad_a, grad_b, None, None
+
+
+grouped_mm.register_autograd(_grouped_mm_backward, setup_context=_grouped_mm_setup)
 
 
 # ---- tessel::scaled_mm --------------------------------------------------------------------------

@@ -68,3 +68,76 @@ TEST(Sm90TileScheduler, RasterOrderDecidesTheFastDimension) {
   EXPECT_TRUE(Sm90TileScheduler::make(32, 4, 1, RasterOrder::Heuristic, 8).along_n);
   EXPECT_FALSE(Sm90TileScheduler::make(4, 32, 1, RasterOrder::Heuristic, 8).along_n);
 }
+
+// Grouped GEMM's walk (sm90_grouped.hpp): a persistent CTA's increasing ids through the cursor
+// cover every row tile of every group's rows exactly once, each clipped at its group's end, and
+// the tile count never exceeds the bound the host sizes the grid with.
+namespace {
+using tessel::gemm::kernel::GroupCursor;
+using tessel::gemm::kernel::GroupedLayout;
+using tessel::gemm::kernel::GroupedTile;
+using tessel::gemm::kernel::Sm90Groups;
+
+/// Walks ids cta, cta + ctas, ... like one persistent CTA; returns the tiles it saw.
+std::vector<GroupedTile> walk(Sm90Groups const& gs, int cta, int ctas) {
+  GroupCursor<128, 64> cursor(gs);
+  std::vector<GroupedTile> out;
+  GroupedTile t;
+  for (int id = cta; cursor.seek(id, t); id += ctas) out.push_back(t);
+  return out;
+}
+
+/// Marks every (row, column tile) of the tiles of all CTAs; each must be marked once and only
+/// inside its group's rows.
+void expect_cover(Sm90Groups const& gs, std::vector<int> const& begins, std::vector<int> const& ends, int blocks) {
+  for (int ctas : {1, 3, 7, 132}) {
+    std::vector<int> seen(std::size_t(gs.rows) * blocks * gs.tiles_n, 0);
+    int tiles = 0;
+    for (int cta = 0; cta < ctas; ++cta)
+      for (GroupedTile const& t : walk(gs, cta, ctas)) {
+        ++tiles;
+        ASSERT_GE(t.group, 0);
+        ASSERT_LT(t.group, gs.count);
+        ASSERT_EQ(t.m_end, ends[t.group]) << "group " << t.group;
+        ASSERT_GE(t.m0, begins[t.group]);
+        ASSERT_LT(t.m0, t.m_end);
+        ASSERT_EQ(t.n0 % 64, 0);
+        for (int r = t.m0; r < std::min(t.m0 + 128, t.m_end); ++r) ++seen[(std::size_t(t.l) * gs.rows + r) * gs.tiles_n + t.n0 / 64];
+      }
+    EXPECT_LE(tiles, gs.tile_bound(128));
+    for (int g = 0; g < gs.count; ++g)
+      for (int r = begins[g]; r < ends[g]; ++r)
+        for (int n = 0; n < gs.tiles_n; ++n) {
+          std::size_t const block = gs.layout == int(GroupedLayout::kMasked) ? g : 0;
+          int& v = seen[(block * gs.rows + r) * gs.tiles_n + n];
+          ASSERT_EQ(v, 1) << "group " << g << " row " << r << " column tile " << n << " with " << ctas << " CTAs";
+          v = 0;
+        }
+    for (int v : seen) ASSERT_EQ(v, 0) << "a row outside every group was covered";
+  }
+}
+}  // namespace
+
+TEST(GroupCursor, ContiguousGroupsEachRowOnce) {
+  std::vector<int> ends{0, 1, 201, 331, 331, 408, 700};
+  Sm90Groups gs{ends.data(), int(ends.size()), int(GroupedLayout::kContiguous), 700, 3};
+  std::vector<int> begins{0, 0, 1, 201, 331, 331, 408};
+  expect_cover(gs, begins, ends, 1);
+}
+
+TEST(GroupCursor, ContiguousOffsetsClampedNeverOutsideA) {
+  std::vector<int> ends{300, 100, 350, -4, 9999};
+  Sm90Groups gs{ends.data(), 5, int(GroupedLayout::kContiguous), 400, 2};
+  expect_cover(gs, {0, 300, 300, 350, 350}, {300, 300, 350, 350, 400}, 1);
+}
+
+TEST(GroupCursor, MaskedCountsClampedToTheBlock) {
+  std::vector<int> counts{0, 160, 5, 129, 500, -1};
+  Sm90Groups gs{counts.data(), 6, int(GroupedLayout::kMasked), 160, 4};
+  expect_cover(gs, {0, 0, 0, 0, 0, 0}, {0, 160, 5, 129, 160, 0}, 6);
+}
+
+TEST(GroupCursor, NoGroupsNoTiles) {
+  Sm90Groups gs{nullptr, 0, int(GroupedLayout::kContiguous), 100, 4};
+  EXPECT_TRUE(walk(gs, 0, 1).empty());
+}

@@ -23,7 +23,7 @@ PARAMS_LAYOUT = {
     "capacity": 512, "m": 0, "n": 4, "k": 8, "D": 16, "ldd": 24, "batch_stride_D": 32, "pairs_aligned": 40,
     "epi.alpha": 48, "epi.beta": 52, "epi.ptr_C": 56, "epi.ldc": 64, "epi.batch_stride_C": 72,
     "epi.ptr_scale_a": 80, "epi.ptr_scale_b": 88,
-    "sched.raster": 96, "sched.along_n": 108, "sched.batches": 112, "tma_d": 256, "tma_store_d": 384,
+    "sched.raster": 96, "sched.along_n": 108, "sched.batches": 112, "sched.groups": 120, "tma_d": 256, "tma_store_d": 384,
 }
 
 KERNEL_EXPRESSION = "&tessel::gemm::kernel::sm90_gemm_tma_warpspecialized<tessel_jit::Config, tessel_jit::Fusion>"
@@ -40,6 +40,10 @@ _BITS = {"f16": 16, "bf16": 16, "f32": 32, "tf32": 32, "e4m3": 8, "e5m2": 8}
 # The fused activations (epilogue/fusion/activation_fn.hpp), applied by the linear combination.
 _CPP_ACTIVATION = {"linear": "tessel::epilogue::fusion::Identity", "relu": "tessel::epilogue::fusion::ReLU",
                    "gelu": "tessel::epilogue::fusion::GeluErf", "silu": "tessel::epilogue::fusion::SiLU"}
+
+
+def _cpp_bool(b: bool) -> str:
+    return "true" if b else "false"
 
 
 def _types(config: GemmConfig) -> list[str]:
@@ -63,7 +67,8 @@ def _types(config: GemmConfig) -> list[str]:
         f"    {_CPP_SCHEDULE[config.kernel_schedule]}>::CollectiveOp;",
         "// D through shared memory and TMA stores: the launcher encodes D's tensor map (and, where D's",
         "// alignment does not allow TMA, clears tma_store_d and the kernel stores from registers).",
-        f"using Config = tessel::gemm::kernel::Sm90Rebind<Mainloop, false, {'true' if config.scheduler == 'stream_k' else 'false'}, Epilogue::kTmaStoreD>;",
+        f"using Config = tessel::gemm::kernel::Sm90Rebind<Mainloop, false, {_cpp_bool(config.scheduler == 'stream_k')}, Epilogue::kTmaStoreD, "
+        f"{_cpp_bool(config.scheduler == 'grouped')}>;",
         "using Fusion = typename Epilogue::FusionCallbacks;",
         "using Params = tessel::gemm::kernel::Sm90GemmParams<Fusion>;",
     ]
@@ -91,7 +96,8 @@ def _asserts(config: GemmConfig) -> list[str]:
         (f"Config::BoxesB::kBoxInner == {b_in} && Config::BoxesB::kBoxOuter == {b_out}",
          "the launcher encodes B's tensor map with GemmConfig.tma_boxes[1]"),
         ("Config::kSmemBytes <= tessel::gemm::collective::kSm90SmemBytes", "the stages do not fit in shared memory"),
-        (f"Config::kStreamK == {'true' if config.scheduler == 'stream_k' else 'false'}", "the launcher fills a Decomposition for stream_k kernels only"),
+        (f"Config::kStreamK == {_cpp_bool(config.scheduler == 'stream_k')}", "the launcher fills a Decomposition for stream_k kernels only"),
+        (f"Config::kGrouped == {_cpp_bool(config.scheduler == 'grouped')}", "the launcher fills the groups for grouped kernels only"),
         (f"!Config::kStreamK || 256 * Config::kMmaM * Config::Mma::kAccumulators == {config.fixup_slot_floats}",
          "the launcher sizes the fixup workspace with GemmConfig.fixup_slot_floats"),
         ("Config::kTmaStoreD && Epilogue::kTmaStoreD && Config::Stages == Mainloop::Stages",

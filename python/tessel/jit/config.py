@@ -94,7 +94,8 @@ class GemmConfig:
     scheduler: sm90a: "persistent" (whole tiles over persistent CTAs) or "stream_k" (the K loop
                split among CTAs where tiles are few: data-parallel, split-K or stream-K, chosen
                per problem as GemmUniversalAdapter's StreamKScheduler chooses; cooperative, BM 128,
-               no cluster). Other families: "persistent" only.
+               no cluster), or "grouped" (the tiles of G problems of one N and K with ragged M,
+               tessel.grouped_gemm; cooperative, no cluster). Other families: "persistent" only.
     """
 
     arch: str = "sm80"
@@ -247,7 +248,7 @@ class GemmConfig:
         if self.hopper:
             name = (f"tessel_sm90_gemm_{self.element}_{self.element}_{self.out}_{shape(self.tile)}_c{self.cluster[0]}x1_"
                     f"{self.stage_count}stage_{sm90_rules.SCHEDULE_NAMES[self.kernel_schedule]}_{layouts}")
-            name += "_streamk" if self.scheduler == "stream_k" else ""
+            name += {"stream_k": "_streamk", "grouped": "_grouped"}.get(self.scheduler, "")
             return name if self.epilogue == "linear" else f"{name}_{self.epilogue}"
 
         name = f"tessel_{self.arch}_gemm_{self.element}_{self.element}_{self.out}_{shape(self.tile)}_{shape(self.warp)}_{self.stages}stage_{layouts}"

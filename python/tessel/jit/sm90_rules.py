@@ -18,7 +18,7 @@ THREADS = 384            # a producer warpgroup and two consumer warpgroups
 EPILOGUE_BYTES = 2 * 2 * 64 * 128
 # "cooperative_promoted": FP8 with promoted accumulation (KernelTmaWarpSpecializedCooperativeFP8Promoted).
 SCHEDULES = ("auto", "cooperative", "pingpong", "cooperative_promoted")
-SCHEDULERS = ("persistent", "stream_k")  # kernel::PersistentScheduler, kernel::StreamKScheduler
+SCHEDULERS = ("persistent", "stream_k", "grouped")  # kernel::PersistentScheduler, StreamKScheduler, GroupedScheduler
 TILE_N = (64, 128, 192, 256)  # the kernel's static_assert on BN
 SCHEDULE_NAMES = {"cooperative": "coop", "pingpong": "pingpong", "cooperative_promoted": "coop_promoted"}  # ::kName
 # Bytes of one A or B element: a stage's K is one 128-byte swizzle row of them (Sm90KernelConfig::BK).
@@ -123,6 +123,9 @@ def validate(c) -> None:
     if c.scheduler == "stream_k" and (not is_cooperative(kind) or bm != 128 or c.cluster != (1, 1, 1)):
         refuse("kErrorNotSupported", f"scheduler 'stream_k' with tile {c.tile}, the {kind} schedule and cluster {c.cluster}: "
                                      "split-K and stream-K run with the cooperative schedule, BM 128 and no cluster")
+    if c.scheduler == "grouped" and (not is_cooperative(kind) or c.cluster != (1, 1, 1)):
+        refuse("kErrorNotSupported", f"scheduler 'grouped' with the {kind} schedule and cluster {c.cluster}: grouped GEMM "
+                                     "runs with the cooperative schedule and no cluster")
     if c.cluster not in ((1, 1, 1), (2, 1, 1)):
         refuse("kErrorNotSupported", f"cluster {c.cluster}: the Hopper kernel takes clusters of 1 or 2 CTAs along M, "
                                      "(1, 1, 1) or (2, 1, 1)")

@@ -141,14 +141,15 @@ constexpr int fitting_stages(int stages, int stage_bytes, bool tma_store_d) {
 }  // namespace detail
 
 /// The mainloop as the kernel runs it: A and B exchanged with their majors for D^T = B^T A^T
-/// (Swap), units of work from a Decomposition (StreamK), D through TMA stores (TmaStoreD), and
-/// no more stages than fit beside the epilogue's shared memory (a builder asked for
-/// StageCountAuto without the carveout gets one stage fewer rather than a launch failure).
-template <class C, bool Swap, bool StreamK, bool TmaStoreD>
+/// (Swap), units of work from a Decomposition (StreamK), D through TMA stores (TmaStoreD), the
+/// tiles of G problems (Grouped), and no more stages than fit beside the epilogue's shared memory
+/// (a builder asked for StageCountAuto without the carveout gets one stage fewer rather than a
+/// launch failure).
+template <class C, bool Swap, bool StreamK, bool TmaStoreD, bool Grouped = false>
 using Sm90Rebind = Sm90KernelConfig<
     std::conditional_t<Swap, typename C::ElementB, typename C::ElementA>, std::conditional_t<Swap, typename C::ElementA, typename C::ElementB>,
     Swap ? C::MajorB : C::MajorA, Swap ? C::MajorA : C::MajorB, C::BM, C::BN,
     detail::fitting_stages(C::Stages, C::kStageBytesA + C::kStageBytesB, TmaStoreD),
-    C::ClusterM, typename C::Schedule, StreamK, TmaStoreD>;
+    C::ClusterM, typename C::Schedule, StreamK, TmaStoreD, Grouped>;
 
 }  // namespace tessel::gemm::kernel

@@ -31,7 +31,7 @@
 
 namespace tessel::gemm {
 
-enum class GemmUniversalMode { kGemm, kBatched };
+enum class GemmUniversalMode { kGemm, kBatched, kGrouped };
 
 struct KernelHardwareInfo {
   int device_id = 0;
@@ -55,24 +55,30 @@ StrideT make_packed_stride(StrideT, int rows, int cols) {
 }
 
 namespace kernel {
-/// Tile schedulers: whole tiles over persistent CTAs (the default), or units of work from a
-/// Decomposition (data-parallel, split-K or stream-K, chosen per problem; see decomposition.hpp).
+/// Tile schedulers: whole tiles over persistent CTAs (the default), units of work from a
+/// Decomposition (data-parallel, split-K or stream-K, chosen per problem; see decomposition.hpp),
+/// or the tiles of G problems of one N and K whose row counts live on the device (grouped GEMM,
+/// sm90_grouped.hpp; run in GemmUniversalMode::kGrouped).
 struct PersistentScheduler {};
 struct StreamKScheduler {};
+struct GroupedScheduler {};
 
 template <class ProblemShape, class CollectiveMainloop, class CollectiveEpilogue, class TileScheduler = PersistentScheduler>
 struct GemmUniversal {
   static_assert(std::is_same_v<TileScheduler, PersistentScheduler> || std::is_same_v<TileScheduler, StreamKScheduler> ||
-                    std::is_void_v<TileScheduler>,
-                "GemmUniversal: the tile scheduler is PersistentScheduler or StreamKScheduler");
+                    std::is_same_v<TileScheduler, GroupedScheduler> || std::is_void_v<TileScheduler>,
+                "GemmUniversal: the tile scheduler is PersistentScheduler, StreamKScheduler or GroupedScheduler");
   using UserMainloop = CollectiveMainloop;  // A and B as the user sees them
   using Epilogue = CollectiveEpilogue;
   static constexpr bool kSwapAB = Epilogue::kColumnMajorD;
   static constexpr bool kStreamK = std::is_same_v<TileScheduler, StreamKScheduler>;
-  using Mainloop = Sm90Rebind<CollectiveMainloop, kSwapAB, kStreamK, Epilogue::kTmaStoreD>;
+  static constexpr bool kGrouped = std::is_same_v<TileScheduler, GroupedScheduler>;
+  static_assert(!kGrouped || !kSwapAB, "GemmUniversal: grouped GEMM writes a row-major D (each group's rows are rows of D)");
+  using Mainloop = Sm90Rebind<CollectiveMainloop, kSwapAB, kStreamK, Epilogue::kTmaStoreD, kGrouped>;
   using Fusion = typename Epilogue::FusionCallbacks;
 };
 }  // namespace kernel
+using kernel::GroupedScheduler;
 using kernel::PersistentScheduler;
 using kernel::StreamKScheduler;
 
@@ -121,6 +127,14 @@ class GemmUniversalAdapter {
     // sums in a fixed order: the same bits on every run.
     kernel::ReductionMode reduction = kernel::ReductionMode::kDeterministic;
   };
+  /// GemmUniversalMode::kGrouped: problem_shape is {rows, N, K, G}; B is (N, K, G); A and D are
+  /// (rows, K) and (rows, N) holding the groups one after another (kContiguous: group_m[g] is the
+  /// end row of group g, torch._grouped_mm's offs), or (rows, K, G) and (rows, N, G) with group g
+  /// the first group_m[g] rows of its block (kMasked). group_m is device memory, read by the kernel.
+  struct GroupedArguments {
+    kernel::GroupedLayout layout = kernel::GroupedLayout::kContiguous;
+    int const* group_m = nullptr;
+  };
   struct Arguments {
     GemmUniversalMode mode = GemmUniversalMode::kGemm;
     ProblemShapeMNKL problem_shape{};
@@ -128,6 +142,7 @@ class GemmUniversalAdapter {
     EpilogueArguments epilogue{};
     KernelHardwareInfo hw_info{};
     SchedulerArguments scheduler{};
+    GroupedArguments grouped{};
   };
 
   static auto kernel_function() { return &kernel::sm90_gemm_tma_warpspecialized<Cfg, Fusion>; }
@@ -139,6 +154,13 @@ class GemmUniversalAdapter {
       return {Status::kErrorInvalidProblem, "problem size " + dims(p) + " is empty or negative: M, N, K and L must all be positive"};
     if (a.mode == GemmUniversalMode::kGemm && p.l != 1)
       return {Status::kErrorInvalidProblem, "mode kGemm with L = " + std::to_string(p.l) + ": use GemmUniversalMode::kBatched"};
+    if ((a.mode == GemmUniversalMode::kGrouped) != GemmKernel::kGrouped)
+      return {Status::kErrorNotSupported, GemmKernel::kGrouped
+                                              ? "a grouped kernel (GroupedScheduler) runs in mode kGrouped: set Arguments::mode"
+                                              : "mode kGrouped needs a kernel built with kernel::GemmUniversal<..., GroupedScheduler>"};
+    if (GemmKernel::kGrouped && !a.grouped.group_m)
+      return {Status::kErrorInvalidProblem, "mode kGrouped without group_m: pass a device array of one int per group (the groups' "
+                                            "end rows, or their row counts for the masked layout)"};
     if (!a.mainloop.ptr_A || !a.mainloop.ptr_B || !a.epilogue.ptr_D)
       return {Status::kErrorInvalidProblem, "a null pointer among A, B and D: pass device pointers to the matrices"};
     if (!GemmKernel::kStreamK && a.scheduler.decomposition_mode != kernel::DecompositionMode::Heuristic &&
@@ -147,14 +169,15 @@ class GemmUniversalAdapter {
                                               " requested from a kernel built with the persistent data-parallel scheduler: "
                                               "build it with kernel::GemmUniversal<..., StreamKScheduler>"};
     KernelSpace const ks = to_kernel(a);
-    if (auto s = check_operand(ks.name_a, ks.ptr_a, ks.da, ks.p.m, ks.p.k, ks.p.l); !s.ok()) return s;
+    int const l_ad = batches_of_a_and_d(a);
+    if (auto s = check_operand(ks.name_a, ks.ptr_a, ks.da, ks.p.m, ks.p.k, l_ad); !s.ok()) return s;
     if (auto s = check_operand(ks.name_b, ks.ptr_b, ks.db, ks.p.n, ks.p.k, ks.p.l); !s.ok()) return s;
     if (ks.ldd < ks.p.n)
       return {Status::kErrorInvalidProblem, "the leading dimension of D (" + std::to_string(ks.ldd) + ") is smaller than its " +
                                                 (kSwapAB ? "row count M" : "column count N") + " (" + std::to_string(ks.p.n) + ")"};
-    if (p.l > 1 && ks.batch_d < ks.ldd * ks.p.m)
+    if (l_ad > 1 && ks.batch_d < ks.ldd * ks.p.m)
       return {Status::kErrorInvalidProblem, "the batch stride of D is smaller than one M x N matrix: batches would overlap"};
-    if (auto s = Fusion::can_implement(fusion_arguments(a, ks), ks.p.m, ks.p.n, ks.p.l); !s.ok()) return s;
+    if (auto s = Fusion::can_implement(fusion_arguments(a, ks), ks.p.m, ks.p.n, l_ad); !s.ok()) return s;
     return arch::check_sm90a_image(reinterpret_cast<void const*>(kernel_function()));
   }
 
@@ -180,12 +203,13 @@ class GemmUniversalAdapter {
     if (auto s = can_implement(a); !s.ok()) return s;
     KernelSpace const ks = to_kernel(a);
     auto const& p = ks.p;
-    if (auto s = make_operand_map(tma_a_, ks.name_a, ks.ptr_a, ks.da, p.m, p.k, p.l, typename Cfg::BoxesA{}); !s.ok()) return s;
+    int const l_ad = batches_of_a_and_d(a);
+    if (auto s = make_operand_map(tma_a_, ks.name_a, ks.ptr_a, ks.da, p.m, p.k, l_ad, typename Cfg::BoxesA{}); !s.ok()) return s;
     if (auto s = make_operand_map(tma_b_, ks.name_b, ks.ptr_b, ks.db, p.n, p.k, p.l, typename Cfg::BoxesB{}); !s.ok()) return s;
     CUtensorMap tma_d{};
-    bool const tma_store_d = Cfg::kTmaStoreD && tma_store_fits(ks);
+    bool const tma_store_d = Cfg::kTmaStoreD && tma_store_fits(ks, l_ad);
     if (tma_store_d) {
-      arch::TmaView v{ks.ptr_d, std::uint64_t(p.n), std::uint64_t(p.m), std::uint64_t(p.l), std::uint64_t(ks.ldd),
+      arch::TmaView v{ks.ptr_d, std::uint64_t(p.n), std::uint64_t(p.m), std::uint64_t(l_ad), std::uint64_t(ks.ldd),
                       std::uint64_t(ks.batch_d), std::uint32_t(128 / sizeof(ElementD)), 64};
       if (auto s = arch::make_tma_map(tma_d, arch::tma_data_type<ElementD>(), sizeof(ElementD), v, CU_TENSOR_MAP_SWIZZLE_128B, "D");
           !s.ok())
@@ -204,7 +228,10 @@ class GemmUniversalAdapter {
                ks.batch_d,
                ks.ldd % 2 == 0 && ks.batch_d % 2 == 0 && reinterpret_cast<std::uintptr_t>(ks.ptr_d) % (2 * sizeof(ElementD)) == 0,
                Fusion::to_params(fusion_arguments(a, ks)),
-               kernel::Sm90TileScheduler::make(cluster_tiles_m, tiles_n, p.l, a.scheduler.raster_order, a.scheduler.max_swizzle_size)};
+               GemmKernel::kGrouped
+                   ? kernel::Sm90TileScheduler::make_grouped(kernel::Sm90Groups{a.grouped.group_m, p.l, int(a.grouped.layout), p.m, tiles_n},
+                                                             Cfg::BM)
+                   : kernel::Sm90TileScheduler::make(cluster_tiles_m, tiles_n, p.l, a.scheduler.raster_order, a.scheduler.max_swizzle_size)};
     // Persistent: as many clusters as can be resident at once, but no more than there are tiles.
     int clusters = sms / Cfg::ClusterM;
     if constexpr (Cfg::ClusterM > 1) {
@@ -263,7 +290,8 @@ class GemmUniversalAdapter {
   /// (layouts in BLAS letters: t = A row-major / B column-major, i.e. K-major; the tile as the kernel runs it)
   static std::string name() {
     std::string layouts = std::string(User::MajorA == arch::Major::K ? "t" : "n") + (User::MajorB == arch::Major::K ? "n" : "t") +
-                          (kSwapAB ? "_dcol" : "") + (GemmKernel::kStreamK ? "_streamk" : "") + (Cfg::kTmaStoreD ? "_tmastore" : "");
+                          (kSwapAB ? "_dcol" : "") + (GemmKernel::kStreamK ? "_streamk" : "") + (GemmKernel::kGrouped ? "_grouped" : "") +
+                          (Cfg::kTmaStoreD ? "_tmastore" : "");
     std::string fusion = Fusion::name() == "lincomb" ? "" : "_" + Fusion::name();
     return "tessel_sm90_gemm_" + element_tag<ElementA>() + "_" + element_tag<ElementB>() + "_" + element_tag<ElementD>() + "_" +
            std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) + "x" + std::to_string(Cfg::BK) + "_c" +
@@ -323,8 +351,13 @@ class GemmUniversalAdapter {
   /// TMA's rules for D: 16-byte base, leading dimension and batch stride, and rows that end on a
   /// 16-byte boundary (TMA clips a store at the tensor's edge in 16-byte units). A D that breaks
   /// one is written from the registers instead.
-  static bool tma_store_fits(KernelSpace const& ks) {
-    return arch::tma_store_fits(ks.ptr_d, ks.p.n, ks.ldd, ks.p.l, ks.batch_d, int(sizeof(ElementD)));
+  static bool tma_store_fits(KernelSpace const& ks, int l_ad) {
+    return arch::tma_store_fits(ks.ptr_d, ks.p.n, ks.ldd, l_ad, ks.batch_d, int(sizeof(ElementD)));
+  }
+  /// The batches of A and D: L, except for contiguous groups, which share one (rows, K) A and one
+  /// (rows, N) D (B has L = G batches in every mode).
+  static int batches_of_a_and_d(Arguments const& a) {
+    return GemmKernel::kGrouped && a.grouped.layout == kernel::GroupedLayout::kContiguous ? 1 : a.problem_shape.l;
   }
   static typename Fusion::Arguments fusion_arguments(Arguments const& a, KernelSpace const& ks) {
     typename Fusion::Arguments f = a.epilogue.thread;

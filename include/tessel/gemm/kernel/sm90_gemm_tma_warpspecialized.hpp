@@ -78,9 +78,10 @@ struct OperandBoxes {
 inline constexpr int kSm90TmaStoreBytes = 2 * 2 * 64 * 128;
 
 template <class ElementA_, class ElementB_, arch::Major MajorA_, arch::Major MajorB_, int TileM, int TileN, int StageCount,
-          int ClusterM_, class Schedule_, bool StreamK_ = false, bool TmaStoreD_ = false>
+          int ClusterM_, class Schedule_, bool StreamK_ = false, bool TmaStoreD_ = false, bool Grouped_ = false>
 struct Sm90KernelConfig {
   static constexpr bool kStreamK = StreamK_;  // units of work from a Decomposition (split-K, stream-K)
+  static constexpr bool kGrouped = Grouped_;  // the tiles of G problems of one N and K (sm90_grouped.hpp)
   // D through shared memory and TMA stores (128-byte rows, swizzled), instead of straight from
   // registers: whole 128-byte lines per store, and the store drains while the next tile runs.
   static constexpr bool kTmaStoreD = TmaStoreD_;
@@ -111,6 +112,8 @@ struct Sm90KernelConfig {
                 "sm90 kernel: promoted accumulation keeps a second set of accumulators: BN <= 128 with BM = 128, no split-K");
   static_assert(!kStreamK || (!kPingpong && ClusterM == 1 && kMmaM == 1),
                 "sm90 kernel: split-K and stream-K run with the cooperative schedule, BM = 128 and no cluster");
+  static_assert(!kGrouped || (!kPingpong && !kStreamK && ClusterM == 1),
+                "sm90 kernel: grouped GEMM runs with the cooperative schedule, the persistent scheduler and no cluster");
   static constexpr int kThreads = 384;
   static constexpr int kStageBytesA = BM * 128, kStageBytesB = BN * 128;
   using BoxesA = OperandBoxes<MajorA, BM, BK, 1>;
@@ -159,6 +162,24 @@ struct Sm90WorkWalk {
   }
 };
 
+/// Where the tile of a unit lies: through the raster (one problem, or a batch of equal ones) or
+/// through the groups' cursor (grouped kernels). False past the last group's tiles.
+template <class Cfg>
+struct Sm90TilePlacer {
+  Sm90TileScheduler const& sched;
+  int rank, m;
+  GroupCursor<Cfg::BM, Cfg::BN> cursor{sched.groups};
+  TESSEL_HD bool place(int id, GroupedTile& t) {
+    if constexpr (Cfg::kGrouped) {
+      return cursor.seek(id, t);
+    } else {
+      TileCoord3 const c = sched.tile(id);
+      t = {(c.m * Cfg::ClusterM + rank) * Cfg::BM, m, c.n * Cfg::BN, c.l, c.l};
+      return true;
+    }
+  }
+};
+
 /// The 128-byte swizzle of TMA and wgmma on byte offsets, as a layout function of the algebra.
 using Sw128 = Swizzle<3, 4, 3>;
 
@@ -185,7 +206,7 @@ __device__ __forceinline__ std::uint32_t round_pair(float lo, float hi) {
 /// inside the problem and aligned. row0 is the first tile row of the calling warpgroup.
 template <class Cfg, class Fusion, class Acc>
 __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& p, typename Fusion::Callbacks& epi, Acc& acc,
-                                                  int row0, int n0, int batch) {
+                                                  int row0, int n0, int batch, int m_end) {
   using ElementD = typename Fusion::ElementOutput;
   int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
   ElementD* d_batch = p.D + batch * p.batch_stride_D;
@@ -197,7 +218,7 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
       for (int h = 0; h < 2; ++h) {
         int r = row0 + 64 * i + 16 * w + l / 4 + 8 * h;
         int c = n0 + 8 * c8 + 2 * (l % 4);
-        if (r >= p.m || c >= p.n) continue;
+        if (r >= m_end || c >= p.n) continue;
         ElementD* dst = d_batch + std::int64_t(r) * p.ldd + c;
         ElementD v0 = epi.visit(r, c, batch, acc[i][4 * c8 + 2 * h]);
         if (c + 1 < p.n) {
@@ -334,10 +355,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (threadIdx.x == 0) {
       int it = 0;
+      Sm90TilePlacer<Cfg> placer{p.sched, rank, p.m};
       for (int i = 0; i < units; ++i) {
         WorkUnit const u = walk.unit(i);
-        TileCoord3 const tile = p.sched.tile(u.tile);
-        int const m0 = (tile.m * ClusterM + rank) * BM, n0 = tile.n * BN;
+        GroupedTile tile;
+        if (!placer.place(u.tile, tile)) break;
+        int const m0 = tile.m0, n0 = tile.n0;
         for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
           int s = it % Stages;
           // A fresh barrier counts as having completed the phase before its first one, so the
@@ -355,9 +378,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             if (i % ClusterM != rank) continue;
             int x = BoxesB::x(i, n0, kt * BK), y = BoxesB::y(i, n0, kt * BK);
             if constexpr (ClusterM > 1)
-              arch::tma_load_3d_multicast(sb + BoxesB::smem_offset(i), &tma_b, &full[s], x, y, tile.l, (1u << ClusterM) - 1);
+              arch::tma_load_3d_multicast(sb + BoxesB::smem_offset(i), &tma_b, &full[s], x, y, tile.group, (1u << ClusterM) - 1);
             else
-              arch::tma_load_3d(sb + BoxesB::smem_offset(i), &tma_b, &full[s], x, y, tile.l);
+              arch::tma_load_3d(sb + BoxesB::smem_offset(i), &tma_b, &full[s], x, y, tile.group);
           }
         }
       }
@@ -380,10 +403,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // tiles, so unit j starts at k-tile j * k_tiles of the ring).
     constexpr int kStep = Cfg::kPingpong ? 2 : 1;
     int it = 0;
+    Sm90TilePlacer<Cfg> placer{p.sched, rank, p.m};
     for (int j = Cfg::kPingpong ? wg : 0; j < units; j += kStep) {
       WorkUnit const u = walk.unit(j);
-      TileCoord3 const tile = p.sched.tile(u.tile);
-      int const m0 = (tile.m * ClusterM + rank) * BM, n0 = tile.n * BN;
+      GroupedTile tile;
+      if (!placer.place(u.tile, tile)) break;
+      int const m0 = tile.m0, n0 = tile.n0;
       // NOTES: ping-pong consumers take turns at the mainloop (named barriers 1 and 2: "consumer
       // wg may start"). Besides overlapping one's epilogue with the other's math, the turn order
       // is what makes the parity waits below sound: a consumer never waits on a stage whose
@@ -466,7 +491,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
 
       bool via_tma = false;
-      if constexpr (Cfg::kTmaStoreD) via_tma = p.tma_store_d && m0 + wg_row0 + 64 * Cfg::kMmaM <= p.m && n0 + BN <= p.n;
+      if constexpr (Cfg::kTmaStoreD) via_tma = p.tma_store_d && m0 + wg_row0 + 64 * Cfg::kMmaM <= tile.m_end && n0 + BN <= p.n;
       if (via_tma) {
         auto store = [&] {
           store_tile_tma<Cfg>(p, epi, acc, smem_d + wg * 2 * 8192, epilogue_buffer, m0 + wg_row0, n0, tile.l, wg, leader);
@@ -482,7 +507,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           store();
         }
       } else {
-        store_tile_direct<Cfg>(p, epi, acc, m0 + wg_row0, n0, tile.l);
+        store_tile_direct<Cfg>(p, epi, acc, m0 + wg_row0, n0, tile.l, tile.m_end);
       }
     }
     epi.finish();

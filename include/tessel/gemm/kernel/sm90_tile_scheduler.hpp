@@ -6,6 +6,7 @@
 // so the CTAs resident at one time cover a block of about swizzle x (CTAs / swizzle) tiles and
 // share their A and B panels in L2. Along N is the same walk with M and N exchanged.
 
+#include "tessel/gemm/kernel/sm90_grouped.hpp"
 #include "tessel/gemm/kernel/tile_scheduler.hpp"
 #include "tessel/layout/config.hpp"
 
@@ -25,6 +26,7 @@ struct Sm90TileScheduler {
   GroupedRaster raster;  // tiles of one batch, M and N exchanged when along_n
   bool along_n = false;
   int batches = 1;
+  Sm90Groups groups;  // grouped kernels (GroupedScheduler): the groups; the raster then only bounds the tile count
 
   /// @param tiles_m, tiles_n  tiles of one batch (tiles_m counts cluster tiles)
   /// @param swizzle           tiles per group along the raster's fast dimension (<= 0: no grouping)
@@ -34,7 +36,13 @@ struct Sm90TileScheduler {
     bool along_n = order == RasterOrder::AlongN || (order == RasterOrder::Heuristic && tiles_m > tiles_n);
     int fast = along_n ? tiles_n : tiles_m, slow = along_n ? tiles_m : tiles_n;
     int group = swizzle > 0 ? (swizzle < fast ? swizzle : fast) : fast;
-    return {GroupedRaster{fast, slow, group}, along_n, batches};
+    return {GroupedRaster{fast, slow, group}, along_n, batches, {}};
+  }
+
+  /// A grouped launch's walk: the groups' tiles in one sequence (sm90_grouped.hpp); tile_count()
+  /// is then the bound Sm90Groups::tile_bound.
+  static Sm90TileScheduler make_grouped(Sm90Groups const& groups, int bm) {
+    return {GroupedRaster{groups.tile_bound(bm), 1, 1}, false, 1, groups};
   }
 
   TESSEL_HD constexpr int tile_count() const { return raster.tile_count() * batches; }

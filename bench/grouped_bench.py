@@ -1,0 +1,128 @@
+"""Grouped GEMM on mixture-of-experts shapes: tessel.grouped_gemm against torch._grouped_mm and
+a loop of torch.matmul over the experts, in turns in one process on the same operands (uniform
+[-1, 1) bf16, two sets rotated), each provider verified first against a float32 reference (TF32
+off), its D poisoned with NaN.
+
+    python3 bench/grouped_bench.py [--out FILE] [--rounds 5] [--reps 10] [--quick]
+
+Token counts per expert are drawn skewed (a power of uniform draws, normalised), some zero where
+experts are many; decode rows give each expert 1-64 tokens. TFLOP/s count the routed tokens'
+2 * tokens * N * K only.
+"""
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# (name, experts, K, N, routed tokens, skew); skew 0: equal counts; decode rows give counts in 1..64.
+SHAPES = [
+    ("8x 4096->14336", 8, 4096, 14336, 4096, 1.0),
+    ("8x 4096->14336", 8, 4096, 14336, 16384, 1.0),
+    ("8x 4096->14336", 8, 4096, 14336, 32768, 1.0),
+    ("8x 14336->4096", 8, 14336, 4096, 16384, 1.0),
+    ("32x 7168->2048", 32, 7168, 2048, 16384, 2.0),
+    ("128x 7168->2048", 128, 7168, 2048, 32768, 3.0),
+    ("256x 2048->7168", 256, 2048, 7168, 32768, 3.0),
+    ("decode 8x 4096->14336", 8, 4096, 14336, "decode", 0),
+    ("decode 64x 7168->2048", 64, 7168, 2048, "decode", 0),
+    ("decode 256x 2048->7168", 256, 2048, 7168, "decode", 0),
+]
+
+
+def counts_for(torch, experts, tokens, skew, seed):
+    g = torch.Generator().manual_seed(seed)
+    if tokens == "decode":
+        return torch.randint(1, 65, (experts,), generator=g).tolist()
+    w = torch.rand(experts, generator=g) ** (1 + skew * 2)
+    if experts >= 32:
+        w[torch.rand(experts, generator=g) < 0.1] = 0  # some experts get no token
+    c = (w / w.sum() * tokens).floor().long()
+    c[0] += tokens - c.sum()
+    return c.tolist()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--quick", action="store_true", help="the first shape and one decode shape")
+    args = ap.parse_args()
+    import torch
+    import tessel
+    from torch_timing import events_time
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    has_gmm = hasattr(torch, "_grouped_mm")
+    lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, bf16 in and out, uniform [-1, 1), "
+             f"2 operand sets rotated, medians of {args.rounds} rounds x {args.reps} calls, in turns",
+             "shape | tokens (min-max per expert) | tessel kernel | tessel TFLOP/s | torch._grouped_mm | matmul loop | "
+             "tessel / _grouped_mm | tessel / loop | worst error (tessel, _grouped_mm, loop)"]
+    shapes = [SHAPES[0], SHAPES[7]] if args.quick else SHAPES
+    for idx, (name, experts, k, n, tokens, skew) in enumerate(shapes):
+        counts = counts_for(torch, experts, tokens, skew, 100 + idx)
+        total = sum(counts)
+        offs = torch.tensor(counts, device="cuda").cumsum(0).to(torch.int32)
+        bounds = [0] + torch.tensor(counts).cumsum(0).tolist()
+        sets = []
+        for s in range(2):
+            a = torch.rand(total, k, device="cuda", dtype=torch.bfloat16) * 2 - 1
+            w = torch.rand(experts, n, k, device="cuda", dtype=torch.bfloat16) * 2 - 1  # (E, N, K): nn.Linear's weight
+            sets.append((a, w.transpose(1, 2), torch.empty(total, n, device="cuda", dtype=torch.bfloat16)))
+
+        def run_tessel(a, b, d):
+            tessel.grouped_gemm(a, b, offs, out=d)
+
+        def run_gmm(a, b, d):  # allocates its D, as its callers get it
+            return torch._grouped_mm(a, b, offs=offs)
+
+        def run_loop(a, b, d):
+            for e in range(experts):
+                if bounds[e + 1] > bounds[e]:
+                    torch.matmul(a[bounds[e]:bounds[e + 1]], b[e], out=d[bounds[e]:bounds[e + 1]])
+
+        providers = [("tessel", run_tessel), ("loop", run_loop)] + ([("grouped_mm", run_gmm)] if has_gmm else [])
+        # Verify first: a float32 reference per expert (TF32 off), each provider's D poisoned.
+        a, b, d = sets[0]
+        errs = {}
+        for label, fn in providers:
+            d.fill_(float("nan"))
+            out = fn(a, b, d)
+            out = d if out is None else out
+            torch.cuda.synchronize()
+            worst = 0.0
+            for e in range(experts):
+                s, t = bounds[e], bounds[e + 1]
+                if t > s:
+                    ref = a[s:t].float() @ b[e].float()
+                    err = ((out[s:t].float() - ref).abs() / (ref.abs() + 1.0)).max().item()
+                    worst = max(worst, err if err == err else float("inf"))
+            errs[label] = worst
+            if worst > 2e-2:
+                raise SystemExit(f"{name}: {label} fails verification (worst relative error {worst:.3g})")
+        times = {label: [] for label, _ in providers}
+        for _ in range(args.rounds):
+            for label, fn in providers:
+                times[label].append(statistics.median(events_time(fn, sets, args.reps)))
+        med = {label: statistics.median(v) for label, v in times.items()}
+        tf = lambda ms: 2.0 * total * n * k / (ms * 1e-3) / 1e12  # noqa: E731
+        cfg = tessel.grouped.kernel_for(a, b, offs)
+        gmm = f"{tf(med['grouped_mm']):.0f}" if has_gmm else "n/a"
+        ratio_gmm = f"{med['grouped_mm'] / med['tessel']:.3f}" if has_gmm else "n/a"
+        lines.append(f"{name} | {total} ({min(counts)}-{max(counts)}) | {cfg.tile[0]}x{cfg.tile[1]} | {tf(med['tessel']):.0f} | "
+                     f"{gmm} | {tf(med['loop']):.0f} | {ratio_gmm} | {med['loop'] / med['tessel']:.3f} | "
+                     f"{errs['tessel']:.2e}, {errs.get('grouped_mm', float('nan')):.2e}, {errs['loop']:.2e}")
+        print(lines[-1], flush=True)
+        del sets
+        torch.cuda.empty_cache()
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text)
+
+
+if __name__ == "__main__":
+    main()

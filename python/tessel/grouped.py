@@ -1,0 +1,113 @@
+"""Grouped GEMM for mixture-of-experts layers: G GEMMs of one weight shape and ragged token counts
+in one launch of the Hopper kernel's grouped scheduler (kernel::GroupedScheduler).
+
+    # contiguous: tokens sorted by expert, offs[g] = end row of expert g (torch._grouped_mm's offs)
+    out = tessel.grouped_gemm(x, w.transpose(1, 2), offs)          # x (T, K), w (G, N, K) -> (T, N)
+    # masked: a padded block of rows per expert, counts on the device (decode under CUDA graphs)
+    out = tessel.grouped_gemm(x, w.transpose(1, 2), counts=counts)  # x (G, M, K) -> (G, M, N)
+
+The group sizes are read by the kernel, never by the host: no synchronisation, and the call can
+be captured in a CUDA graph while the router writes offs or counts. Rows of D that belong to no
+group (past offs[-1], or past counts[g] in a block) are not written.
+"""
+
+from __future__ import annotations
+
+from . import _core
+from .gemm import _kernel_for, _stream, _dispatcher
+from .jit.config import GemmConfig
+
+_ELEMENTS = {"float16": "f16", "bfloat16": "bf16"}
+
+
+def _torch():
+    import torch
+    return torch
+
+
+def config_for(dtype_name: str, out_name: str, b_k_major: bool, tiles: int, sm_count: int) -> GemmConfig:
+    """The grouped kernel for a problem: 128 x 256 tiles where they fill the GPU twice over (the
+    widest tile reads A least often), else 128 x 128 (twice the tiles for small token counts)."""
+    bn = 256 if tiles >= 2 * sm_count else 128
+    return GemmConfig(arch="sm90a", element=_ELEMENTS[dtype_name], out=_ELEMENTS[out_name], layout_a="row",
+                      layout_b="col" if b_k_major else "row", tile=(128, bn, 64), schedule="cooperative", scheduler="grouped")
+
+
+def _check(A, B, group_m, name):
+    torch = _torch()
+    for x, what in ((A, "A"), (B, "B"), (group_m, name)):
+        if not isinstance(x, torch.Tensor):
+            raise TypeError(f"tessel.grouped_gemm: {what} must be a torch.Tensor, not {type(x).__name__}")
+    if not (A.is_cuda and B.is_cuda and group_m.is_cuda) or len({A.device, B.device, group_m.device}) != 1:
+        raise ValueError("tessel.grouped_gemm: A, B and the group sizes must be CUDA tensors on one device")
+    if A.dtype not in (torch.float16, torch.bfloat16) or B.dtype != A.dtype:
+        raise TypeError(f"tessel.grouped_gemm: A and B are {A.dtype} and {B.dtype}; the grouped kernels take float16 or "
+                        "bfloat16, both the same")
+    if group_m.dtype != torch.int32 or group_m.dim() != 1 or group_m.shape[0] != B.shape[0]:
+        raise ValueError(f"tessel.grouped_gemm: {name} must be a 1-D int32 tensor of one entry per group ({B.shape[0]}), "
+                         f"not {group_m.dtype} of shape {tuple(group_m.shape)}")
+    if not group_m.is_contiguous():
+        raise ValueError(f"tessel.grouped_gemm: {name} must be contiguous")
+    if B.dim() != 3:
+        raise ValueError(f"tessel.grouped_gemm: B must be 3-D (groups, K, N), not of shape {tuple(B.shape)}")
+    if A.shape[-1] != B.shape[1]:
+        raise ValueError(f"tessel.grouped_gemm: A's K ({A.shape[-1]}) differs from B's ({B.shape[1]}): A is (rows, K), B (groups, K, N)")
+    if A.stride(-1) != 1:
+        raise ValueError("tessel.grouped_gemm: A's rows must be contiguous (K stride 1): pass A.contiguous()")
+    if B.stride(1) != 1 and B.stride(2) != 1:
+        raise ValueError("tessel.grouped_gemm: each group of B must be K-contiguous (a transposed (groups, N, K) weight) or "
+                         "N-contiguous: pass B.contiguous()")
+
+
+def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None):
+    """D_g = A_g @ B_g for the G groups of B (G, K, N), in one launch.
+
+    offs:   contiguous layout: A (rows, K), D (rows, N); group g is rows offs[g-1]:offs[g] (int32
+            on A's device, non-decreasing; torch._grouped_mm's offs).
+    counts: masked layout: A (G, M, K), D (G, M, N); group g is the first counts[g] rows of its
+            block (int32 on A's device; values past M count as M).
+    out_dtype: D's dtype (A's by default; float16 or bfloat16). out: a D to write instead.
+    """
+    torch = _torch()
+    if (offs is None) == (counts is None):
+        raise ValueError("tessel.grouped_gemm: give exactly one of offs (contiguous groups) and counts (masked groups)")
+    masked = counts is not None
+    group_m = counts if masked else offs
+    _check(A, B, group_m, "counts" if masked else "offs")
+    if A.dim() != (3 if masked else 2) or (masked and A.shape[0] != B.shape[0]):
+        raise ValueError(f"tessel.grouped_gemm: A of shape {tuple(A.shape)}: with {'counts' if masked else 'offs'} A is "
+                         f"{'(groups, M, K) with one block per group of B' if masked else '(rows, K)'}")
+    dtype = A.dtype if out_dtype is None else out_dtype
+    if dtype not in (torch.float16, torch.bfloat16):
+        raise TypeError(f"tessel.grouped_gemm: out_dtype {dtype}: the grouped kernels write float16 or bfloat16")
+    G, K, N = B.shape
+    shape = (*A.shape[:-1], N)
+    if out is None:
+        out = torch.empty(shape, dtype=dtype, device=A.device)
+    elif tuple(out.shape) != shape or out.dtype != dtype or out.device != A.device or out.stride(-1) != 1:
+        raise ValueError(f"tessel.grouped_gemm: out must be a {shape} {dtype} tensor on {A.device} with contiguous rows")
+    rows = A.shape[-2]
+    if rows == 0 or N == 0 or G == 0:
+        return out
+    if K == 0:
+        raise ValueError("tessel.grouped_gemm: K = 0 (an empty inner dimension): D would be all zeros; give K >= 1")
+    device = A.device.index if A.device.index is not None else torch.cuda.current_device()
+    cfg = _choose(A, B, masked, dtype, device)
+    first = lambda x: x[0] if masked else x  # noqa: E731 (the first group's matrix)
+    _dispatcher.run_grouped(_kernel_for(cfg, device), first(A), B[0], first(out), G, A.stride(0) if masked else 0,
+                            B.stride(0), out.stride(0) if masked else 0, group_m.data_ptr(), masked, _stream(None, out))
+    return out
+
+
+def _choose(A, B, masked: bool, dtype, device: int) -> GemmConfig:
+    G, _, N = B.shape
+    rows = A.shape[-2]
+    tiles = (-(-rows // 128) * (G if masked else 1) + (0 if masked else G - 1)) * -(-N // 256)  # 128 x 256 tiles, at most
+    return config_for(str(A.dtype).split(".")[1], str(dtype).split(".")[1], B.stride(1) == 1, tiles, _core.sm_count(device))
+
+
+def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None) -> GemmConfig:
+    """The GemmConfig grouped_gemm would run for these operands (without running it)."""
+    torch = _torch()
+    device = A.device.index if A.device.index is not None else torch.cuda.current_device()
+    return _choose(A, B, counts is not None, A.dtype if out_dtype is None else out_dtype, device)

@@ -1,0 +1,149 @@
+"""tessel.grouped_gemm: the grouped configuration (host), and on a Hopper GPU ragged groups in the
+contiguous and masked layouts against a float64 reference, with D poisoned so that a write to a
+row of no group shows."""
+
+import pytest
+
+import tessel
+from tessel.jit import codegen_sm90
+from tessel.jit.config import GemmConfig
+
+
+def test_grouped_config_names_and_generates_the_grouped_kernel():
+    c = GemmConfig(arch="sm90a", element="bf16", out="bf16", tile=(128, 128, 64), schedule="cooperative", scheduler="grouped")
+    assert c.name == "tessel_sm90_gemm_bf16_bf16_bf16_128x128x64_c1x1_6stage_coop_tn_grouped"
+    src = codegen_sm90.source(c)
+    assert "Epilogue::kTmaStoreD, true>" in src
+    assert 'Config::kGrouped == true' in src
+    assert "Epilogue::kTmaStoreD, false>" in codegen_sm90.source(c.replace(scheduler="persistent"))
+
+
+@pytest.mark.parametrize("changes, words", [
+    (dict(schedule="pingpong", tile=(128, 128, 64)), "cooperative schedule"),
+    (dict(cluster=(2, 1, 1)), "no cluster"),
+])
+def test_grouped_config_refusals(changes, words):
+    with pytest.raises(ValueError, match=words):
+        GemmConfig(arch="sm90a", element="bf16", out="bf16", scheduler="grouped", **{"schedule": "cooperative", **changes})
+
+
+def _hopper(torch):
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("needs a compute capability 9.0 GPU (the grouped kernel is sm_90a)")
+
+
+def _reference(torch, a, b, begin_end):
+    """float64 D rows per group: [(g, begin, end)] -> list of (g, begin, end, D_g)."""
+    return [(g, s, e, a[s:e].double() @ b[g].double()) for g, s, e in begin_end]
+
+
+def _check(torch, out, refs, owned_rows, what):
+    for g, s, e, ref in refs:
+        got = out[s:e].double()
+        err = (got - ref).abs().max().item() if e > s else 0.0
+        assert err <= 2e-2 * max(1.0, ref.abs().max().item()), f"{what}: group {g} rows {s}:{e} max error {err}"
+    stray = [r for r in range(out.shape[0]) if r not in owned_rows and not torch.isnan(out[r]).all()]
+    assert not stray, f"{what}: rows {stray[:5]} belong to no group and were written"
+
+
+@pytest.mark.parametrize("sizes, n, k, dtype", [
+    ([0, 1, 200, 130, 77], 200, 320, "bfloat16"),
+    ([128, 0, 300, 5], 256, 512, "float16"),
+    ([3] * 64, 192, 256, "bfloat16"),
+])
+@pytest.mark.parametrize("b_k_major", [True, False])
+def test_contiguous_groups_match_float64(torch_cuda, sizes, n, k, dtype, b_k_major):
+    torch = torch_cuda
+    _hopper(torch)
+    dt = getattr(torch, dtype)
+    g = len(sizes)
+    rows = sum(sizes) + 7  # 7 rows past the last group: never written
+    a = torch.rand(rows, k, device="cuda", dtype=dt) * 2 - 1
+    w = torch.rand(g, n, k, device="cuda", dtype=dt) * 2 - 1
+    b = w.transpose(1, 2) if b_k_major else w.transpose(1, 2).contiguous()  # (G, K, N)
+    ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
+    out = torch.full((rows, n), float("nan"), device="cuda", dtype=dt)
+    tessel.grouped_gemm(a, b, ends, out=out)
+    torch.cuda.synchronize()
+    spans, s = [], 0
+    for i, m in enumerate(sizes):
+        spans.append((i, s, s + m))
+        s += m
+    _check(torch, out.float(), _reference(torch, a, b, spans), set(range(sum(sizes))), f"contiguous {sizes[:6]} b_k_major={b_k_major}")
+
+
+def test_masked_groups_match_float64(torch_cuda):
+    torch = torch_cuda
+    _hopper(torch)
+    g, m, n, k = 5, 160, 136, 256
+    counts = torch.tensor([0, 160, 5, 129, 500], device="cuda", dtype=torch.int32)  # 500: past the block, counts as 160
+    a = torch.rand(g, m, k, device="cuda", dtype=torch.bfloat16) * 2 - 1
+    b = (torch.rand(g, n, k, device="cuda", dtype=torch.bfloat16) * 2 - 1).transpose(1, 2)
+    out = torch.full((g, m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    tessel.grouped_gemm(a, b, counts=counts, out=out)
+    torch.cuda.synchronize()
+    for i, c in enumerate([0, 160, 5, 129, 160]):
+        ref = a[i, :c].double() @ b[i].double()
+        assert (out[i, :c].double() - ref).abs().max().item() <= 2e-2 * max(1.0, ref.abs().max().item()) if c else True
+        assert torch.isnan(out[i, c:]).all(), f"masked: block {i} rows past its count {c} were written"
+
+
+def test_matches_torch_grouped_mm_where_torch_has_it(torch_cuda):
+    torch = torch_cuda
+    _hopper(torch)
+    if not hasattr(torch, "_grouped_mm"):
+        pytest.skip("this PyTorch has no torch._grouped_mm")
+    sizes = [256, 0, 384, 128]
+    a = torch.rand(sum(sizes), 512, device="cuda", dtype=torch.bfloat16) * 2 - 1
+    b = (torch.rand(4, 1024, 512, device="cuda", dtype=torch.bfloat16) * 2 - 1).transpose(1, 2)
+    offs = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
+    ours, theirs = tessel.grouped_gemm(a, b, offs), torch._grouped_mm(a, b, offs=offs)
+    assert (ours.float() - theirs.float()).abs().max().item() <= 2e-2 * theirs.float().abs().max().item()
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda t, a, b, o: tessel.grouped_gemm(a, b), ValueError, "exactly one of offs"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a, b, o.long()), ValueError, "1-D int32"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a.float(), b, o), TypeError, "float16 or bfloat16"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a[:, :64], b, o), ValueError, "A's K"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a, b, counts=o), ValueError, r"\(groups, M, K\)"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a.cpu(), b, o), ValueError, "CUDA tensors"),
+])
+def test_refusals_name_the_problem(torch_cuda, call, error, words):
+    torch = torch_cuda
+    a = torch.zeros(64, 128, device="cuda", dtype=torch.bfloat16)
+    b = torch.zeros(2, 128, 64, device="cuda", dtype=torch.bfloat16)
+    offs = torch.tensor([32, 64], device="cuda", dtype=torch.int32)
+    with pytest.raises(error, match=words):
+        call(torch, a, b, offs)
+
+
+def test_grouped_mm_op_gradients_match_float64(torch_cuda):
+    torch = torch_cuda
+    _hopper(torch)
+    import tessel.ops  # noqa: F401 (registers torch.ops.tessel.grouped_mm)
+    sizes = [64, 0, 200, 33]
+    a = (torch.rand(sum(sizes), 256, device="cuda", dtype=torch.bfloat16) * 2 - 1).requires_grad_()
+    w = (torch.rand(4, 192, 256, device="cuda", dtype=torch.bfloat16) * 2 - 1).requires_grad_()
+    offs = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
+    out = torch.ops.tessel.grouped_mm(a, w.transpose(1, 2), offs)
+    g = torch.rand_like(out) - 0.5
+    out.backward(g)
+    a64, w64 = a.detach().double().requires_grad_(), w.detach().double().requires_grad_()
+    ref = torch.cat([a64[s:e] @ w64[i].t() for i, (s, e) in enumerate(zip([0, 64, 64, 264], [64, 64, 264, 297]))])
+    ref.backward(g.double())
+    for name, got, want in (("out", out, ref), ("grad a", a.grad, a64.grad), ("grad w", w.grad, w64.grad)):
+        err = (got.double() - want).abs().max().item()
+        assert err <= 2e-2 * max(1.0, want.abs().max().item()), f"{name}: max error {err}"
+
+
+def test_grouped_mm_op_fake_shapes(torch_cpu):
+    torch = torch_cpu
+    import tessel.ops  # noqa: F401
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        a = torch.empty(300, 128, dtype=torch.bfloat16)
+        b = torch.empty(4, 128, 64, dtype=torch.bfloat16)
+        offs = torch.empty(4, dtype=torch.int32)
+        out = torch.ops.tessel.grouped_mm(a, b, offs)
+        assert tuple(out.shape) == (300, 64) and out.dtype == torch.bfloat16
