@@ -11,15 +11,19 @@
 // B is (N, K, G) in both: group g's weights.
 //
 // The tiles of all groups form one sequence: group 0's tiles_m(0) x tiles_n tiles, then group
-// 1's, ...; inside a group M runs fastest, so the CTAs resident at one time share a few of B's
-// column panels and the group's A. A persistent CTA visits ids in increasing order, so a cursor
-// that only moves forward finds each tile's group with one read of `group_m` per group passed.
+// 1's, ...; inside a group the grouped raster of tile_scheduler.hpp, bands of kBand row tiles
+// with N inside a band, so the CTAs resident at one time share one band of the group's A and a
+// few of B's column panels in L2 (a group of 17k tokens has 142 MB of A at K = 4096: walking all
+// of its M first read it from HBM once per column panel). A persistent CTA visits ids in
+// increasing order, so a cursor that only moves forward finds each tile's group with one read
+// of `group_m` per group passed.
 //
 // Rows read past a group's end (a tile that straddles two groups, in the contiguous layout) are
 // computed and not stored: each tile carries the end of its group's rows, and the epilogue clips
 // there. Ends are clamped to [0, rows] and to the previous end, so offsets that run backwards or
 // past A give empty groups, never a store outside D.
 
+#include "tessel/gemm/kernel/tile_scheduler.hpp"
 #include "tessel/layout/config.hpp"
 
 namespace tessel::gemm::kernel {
@@ -57,6 +61,7 @@ struct GroupedTile {
 /// @pre ids passed to seek() do not decrease
 template <int BM, int BN>
 struct GroupCursor {
+  static constexpr int kBand = 8;  // row tiles per band of the raster inside a group
   Sm90Groups const* groups;
   int g = -1;        // the current group
   int first = 0;     // id of its first tile
@@ -73,9 +78,9 @@ struct GroupCursor {
       if (++g >= groups->count) return false;
       load(g);
     }
-    int const local = id - first, m_tile = local % tiles_m, n_tile = local / tiles_m;
+    TileCoord const c = GroupedRaster{tiles_m, groups->tiles_n, tiles_m < kBand ? tiles_m : kBand}.tile(id - first);
     bool const masked = groups->layout == int(GroupedLayout::kMasked);
-    t = {begin + m_tile * BM, end, n_tile * BN, masked ? g : 0, g};
+    t = {begin + c.m * BM, end, c.n * BN, masked ? g : 0, g};
     return true;
   }
 
