@@ -40,7 +40,7 @@ def main():
     import tessel
     from tessel.jit import cache
     from front_door import operands, sets_for, verify
-    from torch_timing import cpp_time, events_time
+    from torch_timing import cpp_time, events_time, write_report
     import hopper_gemm as hg
 
     lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, bf16, uniform [-1, 1), D poisoned with NaN"]
@@ -120,10 +120,7 @@ def main():
         lines.append(f"fused {act} {m}x{n}x{k}: torch matmul+bias+{act} {med['torch']:.3f} ms, DSL {med['dsl']:.3f} ms, "
                      f"speedup {med['torch'] / med['dsl']:.2f}x (worst error share {err:.2f})")
         print(lines[-1], flush=True)
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
+    write_report(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ def main():
     args = ap.parse_args()
     import torch
     import tessel
-    from torch_timing import events_time
+    from torch_timing import events_time, write_report
 
     torch.backends.cuda.matmul.allow_tf32 = False
     has_gmm = hasattr(torch, "_grouped_mm")
@@ -118,10 +118,7 @@ def main():
         print(lines[-1], flush=True)
         del sets
         torch.cuda.empty_cache()
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
+    write_report(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,15 @@ def cpp_time(kernel, sets, reps, hold_cycles=HOLD_CYCLES):
     return _core.time_launches(kernel, sets, reps, torch.cuda.current_stream().cuda_stream)
 
 
+def write_report(lines, out):
+    """The benchmark's lines printed together, and written to `out` when given."""
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if out:
+        with open(out, "w") as f:
+            f.write(text)
+
+
 def worst_error_share(A, B, D, relative=2.0**-8, act=None):
     """The worst element's error as a share of its budget (<= 1 passes; inf where D holds a NaN):
     float32 accumulation over K, one rounding to D's type (`relative`), and for a fused

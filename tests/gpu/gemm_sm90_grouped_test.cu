@@ -118,6 +118,14 @@ void check(GroupedProblem const& p, std::string const& what) {
   EXPECT_EQ(bad, 0) << what;
 }
 
+/// Runs the problem and checks it, failing the test on a refused launch.
+template <class LayoutB>
+void run_and_check(GroupedProblem& p, std::string const& what) {
+  StatusInfo s = run<LayoutB>(p);
+  ASSERT_TRUE(s.ok()) << what << ": " << s.what();
+  check(p, Grouped<LayoutB>::name() + " " + what);
+}
+
 }  // namespace
 
 TEST(GemmSm90Grouped, ContiguousRaggedGroups) {
@@ -125,35 +133,27 @@ TEST(GemmSm90Grouped, ContiguousRaggedGroups) {
   // Sizes 0, 1, 200, 130, 77 (ends not multiples of the 128-row tile, an empty group first),
   // then 11 rows that belong to no group; N ragged against the 128-column tile.
   GroupedProblem p(kernel::GroupedLayout::kContiguous, 419, 200, 320, {0, 1, 201, 331, 408}, /*b_k_major=*/true, 7);
-  StatusInfo s = run<ColumnMajor>(p);
-  ASSERT_TRUE(s.ok()) << s.what();
-  check(p, Grouped<ColumnMajor>::name() + " contiguous");
+  run_and_check<ColumnMajor>(p, "contiguous");
 }
 
 TEST(GemmSm90Grouped, ContiguousNMajorWeights) {
   TESSEL_SKIP_WITHOUT_SM90();
   GroupedProblem p(kernel::GroupedLayout::kContiguous, 384, 256, 192, {64, 64, 300, 384}, /*b_k_major=*/false, 11);
-  StatusInfo s = run<RowMajor>(p);
-  ASSERT_TRUE(s.ok()) << s.what();
-  check(p, Grouped<RowMajor>::name() + " contiguous, N-major B");
+  run_and_check<RowMajor>(p, "contiguous, N-major B");
 }
 
 TEST(GemmSm90Grouped, MaskedCountsOnTheDevice) {
   TESSEL_SKIP_WITHOUT_SM90();
   // Blocks of 160 rows; counts 0, 160, 5, 129, and 500 (past the block: clamped to 160).
   GroupedProblem p(kernel::GroupedLayout::kMasked, 160, 136, 256, {0, 160, 5, 129, 500}, /*b_k_major=*/true, 13);
-  StatusInfo s = run<ColumnMajor>(p);
-  ASSERT_TRUE(s.ok()) << s.what();
-  check(p, Grouped<ColumnMajor>::name() + " masked");
+  run_and_check<ColumnMajor>(p, "masked");
 }
 
 TEST(GemmSm90Grouped, OffsetsThatRunBackwardsGiveEmptyGroups) {
   TESSEL_SKIP_WITHOUT_SM90();
   // Ends 300, 100 (before the previous end: empty), 350, -4 (empty), 9999 (clamped to 400).
   GroupedProblem p(kernel::GroupedLayout::kContiguous, 400, 128, 128, {300, 100, 350, -4, 9999}, /*b_k_major=*/true, 17);
-  StatusInfo s = run<ColumnMajor>(p);
-  ASSERT_TRUE(s.ok()) << s.what();
-  check(p, "backward offsets");
+  run_and_check<ColumnMajor>(p, "backward offsets");
 }
 
 TEST(GemmSm90Grouped, ManyGroupsMostlyEmpty) {
@@ -163,7 +163,5 @@ TEST(GemmSm90Grouped, ManyGroupsMostlyEmpty) {
   int rows = 0;
   for (int g = 0; g < 256; ++g) ends[g] = rows += (g % 7 == 0) ? 1 + g % 13 : 0;
   GroupedProblem p(kernel::GroupedLayout::kContiguous, rows, 192, 128, ends, /*b_k_major=*/true, 19);
-  StatusInfo s = run<ColumnMajor>(p);
-  ASSERT_TRUE(s.ok()) << s.what();
-  check(p, "256 groups");
+  run_and_check<ColumnMajor>(p, "256 groups");
 }
