@@ -1,6 +1,6 @@
 // The Hopper epilogue fusion and the FP8 GEMM, each against what it replaces, in one process.
 //
-//   fusion_bench [--part fusion|fp8|all] [--shapes MxNxK[,MxNxK...]] [--runs R] [--warmup W] [--samples S]
+//   fusion_bench [--part fusion|fp8|fp8block|all] [--shapes MxNxK[,MxNxK...]] [--runs R] [--warmup W] [--samples S]
 //
 // Part "fusion", bf16 in, TN (A row-major M x K, B column-major K x N), D row-major, f32 accumulate;
 // by default 8192x8192x8192 and 8192x28672x8192 (M x N x K):
@@ -22,6 +22,12 @@
 // (CUBLASLT_MATMUL_DESC_FAST_ACCUM). tessel's default mainloop accumulates in the tensor core without
 // promotion to f32 registers, which is what the fast mode does, so that column is the like-for-like
 // one for the first two; the promoted kernel compares with cuBLASLt's default mode.
+// Part "fp8block": FP8 with per-block scales (DeepSeek-V3: f32 scales per 1 x 128 of A, per
+// 128 x 128 of B), e4m3 -> bf16; by default 4096x7168x4096, 8192x7168x7168, 4096x18432x7168 and
+// 4096x7168x16384. tessel's block-scaled 128x128x128 kernel against cuBLASLt's block-scaled matmul
+// (VEC128_32F and BLK128x128_32F scale modes) in both orientations (D row-major, and D column-major
+// where cuBLASLt's heuristic offers it), and against tessel's per-tensor FP8 kernels on the same
+// operands (the cost of the scales).
 //
 // Method: correct first, then fast; a failed check is reported, that shape's kernels are not timed,
 // and the program exits 1. Timing: CUDA events around every step; all steps of a part interleaved
@@ -152,6 +158,9 @@ using Fp8Promoted = Sm90TN<e4m3, 128, 128, bf16, kernel::Sm90LinearCombination<b
 // Ping-pong 128x128: each consumer's epilogue under the other's mainloop.
 using Fp8Pingpong = Sm90TN<e4m3, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>, Pingpong>::Gemm;
 using Fp8Kernels = std::tuple<Fp8Wide, Fp8Cluster, Fp8Promoted, Fp8Pingpong>;
+// Per-block scales (DeepSeek-V3: A per 1 x 128, B per 128 x 128), promoted accumulation.
+using Fp8BlockScaled = Sm90TN<e4m3, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>,
+                              collective::KernelTmaWarpSpecializedCooperativeFP8BlockScaled>::Gemm;
 constexpr int kFp8Kernels = int(std::tuple_size_v<Fp8Kernels>);
 
 /// f(kernel, index) for each of the FP8 part's tessel kernels, in order.
@@ -373,7 +382,7 @@ struct Row {
 
 struct Options {
   std::vector<std::array<int, 3>> shapes;  // empty: each part's own
-  bool fusion = true, fp8 = true;
+  bool fusion = true, fp8 = true, fp8_block = true;
   int runs = 30, warmup = 5, samples = 4096;
 };
 
@@ -774,6 +783,203 @@ void bench_fp8(int m, int n, int k, Options const& o, Context const& cx, std::ve
   std::fflush(stdout);
 }
 
+// ---- Part 3: FP8 with per-block scales ---------------------------------------------------------------
+
+/// cuBLASLt's block-scaled FP8 matmul (1 x 128 scales on A, 128 x 128 on B, the layouts of
+/// device::make_block_scale_stride_A/_B) in one orientation: D row-major (the column-major D^T, so
+/// cuBLASLt's A is our B, with the 128 x 128 scales) or D column-major (its A is our A).
+class LtBlockScaled {
+ public:
+  LtBlockScaled(cublasLtHandle_t h, int m, int n, int k, bool d_row_major, void* workspace, std::size_t workspace_bytes)
+      : row_major_(d_row_major), lt_(h, problem(m, n, k, d_row_major), workspace, workspace_bytes) {}
+  bool offered() const { return lt_.status() == CUBLAS_STATUS_SUCCESS; }
+  std::string status() const { return cublasGetStatusName(lt_.status()); }
+  void run(e4m3 const* a, e4m3 const* b, float const* sfa, float const* sfb, bf16* d) const {
+    if (row_major_) bench::check_cublas(lt_.run(b, a, d, 1.f, 0.f, nullptr, sfb, sfa), "cublasLtMatmul (block scales)");
+    else bench::check_cublas(lt_.run(a, b, d, 1.f, 0.f, nullptr, sfa, sfb), "cublasLtMatmul (block scales)");
+  }
+
+ private:
+  static verify::CublasLtFp8::Problem problem(int m, int n, int k, bool row_major) {
+    verify::CublasLtFp8::Problem p{row_major ? n : m, row_major ? m : n, k, k, k, row_major ? n : m};
+    p.scale_mode_a = row_major ? CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F : CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+    p.scale_mode_b = row_major ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F : CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    return p;
+  }
+  bool row_major_;
+  verify::CublasLtFp8 lt_;
+};
+
+/// One rotation slot of part 3: e4m3 operands uniform in [-1, 1], f32 scales uniform in [0.5, 2],
+/// and the tessel kernels bound to them: block-scaled, and the per-tensor fast and promoted ones.
+struct Fp8BlockSet {
+  DeviceBuffer<e4m3> a, b;
+  DeviceBuffer<float> sfa, sfb;
+  DeviceBuffer<bf16> d;
+  Fp8BlockScaled block;
+  Fp8Wide wide;
+  Fp8Promoted promoted;
+  Fp8BlockSet(int m, int n, int k, int index)
+      : a(std::size_t(m) * k), b(std::size_t(n) * k), sfa(scale_count_a(m, k)), sfb(scale_count_b(n, k)), d(std::size_t(m) * n) {
+    verify::fill_random_device(a.data(), a.size(), 300 + 4 * index, Distribution::uniform(-1, 1));
+    verify::fill_random_device(b.data(), b.size(), 301 + 4 * index, Distribution::uniform(-1, 1));
+    verify::fill_random_device(sfa.data(), sfa.size(), 302 + 4 * index, Distribution::uniform(0.5, 2));
+    verify::fill_random_device(sfb.data(), sfb.size(), 303 + 4 * index, Distribution::uniform(0.5, 2));
+    typename Fp8BlockScaled::Arguments args;
+    args.problem_shape = {m, n, k, 1};
+    args.mainloop = {a.data(), make_packed_stride(StrideKMajor{}, m, k), b.data(), make_packed_stride(StrideKMajor{}, n, k),
+                     sfa.data(), make_block_scale_stride_A(m, k), sfb.data(), make_block_scale_stride_B(n, k)};
+    args.epilogue.dC = make_packed_stride(StrideKMajor{}, m, n);
+    args.epilogue.ptr_D = d.data();
+    args.epilogue.dD = make_packed_stride(StrideKMajor{}, m, n);
+    throw_if(block.initialize(args), Fp8BlockScaled::name());
+    throw_if(init_tn(wide, a.data(), b.data(), d.data(), m, n, k), Fp8Wide::name());
+    throw_if(init_tn(promoted, a.data(), b.data(), d.data(), m, n, k), Fp8Promoted::name());
+  }
+  static std::size_t scale_count_a(int m, int k) { return std::size_t(get<2>(make_block_scale_stride_A(m, k))); }
+  static std::size_t scale_count_b(int n, int k) { return std::size_t(get<2>(make_block_scale_stride_B(n, k))); }
+};
+
+/// The sample's exact sums with the block scales applied: sum_kb sa(r, kb) sb(c / 128, kb) sum_k a b.
+void apply_block_scales(Sample& smp, Fp8BlockSet const& s, int m, int n, int k) {
+  auto const sfa = fetch_doubles(s.sfa.data(), s.sfa.size()), sfb = fetch_doubles(s.sfb.data(), s.sfb.size());
+  auto const da = make_block_scale_stride_A(m, k), db = make_block_scale_stride_B(n, k);
+  std::size_t e = 0;
+  for (std::size_t i = 0; i < smp.rows.size(); ++i)
+    for (std::size_t j = 0; j < smp.cols.size(); ++j, ++e) {
+      double sum = 0, sq = 0;
+      for (int kk = 0; kk < k; ++kk) {
+        int const kb = kk / kernel::kBlockScaleK;
+        double const scale = sfa[std::size_t(smp.rows[i] * get<0>(da) + kb * get<1>(da))] *
+                             sfb[std::size_t((smp.cols[j] / kernel::kBlockScaleN) * get<0>(db) + kb * get<1>(db))];
+        double const p = smp.a[i * k + kk] * smp.b[j * k + kk] * scale;
+        sum += p;
+        sq += p * p;
+      }
+      smp.exact[e] = {sum, std::sqrt(sq)};
+    }
+}
+
+/// Part 3: tessel's block-scaled kernel against cuBLASLt's in both orientations and against
+/// tessel's per-tensor FP8 kernels (fast and promoted accumulation) on the same operands. Every
+/// block-scaled result is checked on a sample against the double reference (promoted accumulation
+/// in f32 then bf16: within |sum| / 128 + rms / 1000), and tessel against cuBLASLt element by element.
+void bench_fp8_block(int m, int n, int k, Options const& o, Context const& cx, std::vector<Row>& rows) {
+  std::string const shape = dims(m, n, k);
+  double const mk = double(m) * k, nk = double(n) * k, mn = double(m) * n;
+  double const set_bytes = mk + nk + 2 * mn + 4.0 * (Fp8BlockSet::scale_count_a(m, k) + Fp8BlockSet::scale_count_b(n, k));
+  double const workspace_bytes = 32 << 20;
+  int const sets = buffer_sets(set_bytes, 4 * mn + workspace_bytes, cx.l2, shape + " fp8 block-scaled");
+  DeviceBuffer<unsigned char> workspace{std::size_t(workspace_bytes)};
+  LtBlockScaled const lt_row(cx.lt, m, n, k, true, workspace.data(), workspace.size());
+  LtBlockScaled const lt_col(cx.lt, m, n, k, false, workspace.data(), workspace.size());
+  std::vector<Fp8BlockSet> set;
+  set.reserve(std::size_t(sets));
+  for (int i = 0; i < sets; ++i) set.emplace_back(m, n, k, i);
+
+  // Correct first, on set 0.
+  Fp8BlockSet& s = set[0];
+  Sample smp = take_sample(s.a.data(), s.b.data(), m, n, k, o.samples);
+  apply_block_scales(smp, s, m, n, k);
+  auto accuracy = [&](std::vector<bf16> const& got, bool& ok) {
+    double worst = 0;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      auto const& e = smp.exact[i];
+      double const err = std::fabs(to_double(got[i]) - e.sum);
+      worst = std::max(worst, err / e.rms);
+      bad += !(err <= std::fabs(e.sum) / 128 + e.rms / 1000);  // NaN fails
+    }
+    ok = ok && bad == 0;
+    return "worst |err| " + fmt("%.1e", worst) + " rms vs f64" + (bad ? ", " + std::to_string(bad) + " beyond bound" : "");
+  };
+  std::size_t const count = std::size_t(mn);
+  DeviceBuffer<bf16> d_row(count), d_col(count);
+  verify::poison_device(s.d.data(), count);
+  throw_if(s.block.run(), "block-scaled FP8 GEMM");
+  check_cuda(cudaDeviceSynchronize(), "block-scaled FP8 GEMM");
+  bool ok_tessel = true, ok_row = true, ok_col = true;
+  std::string v_tessel = accuracy(gather(s.d.data(), smp, n), ok_tessel), v_row = "not offered: ", v_col = "not offered: ";
+  if (lt_row.offered()) {
+    verify::poison_device(d_row.data(), count);
+    lt_row.run(s.a.data(), s.b.data(), s.sfa.data(), s.sfb.data(), d_row.data());
+    check_cuda(cudaDeviceSynchronize(), "cuBLASLt block-scaled");
+    v_row = accuracy(gather(d_row.data(), smp, n), ok_row);
+    UlpReport const u = ulp_compare(s.d.data(), d_row.data(), std::int64_t(count));
+    v_tessel += ", " + std::to_string(u.differ) + " of " + std::to_string(count) + " differ from cuBLASLt (" +
+                std::to_string(u.beyond_one) + " by > 1 ulp)";
+  } else {
+    v_row += lt_row.status();
+  }
+  if (lt_col.offered()) {
+    verify::poison_device(d_col.data(), count);
+    lt_col.run(s.a.data(), s.b.data(), s.sfa.data(), s.sfb.data(), d_col.data());
+    check_cuda(cudaDeviceSynchronize(), "cuBLASLt block-scaled");
+    // Column-major M x N: the sample's element (r, c) is D[c * M + r], that is row c of the N x M D^T.
+    Sample t = smp;
+    std::swap(t.rows, t.cols);
+    std::vector<bf16> got_t = gather(d_col.data(), t, m), got;
+    for (std::size_t i = 0; i < smp.rows.size(); ++i)
+      for (std::size_t j = 0; j < smp.cols.size(); ++j) got.push_back(got_t[j * smp.rows.size() + i]);
+    v_col = accuracy(got, ok_col);
+  } else {
+    v_col += lt_col.status();
+  }
+  auto verdict = [](bool ok, std::string const& text) { return (ok ? "ok: " : "FAIL: ") + text; };
+  bool const ok = ok_tessel && ok_row && ok_col;
+  auto row = [&](std::string what, std::string const& verification, bool row_ok) {
+    rows.push_back({shape, std::move(what), "-", "-", verification, 0, 0, false, row_ok});
+    return rows.size() - 1;
+  };
+  enum { kTessel, kLtRow, kLtCol, kWide, kPromoted, kSteps };
+  std::size_t r[kSteps];
+  r[kTessel] = row("tessel `" + Fp8BlockScaled::name() + "`", verdict(ok_tessel, v_tessel), ok_tessel);
+  r[kLtRow] = row("cuBLASLt block-scaled, D row-major", verdict(ok_row, v_row), ok_row);
+  r[kLtCol] = row("cuBLASLt block-scaled, D column-major", verdict(ok_col, v_col), ok_col);
+  r[kWide] = row("tessel per-tensor fast `" + Fp8Wide::name() + "`", "(per-tensor: other numbers)", true);
+  r[kPromoted] = row("tessel per-tensor promoted `" + Fp8Promoted::name() + "`", "(per-tensor: other numbers)", true);
+  if (!ok) return;
+
+  std::vector<StepEvents> ev(kSteps);
+  std::vector<std::vector<float>> t(kSteps);
+  RoundRobin next{sets};
+  auto run = [&](int step) {
+    if ((step == kLtRow && !lt_row.offered()) || (step == kLtCol && !lt_col.offered())) return;
+    Fp8BlockSet& x = set[std::size_t(next())];
+    StepEvents& e = ev[std::size_t(step)];
+    e.start();
+    if (step == kTessel) throw_if(x.block.run(), "block-scaled FP8 GEMM");
+    else if (step == kLtRow) lt_row.run(x.a.data(), x.b.data(), x.sfa.data(), x.sfb.data(), x.d.data());
+    else if (step == kLtCol) lt_col.run(x.a.data(), x.b.data(), x.sfa.data(), x.sfb.data(), x.d.data());
+    else if (step == kWide) throw_if(x.wide.run(), "FP8 GEMM");
+    else throw_if(x.promoted.run(), "FP8 GEMM");
+    e.stop();
+  };
+  auto record = [&] {
+    for (int i = 0; i < kSteps; ++i)
+      if (!((i == kLtRow && !lt_row.offered()) || (i == kLtCol && !lt_col.offered())))
+        t[std::size_t(i)].push_back(ev[std::size_t(i)].ms());
+  };
+  interleave(kSteps, o.warmup, o.runs, run, record);
+  double ms[kSteps];
+  for (int i = 0; i < kSteps; ++i) {
+    ms[i] = t[std::size_t(i)].empty() ? 0 : median(t[std::size_t(i)]);
+    rows[r[i]].timed = ms[i] > 0;
+    rows[r[i]].ms = ms[i];
+    rows[r[i]].tflops = ms[i] > 0 ? tflops(m, n, k, ms[i]) : 0;
+  }
+  double best_lt = 0;
+  for (int i : {kLtRow, kLtCol})
+    if (ms[i] > 0) best_lt = best_lt > 0 ? std::min(best_lt, ms[i]) : ms[i];
+  if (best_lt > 0) rows[r[kTessel]].ratio = fmt("%.3f vs best cuBLASLt (goal >= 1.0)", best_lt / ms[kTessel]);
+  rows[r[kTessel]].ratio2 = fmt("%.3f vs per-tensor fast", ms[kWide] / ms[kTessel]) +
+                            fmt(", %.3f vs promoted (goal >= 0.9)", ms[kPromoted] / ms[kTessel]);
+  std::printf("# %s fp8 block-scaled: tessel %.1f, cuBLASLt row %.1f / col %.1f, per-tensor fast %.1f / promoted %.1f TFLOP/s\n",
+              shape.c_str(), rows[r[kTessel]].tflops, rows[r[kLtRow]].tflops, rows[r[kLtCol]].tflops, rows[r[kWide]].tflops,
+              rows[r[kPromoted]].tflops);
+  std::fflush(stdout);
+}
+
 std::string table(std::vector<Row> const& rows, char const* ratio_head, char const* ratio2_head) {
   std::string s = std::string("| shape | what | ms | TFLOP/s | ") + ratio_head + " | " + ratio2_head + " | verification |\n" +
                   "|---|---|---:|---:|---|---|---|\n";
@@ -803,7 +1009,7 @@ std::string version(int v) { return std::to_string(v / 1000) + "." + std::to_str
 
 int usage(char const* argv0, std::string const& why) {
   std::fprintf(stderr,
-               "%s%s\nusage: %s [--part fusion|fp8|all] [--shapes MxNxK[,MxNxK...]] [--runs R>=20] [--warmup W] [--samples S]\n"
+               "%s%s\nusage: %s [--part fusion|fp8|fp8block|all] [--shapes MxNxK[,MxNxK...]] [--runs R>=20] [--warmup W] [--samples S]\n"
                "every extent a multiple of 16\n",
                why.c_str(), why.empty() ? "" : "\n", argv0);
   return 2;
@@ -841,7 +1047,8 @@ int main(int argc, char** argv) {
     else if (a == "--part") {
       o.fusion = v == "fusion" || v == "all";
       o.fp8 = v == "fp8" || v == "all";
-      ok = o.fusion || o.fp8;
+      o.fp8_block = v == "fp8block" || v == "all";
+      ok = o.fusion || o.fp8 || o.fp8_block;
     } else {
       return usage(argv[0], "unknown option " + a);
     }
@@ -857,7 +1064,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  std::vector<Row> fusion_rows, fp8_rows;
+  std::vector<Row> fusion_rows, fp8_rows, block_rows;
   Context cx{};
   int driver = 0, runtime = 0, blas_major = 0, blas_minor = 0, blas_patch = 0;
   std::size_t lt_version = 0;
@@ -882,6 +1089,9 @@ int main(int argc, char** argv) {
     if (o.fp8)
       for (auto const& s : shapes_or({{4096, 4096, 4096}, {8192, 8192, 8192}, {8192, 28672, 8192}}))
         bench_fp8(s[0], s[1], s[2], o, cx, fp8_rows);
+    if (o.fp8_block)
+      for (auto const& s : shapes_or({{4096, 7168, 4096}, {8192, 7168, 7168}, {4096, 18432, 7168}, {4096, 7168, 16384}}))
+        bench_fp8_block(s[0], s[1], s[2], o, cx, block_rows);
     cublasLtDestroy(cx.lt);
     cublasDestroy(cx.blas);
   } catch (std::exception const& e) {
@@ -904,5 +1114,9 @@ int main(int argc, char** argv) {
   auto all_ok = [](std::vector<Row> const& rows) {
     return std::all_of(rows.begin(), rows.end(), [](Row const& r) { return r.ok; });
   };
-  return all_ok(fusion_rows) && all_ok(fp8_rows) ? 0 : 1;
+  if (o.fp8_block) {
+    std::printf("\n### FP8 GEMM with per-block scales, e4m3 x e4m3 -> bf16 (A 1 x 128, B 128 x 128; TN)\n\n%s",
+                table(block_rows, "vs cuBLASLt", "vs tessel per-tensor").c_str());
+  }
+  return all_ok(fusion_rows) && all_ok(fp8_rows) && all_ok(block_rows) ? 0 : 1;
 }

@@ -31,6 +31,11 @@ class CublasLtFp8 {
     // CUBLASLT_MATMUL_DESC_FAST_ACCUM: sums kept in the tensor core without promotion to f32
     // registers (faster, less accurate); off, cuBLASLt's default mode.
     bool fast_accum = false;
+    // CUBLASLT_MATMUL_DESC_A/B_SCALE_MODE (cublasLtMatmulMatrixScale_t): SCALAR_32F (0), or the
+    // block scales of the DeepSeek-V3 recipe, VEC128_32F (one f32 per 128 of K of each row, rows
+    // contiguous) and BLK128x128_32F (one per 128 x 128 block, K blocks contiguous); run() then
+    // takes the scale tensors.
+    int scale_mode_a = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, scale_mode_b = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
     friend bool operator==(Problem const&, Problem const&) = default;
   };
 
@@ -56,9 +61,15 @@ class CublasLtFp8 {
   Problem const& problem() const { return p_; }
 
   /// D = alpha A^T B + beta D on `stream`; the status of the call (or of the construction).
+  /// scale_a, scale_b: device scale tensors (CUBLASLT_MATMUL_DESC_A/B_SCALE_POINTER), or null for none.
   cublasStatus_t run(float_e4m3_t const* a, float_e4m3_t const* b, bfloat16_t* d, float alpha = 1.f, float beta = 0.f,
-                     cudaStream_t stream = nullptr) const {
+                     cudaStream_t stream = nullptr, float const* scale_a = nullptr, float const* scale_b = nullptr) const {
     if (status_ != CUBLAS_STATUS_SUCCESS) return status_;
+    if (scale_a || scale_b) {
+      cublasStatus_t s = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_a, sizeof scale_a);
+      if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_b, sizeof scale_b);
+      if (s != CUBLAS_STATUS_SUCCESS) return s;
+    }
     return cublasLtMatmul(h_, op_, &alpha, a, la_, b, lb_, &beta, d, ld_, d, ld_, &algo_, workspace_, workspace_bytes_, stream);
   }
 
@@ -72,6 +83,11 @@ class CublasLtFp8 {
     if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
     if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
     if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast);
+    std::int32_t const mode_a = p_.scale_mode_a, mode_b = p_.scale_mode_b;
+    if (s == CUBLAS_STATUS_SUCCESS && mode_a != CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F)
+      s = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode_a, sizeof mode_a);
+    if (s == CUBLAS_STATUS_SUCCESS && mode_b != CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F)
+      s = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode_b, sizeof mode_b);
     if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&la_, CUDA_R_8F_E4M3, u(p_.k), u(p_.rows), p_.lda);
     if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&lb_, CUDA_R_8F_E4M3, u(p_.k), u(p_.cols), p_.ldb);
     if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&ld_, CUDA_R_16BF, u(p_.rows), u(p_.cols), p_.ldd);

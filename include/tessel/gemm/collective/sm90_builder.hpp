@@ -42,6 +42,7 @@ struct EpilogueTileAuto {};
 using kernel::KernelTmaWarpSpecializedCooperative;
 using kernel::KernelTmaWarpSpecializedPingpong;
 using kernel::KernelTmaWarpSpecializedCooperativeFP8Promoted;
+using kernel::KernelTmaWarpSpecializedCooperativeFP8BlockScaled;
 
 inline constexpr int kSm90SmemBytes = 227 * 1024;
 

@@ -44,6 +44,20 @@ struct ProblemShapeMNKL {
 
 using StrideKMajor = Stride<std::int64_t, Int<1>, std::int64_t>;   // (rows, K, L): K contiguous
 using StrideMNMajor = Stride<Int<1>, std::int64_t, std::int64_t>;  // (rows, K, L): rows contiguous
+/// FP8 block scales (kernel/sm90_block_scales.hpp): element strides over (row or row block, K block, L).
+using StrideBlockScale = Stride<std::int64_t, std::int64_t, std::int64_t>;
+
+/// torch._scaled_mm's layouts of the DeepSeek-V3 scales, for A (M x K, 1 x 128 blocks: rows
+/// contiguous) and B (N x K, 128 x 128 blocks: K blocks contiguous); batches one after another.
+inline StrideBlockScale make_block_scale_stride_A(int m, int k) {
+  std::int64_t const kb = (k + kernel::kBlockScaleK - 1) / kernel::kBlockScaleK;
+  return {std::int64_t(1), std::int64_t(m), std::int64_t(m) * kb};
+}
+inline StrideBlockScale make_block_scale_stride_B(int n, int k) {
+  std::int64_t const kb = (k + kernel::kBlockScaleK - 1) / kernel::kBlockScaleK;
+  std::int64_t const nb = (n + kernel::kBlockScaleN - 1) / kernel::kBlockScaleN;
+  return {kb, std::int64_t(1), nb * kb};
+}
 
 /// The packed stride of a (rows, cols, batches) operand whose static unit mode says which one is
 /// contiguous: (cols, 1, rows*cols) or (1, rows, rows*cols). The batch count does not enter it.
@@ -107,6 +121,12 @@ class GemmUniversalAdapter {
     StrideA dA{};
     ElementB const* ptr_B = nullptr;
     StrideB dB{};
+    // Block-scaled FP8 kernels (KernelTmaWarpSpecializedCooperativeFP8BlockScaled) only: the f32
+    // scales of A per row and 128 of K, and of B per 128 x 128 block (make_block_scale_stride_A/_B).
+    float const* ptr_SFA = nullptr;
+    StrideBlockScale dSFA{};
+    float const* ptr_SFB = nullptr;
+    StrideBlockScale dSFB{};
   };
   struct EpilogueArguments {
     typename Fusion::Arguments thread{};  // {alpha, beta} for the linear combination
@@ -163,6 +183,7 @@ class GemmUniversalAdapter {
                                             "end rows, or their row counts for the masked layout)"};
     if (!a.mainloop.ptr_A || !a.mainloop.ptr_B || !a.epilogue.ptr_D)
       return {Status::kErrorInvalidProblem, "a null pointer among A, B and D: pass device pointers to the matrices"};
+    if (auto s = check_block_scales(a); !s.ok()) return s;
     if (!GemmKernel::kStreamK && a.scheduler.decomposition_mode != kernel::DecompositionMode::Heuristic &&
         a.scheduler.decomposition_mode != kernel::DecompositionMode::DataParallel)
       return {Status::kErrorNotSupported, std::string("decomposition ") + kernel::to_string(a.scheduler.decomposition_mode) +
@@ -247,6 +268,11 @@ class GemmUniversalAdapter {
     }
     params_.tma_d = tma_d;
     params_.tma_store_d = tma_store_d;
+    if constexpr (Cfg::kBlockScaled) {
+      auto const& m = a.mainloop;
+      params_.scales = {{m.ptr_SFA, get<0>(m.dSFA), get<1>(m.dSFA), get<2>(m.dSFA)},
+                        {m.ptr_SFB, get<0>(m.dSFB), get<1>(m.dSFB), get<2>(m.dSFB)}};
+    }
     clusters = std::max(1, std::min(clusters, params_.sched.tile_count()));
     grid_ = clusters * Cfg::ClusterM;
     if constexpr (GemmKernel::kStreamK) {
@@ -369,6 +395,29 @@ class GemmUniversalAdapter {
       }
     }
     return f;
+  }
+  /// Block scales: present exactly where the kernel applies them, strides that do not go backwards.
+  static StatusInfo check_block_scales(Arguments const& a) {
+    auto const& m = a.mainloop;
+    bool const given = m.ptr_SFA || m.ptr_SFB;
+    if constexpr (!Cfg::kBlockScaled) {
+      if (given)
+        return {Status::kErrorNotSupported, "block scales (ptr_SFA / ptr_SFB) passed to a kernel that applies none: build it "
+                                            "with KernelTmaWarpSpecializedCooperativeFP8BlockScaled"};
+      return {};
+    } else {
+      static_assert(!kSwapAB, "block-scaled FP8 writes a row-major D (the scales of A follow its rows)");
+      if (!m.ptr_SFA || !m.ptr_SFB)
+        return {Status::kErrorInvalidProblem, "a block-scaled kernel without ptr_SFA or ptr_SFB: pass the f32 scales of A (per "
+                                              "row and 128 of K) and of B (per 128 x 128 block)"};
+      auto const backwards = [](StrideBlockScale const& d) { return get<0>(d) < 0 || get<1>(d) < 0 || get<2>(d) < 0; };
+      if (backwards(m.dSFA) || backwards(m.dSFB))
+        return {Status::kErrorInvalidProblem, std::string("a negative stride in ") + (backwards(m.dSFA) ? "dSFA" : "dSFB") +
+                                                  ": block scales take element strides >= 0 (make_block_scale_stride_A / _B)"};
+      if (reinterpret_cast<std::uintptr_t>(m.ptr_SFA) % 4 || reinterpret_cast<std::uintptr_t>(m.ptr_SFB) % 4)
+        return {Status::kErrorMisalignedOperand, "block scales must be 4-byte aligned f32 arrays"};
+      return {};
+    }
   }
   /// TMA's rules for one operand of `rows` x `k` x `l` elements.
   template <class T, class S>

@@ -26,6 +26,7 @@
 #include "tessel/arch/tags.hpp"
 #include "tessel/arch/tma_sm90.hpp"
 #include "tessel/arch/wgmma_sm90.hpp"
+#include "tessel/gemm/kernel/sm90_block_scales.hpp"
 #include "tessel/gemm/kernel/sm90_stream_k.hpp"
 #include "tessel/gemm/kernel/sm90_tile_scheduler.hpp"
 #include "tessel/layout/swizzle.hpp"
@@ -36,11 +37,13 @@ namespace tessel::gemm::kernel {
 struct KernelTmaWarpSpecializedCooperative {
   static constexpr bool kPingpong = false;
   static constexpr bool kPromote = false;
+  static constexpr bool kBlockScaled = false;
   static constexpr char const* kName = "coop";
 };
 struct KernelTmaWarpSpecializedPingpong {
   static constexpr bool kPingpong = true;
   static constexpr bool kPromote = false;
+  static constexpr bool kBlockScaled = false;
   static constexpr char const* kName = "pingpong";
 };
 /// FP8 with promoted accumulation: the cooperative schedule, where each K tile's wgmma (128 of K
@@ -51,7 +54,16 @@ struct KernelTmaWarpSpecializedPingpong {
 struct KernelTmaWarpSpecializedCooperativeFP8Promoted {
   static constexpr bool kPingpong = false;
   static constexpr bool kPromote = true;
+  static constexpr bool kBlockScaled = false;
   static constexpr char const* kName = "coop_promoted";
+};
+/// FP8 with per-block scales (sm90_block_scales.hpp): promoted accumulation, each K tile's partial
+/// sum multiplied by its rows' A scales and its B block's scale on the way into the f32 registers.
+struct KernelTmaWarpSpecializedCooperativeFP8BlockScaled {
+  static constexpr bool kPingpong = false;
+  static constexpr bool kPromote = true;
+  static constexpr bool kBlockScaled = true;
+  static constexpr char const* kName = "coop_blockscaled";
 };
 
 /// Where the boxes of one operand's stage come from and go to. Rows is the tile's extent in M
@@ -96,6 +108,7 @@ struct Sm90KernelConfig {
   static constexpr int BK = 128 / kElemBytes;  // one 128-byte swizzle row of K per stage
   static constexpr bool kPingpong = Schedule::kPingpong;
   static constexpr bool kPromote = Schedule::kPromote;
+  static constexpr bool kBlockScaled = Schedule::kBlockScaled;
   static constexpr int kWgRows = kPingpong ? BM : BM / 2;  // rows one consumer warpgroup computes
   static constexpr int kMmaM = kWgRows / 64;
   static_assert(kWgRows % 64 == 0 && kMmaM >= 1,
@@ -110,6 +123,8 @@ struct Sm90KernelConfig {
                 "sm90 kernel: promoted accumulation is for FP8 (e4m3, e5m2); 16-bit types accumulate in f32 already");
   static_assert(!kPromote || (kMmaM * BN / 2 <= 64 && !StreamK_),
                 "sm90 kernel: promoted accumulation keeps a second set of accumulators: BN <= 128 with BM = 128, no split-K");
+  static_assert(!kBlockScaled || (BK == kBlockScaleK && kBlockScaleN % BN == 0),
+                "sm90 kernel: block scales cover 128 of K (one K tile of 8-bit types) and 128 columns: BN must be 64 or 128");
   static_assert(!kStreamK || (!kPingpong && ClusterM == 1 && kMmaM == 1),
                 "sm90 kernel: split-K and stream-K run with the cooperative schedule, BM = 128 and no cluster");
   static_assert(!kGrouped || (!kPingpong && !kStreamK && ClusterM == 1),
@@ -143,6 +158,7 @@ struct Sm90GemmParams {
   // strides, and rows that end on a 16-byte boundary, since the store's clipping is per 16 bytes);
   // where it does not, the kernel stores from registers instead.
   bool tma_store_d;
+  Sm90BlockScales scales;  // block-scaled FP8 kernels only (last: the other kernels' layout stays)
 };
 
 /// The work of one CTA (one cluster): a sequence of units {tile id, k-tile range}. Data-parallel
@@ -444,15 +460,28 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         // NOTES: each K tile's partial sum is read as soon as its wgmma is done (wait 0), so no
         // wgmma stays in flight across K tiles; the other consumer warpgroup's wgmma keeps the
         // tensor cores busy meanwhile.
+        // Block-scaled kernels: the next K tile's scales are fetched while this one's wgmma runs.
+        // NOTES: straight from global memory (they are few, and L2- and L1-resident after the
+        // first tile of a row band) rather than through the stages' TMA.
         float total[Cfg::kMmaM][Mma::kAccumulators];
 #pragma unroll
         for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
           for (int v = 0; v < Mma::kAccumulators; ++v) total[i][v] = 0.f;
+        Sm90ThreadScales<Cfg::kMmaM> scale, next_scale;
+        int const t = int(threadIdx.x) % 128, thread_row0 = m0 + wg_row0 + 16 * (t / 32) + (t % 32) / 4;
+        auto load_scales = [&](Sm90ThreadScales<Cfg::kMmaM>& to, int kt) {
+          to.load(p.scales, thread_row0, tile.m_end, n0 / kBlockScaleN, kt, tile.l, tile.group);
+        };
+        if constexpr (Cfg::kBlockScaled) load_scales(next_scale, u.k_begin);
         for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
           int s = it % Stages;
           arch::mbarrier_wait(&full[s], (it / Stages) & 1);
           mma_k_tile(s, /*fresh=*/true);
+          if constexpr (Cfg::kBlockScaled) {
+            scale = next_scale;
+            if (kt + 1 < u.k_end) load_scales(next_scale, kt + 1);
+          }
           arch::wgmma_wait_group<0>();
 #pragma unroll
           for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
@@ -460,7 +489,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
           for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
-            for (int v = 0; v < Mma::kAccumulators; ++v) total[i][v] += acc[i][v];
+            for (int v = 0; v < Mma::kAccumulators; ++v) {
+              if constexpr (Cfg::kBlockScaled) total[i][v] += acc[i][v] * scale(i, v);
+              else total[i][v] += acc[i][v];
+            }
         }
 #pragma unroll
         for (int i = 0; i < Cfg::kMmaM; ++i)
