@@ -790,8 +790,10 @@ void bench_fp8(int m, int n, int k, Options const& o, Context const& cx, std::ve
 /// cuBLASLt's A is our B, with the 128 x 128 scales) or D column-major (its A is our A).
 class LtBlockScaled {
  public:
-  LtBlockScaled(cublasLtHandle_t h, int m, int n, int k, bool d_row_major, void* workspace, std::size_t workspace_bytes)
-      : row_major_(d_row_major), lt_(h, problem(m, n, k, d_row_major), workspace, workspace_bytes) {}
+  /// sfa, sfb: scales of the problem's layout, for cuBLASLt's heuristic (see cublaslt_fp8.hpp).
+  LtBlockScaled(cublasLtHandle_t h, int m, int n, int k, bool d_row_major, float const* sfa, float const* sfb, void* workspace,
+                std::size_t workspace_bytes)
+      : row_major_(d_row_major), lt_(h, problem(m, n, k, d_row_major, sfa, sfb), workspace, workspace_bytes) {}
   bool offered() const { return lt_.status() == CUBLAS_STATUS_SUCCESS; }
   std::string status() const { return cublasGetStatusName(lt_.status()); }
   void run(e4m3 const* a, e4m3 const* b, float const* sfa, float const* sfb, bf16* d) const {
@@ -800,10 +802,12 @@ class LtBlockScaled {
   }
 
  private:
-  static verify::CublasLtFp8::Problem problem(int m, int n, int k, bool row_major) {
+  static verify::CublasLtFp8::Problem problem(int m, int n, int k, bool row_major, float const* sfa, float const* sfb) {
     verify::CublasLtFp8::Problem p{row_major ? n : m, row_major ? m : n, k, k, k, row_major ? n : m};
     p.scale_mode_a = row_major ? CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F : CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
     p.scale_mode_b = row_major ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F : CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    p.scale_a = row_major ? sfb : sfa;
+    p.scale_b = row_major ? sfa : sfb;
     return p;
   }
   bool row_major_;
@@ -871,11 +875,11 @@ void bench_fp8_block(int m, int n, int k, Options const& o, Context const& cx, s
   double const workspace_bytes = 32 << 20;
   int const sets = buffer_sets(set_bytes, 4 * mn + workspace_bytes, cx.l2, shape + " fp8 block-scaled");
   DeviceBuffer<unsigned char> workspace{std::size_t(workspace_bytes)};
-  LtBlockScaled const lt_row(cx.lt, m, n, k, true, workspace.data(), workspace.size());
-  LtBlockScaled const lt_col(cx.lt, m, n, k, false, workspace.data(), workspace.size());
   std::vector<Fp8BlockSet> set;
   set.reserve(std::size_t(sets));
   for (int i = 0; i < sets; ++i) set.emplace_back(m, n, k, i);
+  LtBlockScaled const lt_row(cx.lt, m, n, k, true, set[0].sfa.data(), set[0].sfb.data(), workspace.data(), workspace.size());
+  LtBlockScaled const lt_col(cx.lt, m, n, k, false, set[0].sfa.data(), set[0].sfb.data(), workspace.data(), workspace.size());
 
   // Correct first, on set 0.
   Fp8BlockSet& s = set[0];

@@ -28,6 +28,11 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, st
 __device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(cvta_to_shared(bar)) : "memory");
 }
+/// An arrival that happens once all of this thread's earlier cp.async copies have landed; .noinc:
+/// it is one of the arrivals the barrier was initialised to expect.
+__device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(std::uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(cvta_to_shared(bar)) : "memory");
+}
 /// Block until the phase of the given parity has completed.
 __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
   std::uint32_t addr = cvta_to_shared(bar);

@@ -34,8 +34,12 @@ class CublasLtFp8 {
     // CUBLASLT_MATMUL_DESC_A/B_SCALE_MODE (cublasLtMatmulMatrixScale_t): SCALAR_32F (0), or the
     // block scales of the DeepSeek-V3 recipe, VEC128_32F (one f32 per 128 of K of each row, rows
     // contiguous) and BLK128x128_32F (one per 128 x 128 block, K blocks contiguous); run() then
-    // takes the scale tensors.
+    // takes the scale tensors. cuBLASLt's heuristic offers no algorithm for the block modes unless
+    // the scale pointers are set when it is asked: scale_a and scale_b are those (device
+    // pointers; run() may pass others of the same layout).
     int scale_mode_a = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, scale_mode_b = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+    float const* scale_a = nullptr;
+    float const* scale_b = nullptr;
     friend bool operator==(Problem const&, Problem const&) = default;
   };
 
@@ -88,6 +92,10 @@ class CublasLtFp8 {
       s = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode_a, sizeof mode_a);
     if (s == CUBLAS_STATUS_SUCCESS && mode_b != CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F)
       s = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode_b, sizeof mode_b);
+    if (s == CUBLAS_STATUS_SUCCESS && p_.scale_a)
+      s = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &p_.scale_a, sizeof p_.scale_a);
+    if (s == CUBLAS_STATUS_SUCCESS && p_.scale_b)
+      s = cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &p_.scale_b, sizeof p_.scale_b);
     if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&la_, CUDA_R_8F_E4M3, u(p_.k), u(p_.rows), p_.lda);
     if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&lb_, CUDA_R_8F_E4M3, u(p_.k), u(p_.cols), p_.ldb);
     if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&ld_, CUDA_R_16BF, u(p_.rows), u(p_.cols), p_.ldd);

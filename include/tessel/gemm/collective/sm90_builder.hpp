@@ -122,7 +122,8 @@ struct CollectiveBuilder {
                                       std::conditional_t<BM % 128 == 0, KernelTmaWarpSpecializedCooperative,
                                                          KernelTmaWarpSpecializedPingpong>,
                                       KernelScheduleType>;
-  static constexpr int kStageBytes = (BM + BN) * 128;
+  // A and B, and with block scales the stage's scales (sm90_block_scales.hpp).
+  static constexpr int kStageBytes = (BM + BN) * 128 + (Schedule::kBlockScaled ? kernel::Sm90StageScales<BM>::kBytes : 0);
   static constexpr int kStages = detail::stage_count<StageCountType, kStageBytes>();
   static_assert(kStages >= 2, "CollectiveBuilder: fewer than two stages fit in shared memory: use a smaller tile");
   using CollectiveOp = kernel::Sm90KernelConfig<ElementA, ElementB, detail::operand_major<LayoutA, true>(),
@@ -150,7 +151,7 @@ template <class C, bool Swap, bool StreamK, bool TmaStoreD, bool Grouped = false
 using Sm90Rebind = Sm90KernelConfig<
     std::conditional_t<Swap, typename C::ElementB, typename C::ElementA>, std::conditional_t<Swap, typename C::ElementA, typename C::ElementB>,
     Swap ? C::MajorB : C::MajorA, Swap ? C::MajorA : C::MajorB, C::BM, C::BN,
-    detail::fitting_stages(C::Stages, C::kStageBytesA + C::kStageBytesB, TmaStoreD),
+    detail::fitting_stages(C::Stages, C::kStageBytesA + C::kStageBytesB + C::kStageBytesScales, TmaStoreD),
     C::ClusterM, typename C::Schedule, StreamK, TmaStoreD, Grouped>;
 
 }  // namespace tessel::gemm::kernel

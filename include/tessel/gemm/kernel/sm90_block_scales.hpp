@@ -17,6 +17,8 @@
 
 #include <cstdint>
 
+#include "tessel/arch/cp_async_sm80.hpp"
+#include "tessel/arch/mbarrier_sm90.hpp"
 #include "tessel/config.hpp"
 
 namespace tessel::gemm::kernel {
@@ -37,22 +39,45 @@ struct Sm90BlockScales {
 };
 
 #if defined(__CUDACC__)
+/// The scales of one stage, in shared memory beside its A and B tiles: BM floats for the tile's
+/// rows of A (0 past the problem's rows), then B's one, padded to 16 bytes.
+template <int BM>
+struct Sm90StageScales {
+  static constexpr int kFloats = BM + 4;
+  static constexpr int kBytes = kFloats * 4;
+
+  /// One warp fills stage `s` for K tile kt of `tile`: cp.async copies of 4 bytes (zero-filled
+  /// past m_end), and each lane's arrival on `full` once its copies have landed.
+  /// NOTES: asynchronous, so the warp runs ahead by as many stages as the ring has; waiting on
+  /// each load's latency (an L2 round trip, about the time of one K tile's wgmma) would hold the
+  /// whole pipeline to that latency.
+  template <class Tile>
+  __device__ __forceinline__ static void load(Sm90BlockScales const& p, float* stage, std::uint64_t* full, Tile const& tile, int kt,
+                                              int lane) {
+#pragma unroll
+    for (int r = lane; r < BM; r += 32) {
+      bool const inside = tile.m0 + r < tile.m_end;
+      float const* src = inside ? p.a.at(tile.m0 + r, kt, tile.l) : p.a.ptr;
+      arch::cp_async_ca<4>(stage + r, src, inside ? 4u : 0u);
+    }
+    if (lane == 0) arch::cp_async_ca<4>(stage + BM, p.b.at(tile.n0 / kBlockScaleN, kt, tile.group));
+    arch::cp_async_mbarrier_arrive_noinc(full);
+  }
+};
+
 /// The scales one consumer thread multiplies its accumulators by for one K tile: the
 /// accumulator layout (wgmma_sm90.hpp) gives each thread two rows per 64 (h = 0, 1: registers
 /// 4c+2h and 4c+2h+1), and a tile of BN <= 128 columns lies in one block of B.
-template <int MmaM>
+template <int MmaM, int BM>
 struct Sm90ThreadScales {
   float s[MmaM][2];
-  /// row0: the thread's first row (h = 0 of the first 64); rows at or past m_end get 0.
-  __device__ __forceinline__ void load(Sm90BlockScales const& p, int row0, int m_end, int n_block, int kb, int l_a, int l_b) {
-    float const b = __ldg(p.b.at(n_block, kb, l_b));
+  /// row0: the thread's first row within the tile (h = 0 of its first 64).
+  __device__ __forceinline__ void read(float const* stage, int row0) {
+    float const b = stage[BM];
 #pragma unroll
     for (int i = 0; i < MmaM; ++i)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        int const r = row0 + 64 * i + 8 * h;
-        s[i][h] = r < m_end ? __ldg(p.a.at(r, kb, l_a)) * b : 0.f;
-      }
+      for (int h = 0; h < 2; ++h) s[i][h] = stage[row0 + 64 * i + 8 * h] * b;
   }
   /// The scale of accumulator register v of the i-th 64 rows.
   __device__ __forceinline__ float operator()(int i, int v) const { return s[i][(v >> 1) & 1]; }
