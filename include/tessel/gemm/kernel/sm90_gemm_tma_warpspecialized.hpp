@@ -461,7 +461,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
       if constexpr (Cfg::kPingpong) it = j * k_tiles;
       // The wgmma of one K tile (stage s): accumulate into acc, or start from zero when `fresh`.
-      auto mma_k_tile_into = [&](auto& accum, int s, bool fresh) {
+      auto mma_k_tile = [&](int s, bool fresh) {
         char const* sa = smem_a + s * Cfg::kStageBytesA;
         char const* sb = smem_b + s * Cfg::kStageBytesB;
         arch::wgmma_fence();
@@ -471,69 +471,40 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
           for (int i = 0; i < Cfg::kMmaM; ++i) {
             auto desc_a = arch::wgmma_desc_sw128<Cfg::MajorA>(sa + BoxesA::mma_offset(wg_row0 + 64 * i, k), BoxesA::kChunkBytes);
-            Mma::mma(accum[i], desc_a, desc_b, (!fresh || k > 0) ? 1 : 0);
+            Mma::mma(acc[i], desc_a, desc_b, (!fresh || k > 0) ? 1 : 0);
           }
         }
         arch::wgmma_commit_group();
       };
-      auto mma_k_tile = [&](int s, bool fresh) { mma_k_tile_into(acc, s, fresh); };
       if constexpr (Cfg::kPromote) {
-        // NOTES: two sets of accumulators take the K tiles in turn: while one K tile's partial
-        // sum is added into `total` (times its scales), the next one's wgmma already runs, so the
-        // tensor core does not wait for the promotion. One set alone must drain each K tile's
-        // wgmma before its sum can be read (wait 0), which measured 0.82x the fast mode.
-        float total[Cfg::kMmaM][Mma::kAccumulators], other[Cfg::kMmaM][Mma::kAccumulators];
+        // NOTES: each K tile's partial sum is read as soon as its wgmma is done (wait 0), so no
+        // wgmma stays in flight across K tiles; the other consumer warpgroup's wgmma keeps the
+        // tensor cores busy meanwhile.
+        float total[Cfg::kMmaM][Mma::kAccumulators];
 #pragma unroll
         for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
           for (int v = 0; v < Mma::kAccumulators; ++v) total[i][v] = 0.f;
         Sm90ThreadScales<Cfg::kMmaM, BM> scale;
         int const t = int(threadIdx.x) % 128, thread_row0 = wg_row0 + 16 * (t / 32) + (t % 32) / 4;
-        int const base = it, count = u.k_end - u.k_begin;
-        auto issue = [&](auto& accum, int j) {  // K tile j of the unit into accum
-          int const s = (base + j) % Stages;
-          arch::mbarrier_wait(&full[s], ((base + j) / Stages) & 1);
-          mma_k_tile_into(accum, s, /*fresh=*/true);
-        };
-        // K tile j's wgmma is done (the caller waited): its scales, the stage back to the
-        // producer, and its sum into total.
-        auto promote = [&](auto& accum, int j) {
-          int const s = (base + j) % Stages;
+        for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
+          int s = it % Stages;
+          arch::mbarrier_wait(&full[s], (it / Stages) & 1);
+          mma_k_tile(s, /*fresh=*/true);
+          arch::wgmma_wait_group<0>();
 #pragma unroll
-          for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(accum[i]);
+          for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
+          // Block-scaled kernels: this stage's scales, read before the stage is released.
           if constexpr (Cfg::kBlockScaled) scale.read(smem_sf + s * Cfg::StageScales::kFloats, thread_row0);
           if (leader) release(s);
 #pragma unroll
           for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
             for (int v = 0; v < Mma::kAccumulators; ++v) {
-              if constexpr (Cfg::kBlockScaled) total[i][v] += accum[i][v] * scale(i, v);
-              else total[i][v] += accum[i][v];
+              if constexpr (Cfg::kBlockScaled) total[i][v] += acc[i][v] * scale(i, v);
+              else total[i][v] += acc[i][v];
             }
-        };
-        // Straight-line steady state, acc in flight at the top of each pass: ptxas serializes the
-        // wgmma if it cannot prove which set is in flight where.
-        issue(acc, 0);
-        int j = 0;
-        for (; j + 2 < count; j += 2) {
-          issue(other, j + 1);
-          arch::wgmma_wait_group<1>();
-          promote(acc, j);
-          issue(acc, j + 2);
-          arch::wgmma_wait_group<1>();
-          promote(other, j + 1);
         }
-        if (j + 1 < count) {
-          issue(other, j + 1);
-          arch::wgmma_wait_group<1>();
-          promote(acc, j);
-          arch::wgmma_wait_group<0>();
-          promote(other, j + 1);
-        } else {
-          arch::wgmma_wait_group<0>();
-          promote(acc, j);
-        }
-        it = base + count;
 #pragma unroll
         for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
