@@ -258,6 +258,21 @@ Sample take_sample(T const* a, T const* b, int m, int n, int k, int samples) {
   return s;
 }
 
+/// The sampled elements against their exact sums: the worst error in units of the sum's rms, and
+/// how many lie beyond bound(exact) ("not within": NaN counts).
+template <class Bound>
+std::pair<double, std::size_t> sample_errors(std::vector<bf16> const& got, Sample const& smp, Bound bound) {
+  double worst = 0;
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    auto const& e = smp.exact[i];
+    double const err = std::fabs(to_double(got[i]) - e.sum);
+    worst = std::max(worst, err / e.rms);
+    bad += !(err <= bound(e));
+  }
+  return {worst, bad};
+}
+
 /// The sampled elements of a row-major M x N output, in the sample's order.
 template <class T>
 std::vector<T> gather(T const* d, Sample const& s, int n) {
@@ -608,14 +623,7 @@ Fp8Verdict verify_fp8(Fp8Set& s, LtFp8& lt, LtFp8& lt_fast, int m, int n, int k,
   run_lts();
   smp = take_sample(s.a.data(), s.b.data(), m, n, k, samples);
   auto accuracy = [&](std::vector<bf16> const& got, bool& ok) {
-    double worst = 0;
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      auto const& e = smp.exact[i];
-      double const err = std::fabs(to_double(got[i]) - e.sum);
-      worst = std::max(worst, err / e.rms);
-      bad += !(err <= 0.25 * e.rms + std::fabs(e.sum) / 256);  // "not within": NaN fails
-    }
+    auto const [worst, bad] = sample_errors(got, smp, [](Sample::Exact const& e) { return 0.25 * e.rms + std::fabs(e.sum) / 256; });
     ok = ok && bad == 0;
     return "; uniform data: worst |err| " + fmt("%.1e", worst) + " rms vs f64" + (bad ? ", " + std::to_string(bad) + " beyond rms/4" : "");
   };
@@ -886,14 +894,7 @@ void bench_fp8_block(int m, int n, int k, Options const& o, Context const& cx, s
   Sample smp = take_sample(s.a.data(), s.b.data(), m, n, k, o.samples);
   apply_block_scales(smp, s, m, n, k);
   auto accuracy = [&](std::vector<bf16> const& got, bool& ok) {
-    double worst = 0;
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      auto const& e = smp.exact[i];
-      double const err = std::fabs(to_double(got[i]) - e.sum);
-      worst = std::max(worst, err / e.rms);
-      bad += !(err <= std::fabs(e.sum) / 128 + e.rms / 1000);  // NaN fails
-    }
+    auto const [worst, bad] = sample_errors(got, smp, [](Sample::Exact const& e) { return std::fabs(e.sum) / 128 + e.rms / 1000; });
     ok = ok && bad == 0;
     return "worst |err| " + fmt("%.1e", worst) + " rms vs f64" + (bad ? ", " + std::to_string(bad) + " beyond bound" : "");
   };
