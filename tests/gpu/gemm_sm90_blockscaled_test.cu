@@ -77,7 +77,10 @@ struct Problem {
   verify::DeviceBuffer<float> dsfa_buf, dsfb_buf;
   verify::DeviceBuffer<bfloat16_t> dd;
 
-  Problem(int rows_, int n_, int k_, int groups_, std::uint64_t seed) : rows(rows_), n(n_), k(k_), groups(groups_) {
+  /// k_major_sfa: A's scales row by row (strides (kb, 1)) instead of torch's (1, M), which the
+  /// kernel copies with its scale warp instead of TMA.
+  Problem(int rows_, int n_, int k_, int groups_, std::uint64_t seed, bool k_major_sfa = false)
+      : rows(rows_), n(n_), k(k_), groups(groups_) {
     x = blocky_values(rows, k, 1, seed);
     std::vector<bfloat16_t> hx(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) {
@@ -85,7 +88,7 @@ struct Problem {
       x[i] = float(hx[i]);
     }
     w = blocky_values(groups * n, k, kBlk, seed + 1);  // groups' N-blocks are whole: n % 128 == 0 or one group
-    dsfa = make_block_scale_stride_A(rows, k);
+    dsfa = k_major_sfa ? StrideBlockScale{blocks(k, kBlk), 1, std::int64_t(rows) * blocks(k, kBlk)} : make_block_scale_stride_A(rows, k);
     dsfb = make_block_scale_stride_B(n, k);
     sfb.assign(std::size_t(groups) * get<2>(dsfb), 0.f);
     qw.assign(w.size(), e4m3{});
@@ -100,7 +103,7 @@ struct Problem {
     std::vector<e4m3> qa(x.size());
     verify::poison(qa.data(), qa.size());
     dqa = verify::DeviceBuffer<e4m3>(qa);
-    std::vector<float> sfa(std::size_t(get<1>(dsfa)) * blocks(k, kBlk));
+    std::vector<float> sfa(std::size_t(rows) * blocks(k, kBlk));
     verify::poison(sfa.data(), sfa.size());
     dsfa_buf = verify::DeviceBuffer<float>(sfa);
     dqb = verify::DeviceBuffer<e4m3>(qw);
@@ -116,7 +119,7 @@ struct Problem {
     ASSERT_TRUE(s.ok()) << s.what();
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     std::vector<e4m3> q_ref;
-    std::vector<float> s_ref(std::size_t(get<1>(dsfa)) * blocks(k, kBlk));
+    std::vector<float> s_ref(std::size_t(rows) * blocks(k, kBlk));
     quantize_host(x, rows, k, 1, q_ref, s_ref, get<0>(dsfa), get<1>(dsfa));
     auto q = dqa.download();
     auto sc = dsfa_buf.download();
@@ -206,38 +209,72 @@ TEST(GemmSm90BlockScaled, RefusesMissingOrUnwantedScales) {
   EXPECT_EQ(unwanted.status, Status::kErrorNotSupported);
   EXPECT_NE(unwanted.what().find("FP8BlockScaled"), std::string::npos) << unwanted.what();
 
+  // Which scales TMA carries: torch's layouts from 16-byte-aligned bases; not A's scales row by
+  // row, nor a base 4 bytes off.
+  auto const* base = reinterpret_cast<float const*>(std::uintptr_t(1024));
+  kernel::BlockScaleTensor const ta{base, 1, 200, 0}, tb{base, 32, 1, 0}, ta_rows{base, 32, 1, 0};
+  EXPECT_TRUE(kernel::block_scales_fit_tma(ta, 6400, tb, 64));
+  EXPECT_FALSE(kernel::block_scales_fit_tma(ta_rows, 6400, tb, 64));
+  EXPECT_FALSE(kernel::block_scales_fit_tma(kernel::BlockScaleTensor{base + 1, 1, 200, 0}, 6400, tb, 64));
+  EXPECT_FALSE(kernel::block_scales_fit_tma(ta, std::int64_t(1) << 31, tb, 64));
+
   auto q = quant::quantize_fp8_1x128(reinterpret_cast<bfloat16_t const*>(std::uintptr_t(2)), 512, 4, 512, fake, 512,
                                      reinterpret_cast<float*>(std::uintptr_t(256)), make_block_scale_stride_A(4, 512));
   EXPECT_EQ(q.status, Status::kErrorMisalignedOperand) << q.what();
 }
 
+/// Runs G on p (D = A B^T with p's scales; grouped: the contiguous layout with the groups' end
+/// rows `ends`) and checks every row of every group against the references.
+template <class G>
+void run_and_check(char const* what, Problem& p, std::vector<int> const& ends = {}) {
+  p.quantize_a_and_check();
+  typename G::Arguments args;
+  args.problem_shape = {p.rows, p.n, p.k, p.groups};
+  args.mainloop = {p.dqa.data(), make_packed_stride(typename G::StrideA{}, p.rows, p.k), p.dqb.data(),
+                   make_packed_stride(typename G::StrideB{}, p.n, p.k), p.dsfa_buf.data(), p.dsfa, p.dsfb_buf.data(), p.dsfb};
+  args.epilogue.ptr_D = p.dd.data();
+  args.epilogue.dD = make_packed_stride(typename G::StrideD{}, p.rows, p.n);
+  verify::DeviceBuffer<int> dg(ends.empty() ? std::vector<int>{p.rows} : ends);
+  if (!ends.empty()) {
+    args.mode = GemmUniversalMode::kGrouped;
+    args.grouped = {kernel::GroupedLayout::kContiguous, dg.data()};
+  }
+  G gemm;
+  auto s = gemm(args);
+  ASSERT_TRUE(s.ok()) << G::name() << ": " << s.what();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  auto d = p.dd.download();
+  int bad = 0;
+  double err2 = 0, ref2 = 0, exact_err2 = 0, exact2 = 0;
+  int begin = 0;
+  for (int g = 0; g < p.groups; ++g) {
+    int const end = ends.empty() ? p.rows : ends[g];
+    for (int r = begin; r < end; ++r) p.check_row(r, g, d, bad, err2, ref2, exact_err2, exact2);
+    begin = end;
+  }
+  EXPECT_EQ(bad, 0) << G::name();
+  for (int r = begin; r < p.rows; ++r)
+    for (int c = 0; c < p.n; ++c)
+      if (!verify::is_poison(d[std::size_t(r) * p.n + c]) && ++bad <= 5)
+        ADD_FAILURE() << "row " << r << " belongs to no group but was written";
+  EXPECT_EQ(bad, 0);
+  report(what, p, err2, ref2, exact_err2, exact2);
+}
+
 // Dense: ragged M and N (edge tiles, rows past M whose scales must not be read), K from 4096 to
-// 16384 (the long K the recipe is for), the last K block partial in one case.
+// 16384 (the long K the recipe is for), the last K block partial in one case. torch's scale
+// layouts (the TMA path), then A's scales row by row (the scale warp's path).
 TEST(GemmSm90BlockScaled, DenseMatchesDequantizedReference) {
   TESSEL_SKIP_WITHOUT_SM90();
   using G = BlockScaled<>;
   struct Shape {
     int m, n, k;
+    bool k_major_sfa;
   };
-  for (Shape sh : {Shape{200, 320, 4096}, Shape{136, 256, 8192}, Shape{128, 128, 16384}, Shape{72, 192, 4160}}) {
-    Problem p(sh.m, sh.n, sh.k, 1, 1000 + sh.k);
-    p.quantize_a_and_check();
-    typename G::Arguments args;
-    args.problem_shape = {p.rows, p.n, p.k, 1};
-    args.mainloop = {p.dqa.data(), make_packed_stride(typename G::StrideA{}, p.rows, p.k), p.dqb.data(),
-                     make_packed_stride(typename G::StrideB{}, p.n, p.k), p.dsfa_buf.data(), p.dsfa, p.dsfb_buf.data(), p.dsfb};
-    args.epilogue.ptr_D = p.dd.data();
-    args.epilogue.dD = make_packed_stride(typename G::StrideD{}, p.rows, p.n);
-    G gemm;
-    auto s = gemm(args);
-    ASSERT_TRUE(s.ok()) << G::name() << ": " << s.what();
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    auto d = p.dd.download();
-    int bad = 0;
-    double err2 = 0, ref2 = 0, exact_err2 = 0, exact2 = 0;
-    for (int r = 0; r < p.rows; ++r) p.check_row(r, 0, d, bad, err2, ref2, exact_err2, exact2);
-    EXPECT_EQ(bad, 0) << G::name();
-    report("dense", p, err2, ref2, exact_err2, exact2);
+  for (Shape sh : {Shape{200, 320, 4096, false}, Shape{136, 256, 8192, false}, Shape{128, 128, 16384, false},
+                   Shape{72, 192, 4160, false}, Shape{200, 320, 4096, true}, Shape{77, 128, 4160, true}}) {
+    Problem p(sh.m, sh.n, sh.k, 1, 1000 + sh.k, sh.k_major_sfa);
+    run_and_check<G>(sh.k_major_sfa ? "dense, K-major A scales" : "dense", p);
   }
   EXPECT_NE(G::name().find("coop_blockscaled"), std::string::npos) << G::name();
 }
@@ -247,39 +284,8 @@ TEST(GemmSm90BlockScaled, DenseMatchesDequantizedReference) {
 // the row in the shared A. Rows past the last group stay poisoned.
 TEST(GemmSm90BlockScaled, GroupedMatchesDequantizedReference) {
   TESSEL_SKIP_WITHOUT_SM90();
-  using G = BlockScaled<GroupedScheduler>;
-  std::vector<int> ends = {0, 200, 277};
-  int const rows = 300, n = 256, k = 4096, groups = int(ends.size());
-  Problem p(rows, n, k, groups, 77);
-  p.quantize_a_and_check();
-  verify::DeviceBuffer<int> dg(ends);
-  typename G::Arguments args;
-  args.mode = GemmUniversalMode::kGrouped;
-  args.problem_shape = {rows, n, k, groups};
-  args.mainloop = {p.dqa.data(), make_packed_stride(typename G::StrideA{}, rows, k), p.dqb.data(),
-                   make_packed_stride(typename G::StrideB{}, n, k), p.dsfa_buf.data(), p.dsfa, p.dsfb_buf.data(), p.dsfb};
-  args.epilogue.ptr_D = p.dd.data();
-  args.epilogue.dD = make_packed_stride(typename G::StrideD{}, rows, n);
-  args.grouped = {kernel::GroupedLayout::kContiguous, dg.data()};
-  G gemm;
-  auto s = gemm(args);
-  ASSERT_TRUE(s.ok()) << G::name() << ": " << s.what();
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  auto d = p.dd.download();
-  int bad = 0;
-  double err2 = 0, ref2 = 0, exact_err2 = 0, exact2 = 0;
-  int begin = 0;
-  for (int g = 0; g < groups; ++g) {
-    for (int r = begin; r < ends[g]; ++r) p.check_row(r, g, d, bad, err2, ref2, exact_err2, exact2);
-    begin = ends[g];
-  }
-  EXPECT_EQ(bad, 0) << G::name();
-  for (int r = ends.back(); r < rows; ++r)
-    for (int c = 0; c < n; ++c)
-      if (!verify::is_poison(d[std::size_t(r) * n + c]) && ++bad <= 5)
-        ADD_FAILURE() << "row " << r << " belongs to no group but was written";
-  EXPECT_EQ(bad, 0);
-  report("grouped", p, err2, ref2, exact_err2, exact2);
+  Problem p(300, 256, 4096, 3, 77);
+  run_and_check<BlockScaled<GroupedScheduler>>("grouped", p, {0, 200, 277});
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 // (cudaGetDriverEntryPointByVersion), so nothing links against the driver library; it is passed
 // to the kernel by value as a __grid_constant__ parameter.
 //
-// Every map here is 3-D: (inner, outer, batch), inner contiguous. A plain matrix is batch 1.
+// The operand maps are 3-D: (inner, outer, batch), inner contiguous; a plain matrix is batch 1.
+// 1-D maps carry short runs of floats (block scales).
 
 #include <cstdint>
 
@@ -42,6 +43,13 @@ __device__ __forceinline__ void tma_load_3d_multicast(void* smem, CUtensorMap co
       "l"(map), "r"(cvta_to_shared(bar)), "r"(x), "r"(y), "r"(z), "h"(cta_mask)
       : "memory");
 }
+/// Load the box of a 1-D map that starts at element x (make_tma_map_1d_f32); `smem` 128-byte aligned.
+__device__ __forceinline__ void tma_load_1d(void* smem, CUtensorMap const* map, std::uint64_t* bar, int x) {
+  asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3}], [%2];\n" ::"r"(
+                   cvta_to_shared(smem)),
+               "l"(map), "r"(cvta_to_shared(bar)), "r"(x)
+               : "memory");
+}
 /// Store a box from shared memory; completes in the thread's current bulk group.
 __device__ __forceinline__ void tma_store_3d(CUtensorMap const* map, void const* smem, int x, int y, int z) {
   asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(map),
@@ -71,12 +79,9 @@ constexpr CUtensorMapDataType tma_data_type() {
   return CUtensorMapDataType(tma_data_type_code(int(sizeof(T))));
 }
 
-/// Encode `v` (elements of `elem_bytes` bytes) with the given swizzle (encode_tma_map, with the
-/// driver's entry point found through the CUDA runtime).
-/// @return kErrorInsufficientDriver without the driver entry point; kErrorInvalidProblem, naming
-///         `what` and the rule, where the driver refuses the map.
-inline StatusInfo make_tma_map(CUtensorMap& map, CUtensorMapDataType type, int elem_bytes, TmaView const& v,
-                               CUtensorMapSwizzle swizzle, char const* what, int l2_promotion = kTmaL2Promotion256B) {
+/// The driver's cuTensorMapEncodeTiled, found once through the CUDA runtime.
+/// @return kErrorInsufficientDriver where the driver does not provide it.
+inline StatusInfo tma_encode_entry(TmaEncodeTiledFn& fn_out) {
   static TmaEncodeTiledFn encode = nullptr;
   if (!encode) {
     cudaDriverEntryPointQueryResult q{};
@@ -87,7 +92,26 @@ inline StatusInfo make_tma_map(CUtensorMap& map, CUtensorMapDataType type, int e
               "the driver does not provide cuTensorMapEncodeTiled (TMA needs a CUDA 12 driver or newer): update the driver"};
     encode = reinterpret_cast<TmaEncodeTiledFn>(fn);
   }
+  fn_out = encode;
+  return {};
+}
+
+/// Encode `v` (elements of `elem_bytes` bytes) with the given swizzle (encode_tma_map, with the
+/// driver's entry point found through the CUDA runtime).
+/// @return kErrorInsufficientDriver without the driver entry point; kErrorInvalidProblem, naming
+///         `what` and the rule, where the driver refuses the map.
+inline StatusInfo make_tma_map(CUtensorMap& map, CUtensorMapDataType type, int elem_bytes, TmaView const& v,
+                               CUtensorMapSwizzle swizzle, char const* what, int l2_promotion = kTmaL2Promotion256B) {
+  TmaEncodeTiledFn encode = nullptr;
+  if (auto s = tma_encode_entry(encode); !s.ok()) return s;
   return encode_tma_map(encode, &map, int(type), elem_bytes, v, int(swizzle), what, l2_promotion);
+}
+
+/// A 1-D map over `elems` floats in boxes of `box` (encode_tma_map_1d).
+inline StatusInfo make_tma_map_1d_f32(CUtensorMap& map, float const* base, std::uint64_t elems, std::uint32_t box, char const* what) {
+  TmaEncodeTiledFn encode = nullptr;
+  if (auto s = tma_encode_entry(encode); !s.ok()) return s;
+  return encode_tma_map_1d(encode, &map, tma_data_type_code(4), base, elems, box, what);
 }
 #endif
 

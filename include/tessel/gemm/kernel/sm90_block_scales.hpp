@@ -14,11 +14,21 @@
 //
 // Worked example: M = 3, K = 256 (two blocks), torch's layout (row 1, k 3): the scales of row 2
 // are sfa[2] (k in [0, 128)) and sfa[5] (k in [128, 256)).
+//
+// How they reach shared memory, per stage: where A's scales run along rows (row stride 1, as in
+// torch's layout) and B's along K, each stage's are two 1-D TMA boxes on the stage's full
+// barrier, issued by the producer thread with A's and B's tiles; otherwise a scale warp copies
+// them with cp.async (any strides, slower: bench/NOTES.md).
+
+#if !defined(__CUDACC_RTC__)  // NVRTC: CUtensorMap comes from tma_sm90.hpp
+#include <cuda.h>
+#endif
 
 #include <cstdint>
 
 #include "tessel/arch/cp_async_sm80.hpp"
 #include "tessel/arch/mbarrier_sm90.hpp"
+#include "tessel/arch/tma_sm90.hpp"
 #include "tessel/config.hpp"
 
 namespace tessel::gemm::kernel {
@@ -36,21 +46,48 @@ struct BlockScaleTensor {
 struct Sm90BlockScales {
   BlockScaleTensor a;  // per row of A and 128 of K
   BlockScaleTensor b;  // per 128 rows of B (columns of D) and 128 of K
+  // by_tma: 1-D maps over the two arrays, in boxes of BM floats (A, a K block's rows) and 4 (B:
+  // its block's scale and the next three along K). Else the scale warp's cp.async path.
+  bool by_tma = false;
+  CUtensorMap tma_a, tma_b;
 };
+
+/// Whether TMA can carry these scales: A's rows and B's K blocks one element apart, 16-byte
+/// aligned bases, and every element index `extent` spans within a 1-D box coordinate (int32).
+TESSEL_HD inline bool block_scales_fit_tma(BlockScaleTensor const& a, std::int64_t extent_a, BlockScaleTensor const& b,
+                                           std::int64_t extent_b) {
+  auto aligned = [](float const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+  return a.row == 1 && b.k == 1 && aligned(a.ptr) && aligned(b.ptr) && extent_a < (std::int64_t(1) << 31) &&
+         extent_b < (std::int64_t(1) << 31);
+}
 
 #if defined(__CUDACC__)
 /// The scales of one stage, in shared memory beside its A and B tiles: BM floats for the tile's
-/// rows of A (0 past the problem's rows), then B's one, padded to 16 bytes.
+/// rows of A, then, at the next 128-byte boundary (TMA's alignment), B's one.
 template <int BM>
 struct Sm90StageScales {
-  static constexpr int kFloats = BM + 4;
+  static constexpr int kB = BM;  // float index of B's scale
+  static_assert(kB * 4 % 128 == 0, "the B box of a stage's scales starts 128-byte aligned");
+  static constexpr int kFloats = BM + 32;
   static constexpr int kBytes = kFloats * 4;
+  static constexpr int kBoxB = 4;                      // 16 bytes, TMA's smallest box
+  static constexpr int kTmaBytes = (BM + kBoxB) * 4;  // what the two boxes add to the stage's transaction bytes
 
-  /// One warp fills stage `s` for K tile kt of `tile`: cp.async copies of 4 bytes (zero-filled
-  /// past m_end), and each lane's arrival on `full` once its copies have landed.
-  /// NOTES: asynchronous, so the warp runs ahead by as many stages as the ring has; waiting on
-  /// each load's latency (an L2 round trip, about the time of one K tile's wgmma) would hold the
-  /// whole pipeline to that latency.
+  /// The producer thread's part (by_tma): the two boxes of K tile kt of `tile` into stage `s`.
+  /// Rows of the box past the problem's rows hold the array's next elements (or zeros past its
+  /// end): they scale rows the kernel never stores.
+  template <class Tile>
+  __device__ __forceinline__ static void load_tma(Sm90BlockScales const& p, float* stage, std::uint64_t* full, Tile const& tile,
+                                                  int kt) {
+    arch::tma_load_1d(stage, &p.tma_a, full, int(p.a.at(tile.m0, kt, tile.l) - p.a.ptr));
+    arch::tma_load_1d(stage + kB, &p.tma_b, full, int(p.b.at(tile.n0 / kBlockScaleN, kt, tile.group) - p.b.ptr));
+  }
+
+  /// The scale warp's part (otherwise): stage `s` for K tile kt of `tile` in cp.async copies of 4
+  /// bytes (zero-filled past m_end), and each lane's arrival on `full` once its copies have
+  /// landed. NOTES: asynchronous, so the warp runs ahead by as many stages as the ring has;
+  /// waiting on each load's latency (an L2 round trip, about the time of one K tile's wgmma)
+  /// would hold the whole pipeline to that latency.
   template <class Tile>
   __device__ __forceinline__ static void load(Sm90BlockScales const& p, float* stage, std::uint64_t* full, Tile const& tile, int kt,
                                               int lane) {
@@ -60,7 +97,7 @@ struct Sm90StageScales {
       float const* src = inside ? p.a.at(tile.m0 + r, kt, tile.l) : p.a.ptr;
       arch::cp_async_ca<4>(stage + r, src, inside ? 4u : 0u);
     }
-    if (lane == 0) arch::cp_async_ca<4>(stage + BM, p.b.at(tile.n0 / kBlockScaleN, kt, tile.group));
+    if (lane == 0) arch::cp_async_ca<4>(stage + kB, p.b.at(tile.n0 / kBlockScaleN, kt, tile.group));
     arch::cp_async_mbarrier_arrive_noinc(full);
   }
 };
@@ -73,7 +110,7 @@ struct Sm90ThreadScales {
   float s[MmaM][2];
   /// row0: the thread's first row within the tile (h = 0 of its first 64).
   __device__ __forceinline__ void read(float const* stage, int row0) {
-    float const b = stage[BM];
+    float const b = stage[Sm90StageScales<BM>::kB];
 #pragma unroll
     for (int i = 0; i < MmaM; ++i)
 #pragma unroll

@@ -138,9 +138,13 @@ struct Sm90KernelConfig {
   using Mma = arch::Wgmma<ElementA, BN, MajorA, MajorB>;
   using StageScales = Sm90StageScales<BM>;
   static constexpr int kStageBytesScales = kBlockScaled ? StageScales::kBytes : 0;
-  // A stage is full once the TMA producer's arrival and bytes are in, and, with block scales,
-  // the 32 arrivals of the scale warp's copies.
-  static constexpr int kFullArrivals = 1 + (kBlockScaled ? 32 : 0);
+  // A stage is full once the TMA producer's arrival and bytes are in, and, with block scales
+  // that the scale warp copies, its 32 lanes' arrivals.
+  TESSEL_HD static constexpr int full_arrivals(bool scale_warp) { return 1 + (kBlockScaled && scale_warp ? 32 : 0); }
+  // The bytes TMA brings into one stage: A's and B's tiles, and the scales where TMA carries them.
+  TESSEL_HD static constexpr int stage_tx_bytes(bool scales_by_tma) {
+    return kStageBytesA + kStageBytesB + (kBlockScaled && scales_by_tma ? StageScales::kTmaBytes : 0);
+  }
   static constexpr int kBarrierBytes = 2 * Stages * 8 + 16;  // full and empty barriers, the fixup's flag
   // 1024 bytes of slack: the dynamic shared memory base is aligned up to the 128-byte swizzle's
   // 1024-byte period inside the kernel.
@@ -359,7 +363,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     arch::tma_prefetch_descriptor(&tma_b);
     if constexpr (Cfg::kTmaStoreD) arch::tma_prefetch_descriptor(&p.tma_d);
     for (int s = 0; s < Stages; ++s) {
-      arch::mbarrier_init(&full[s], Cfg::kFullArrivals);  // the producer's arrive (the bytes come from TMA)
+      arch::mbarrier_init(&full[s], Cfg::full_arrivals(!p.scales.by_tma));  // the producer's arrive (the bytes come from TMA)
       arch::mbarrier_init(&empty[s], kReleases);
     }
     arch::mbarrier_init_fence();
@@ -395,7 +399,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       for_each_k_tile([&](GroupedTile const& tile, int kt, int it) {
         int const s = it % Stages, m0 = tile.m0, n0 = tile.n0;
         wait_empty(it);
-        arch::mbarrier_arrive_expect_tx(&full[s], Cfg::kStageBytesA + Cfg::kStageBytesB);
+        arch::mbarrier_arrive_expect_tx(&full[s], Cfg::stage_tx_bytes(p.scales.by_tma));
         char* sa = smem_a + s * Cfg::kStageBytesA;
         char* sb = smem_b + s * Cfg::kStageBytesB;
 #pragma unroll
@@ -411,8 +415,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           else
             arch::tma_load_3d(sb + BoxesB::smem_offset(i), &tma_b, &full[s], x, y, tile.group);
         }
+        if constexpr (Cfg::kBlockScaled) {
+          if (p.scales.by_tma) Cfg::StageScales::load_tma(p.scales, smem_sf + s * Cfg::StageScales::kFloats, &full[s], tile, kt);
+        }
       });
-    } else if (Cfg::kBlockScaled && threadIdx.x / 32 == 1) {
+    } else if (Cfg::kBlockScaled && !p.scales.by_tma && threadIdx.x / 32 == 1) {
       // The scale warp: each stage's block scales, on the same ring (sm90_block_scales.hpp).
       int const lane = int(threadIdx.x) % 32;
       for_each_k_tile([&](GroupedTile const& tile, int kt, int it) {
