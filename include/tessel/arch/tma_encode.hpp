@@ -70,24 +70,4 @@ inline StatusInfo encode_tma_map(TmaEncodeTiledFn encode, void* map, int data_ty
   return {};
 }
 
-/// Encode a 1-D map over `elems` contiguous elements of `elem_bytes` bytes, read in boxes of
-/// `box` elements (box * elem_bytes a multiple of 16, at most 256 elements), no swizzle: for
-/// short runs that start anywhere, such as a K block's FP8 scales. Parts of a box past the end
-/// read as zeros.
-/// @return kErrorInvalidProblem, naming `what` and TMA's rules, where the driver refuses the map.
-inline StatusInfo encode_tma_map_1d(TmaEncodeTiledFn encode, void* map, int data_type, void const* base, std::uint64_t elems,
-                                    std::uint32_t box, char const* what) {
-  std::uint64_t const dims[1] = {elems};
-  std::uint64_t const no_strides[1] = {0};  // rank 1: the driver reads none
-  std::uint32_t const boxes[1] = {box}, elem_strides[1] = {1};
-  constexpr int kInterleaveNone = 0, kSwizzleNone = 0, kOobFillNone = 0;
-  int r = encode(map, data_type, 1, const_cast<void*>(base), dims, no_strides, boxes, elem_strides, kInterleaveNone, kSwizzleNone,
-                 kTmaL2Promotion128B, kOobFillNone);
-  if (r != 0)
-    return {Status::kErrorInvalidProblem, std::string("the driver refused the 1-D TMA descriptor of ") + what + " (" +
-                                              std::to_string(elems) + " elements, boxes of " + std::to_string(box) + ", error " +
-                                              std::to_string(r) + "): TMA needs a 16-byte-aligned base"};
-  return {};
-}
-
 }  // namespace tessel::arch

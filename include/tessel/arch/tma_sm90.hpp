@@ -43,12 +43,9 @@ __device__ __forceinline__ void tma_load_3d_multicast(void* smem, CUtensorMap co
       "l"(map), "r"(cvta_to_shared(bar)), "r"(x), "r"(y), "r"(z), "h"(cta_mask)
       : "memory");
 }
-/// Load the box of a 1-D map that starts at element x (make_tma_map_1d_f32); `smem` 128-byte aligned.
+/// Load the box of a make_tma_map_1d_f32 map that starts at element x; `smem` 128-byte aligned.
 __device__ __forceinline__ void tma_load_1d(void* smem, CUtensorMap const* map, std::uint64_t* bar, int x) {
-  asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3}], [%2];\n" ::"r"(
-                   cvta_to_shared(smem)),
-               "l"(map), "r"(cvta_to_shared(bar)), "r"(x)
-               : "memory");
+  tma_load_3d(smem, map, bar, x, 0, 0);
 }
 /// Store a box from shared memory; completes in the thread's current bulk group.
 __device__ __forceinline__ void tma_store_3d(CUtensorMap const* map, void const* smem, int x, int y, int z) {
@@ -107,11 +104,13 @@ inline StatusInfo make_tma_map(CUtensorMap& map, CUtensorMapDataType type, int e
   return encode_tma_map(encode, &map, int(type), elem_bytes, v, int(swizzle), what, l2_promotion);
 }
 
-/// A 1-D map over `elems` floats in boxes of `box` (encode_tma_map_1d).
+/// A map over `elems` contiguous floats read in boxes of `box` (box * 4 a multiple of 16, at most
+/// 256), no swizzle: for short runs that start anywhere, such as a K block's FP8 scales. Parts of
+/// a box past the end read as zeros. Encoded as the 3-D view elems x 1 x 1 (tma_load_1d).
 inline StatusInfo make_tma_map_1d_f32(CUtensorMap& map, float const* base, std::uint64_t elems, std::uint32_t box, char const* what) {
-  TmaEncodeTiledFn encode = nullptr;
-  if (auto s = tma_encode_entry(encode); !s.ok()) return s;
-  return encode_tma_map_1d(encode, &map, tma_data_type_code(4), base, elems, box, what);
+  std::uint64_t const ld = (elems + 3) / 4 * 4;  // a legal row stride: a multiple of 16 bytes
+  TmaView const v{base, elems, 1, 1, ld, ld, box, 1};
+  return make_tma_map(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, v, CU_TENSOR_MAP_SWIZZLE_NONE, what, kTmaL2Promotion128B);
 }
 #endif
 

@@ -432,7 +432,7 @@ class GemmUniversalAdapter {
     sc.by_tma = kernel::block_scales_fit_tma(sc.a, ea, sc.b, eb);
     if (!sc.by_tma) return {};
     using Scales = typename Cfg::StageScales;
-    if (auto s = arch::make_tma_map_1d_f32(sc.tma_a, sc.a.ptr, std::uint64_t(ea), Cfg::BM, "the scales of A"); !s.ok()) return s;
+    if (auto s = arch::make_tma_map_1d_f32(sc.tma_a, sc.a.ptr, std::uint64_t(ea), Scales::kBoxA, "the scales of A"); !s.ok()) return s;
     return arch::make_tma_map_1d_f32(sc.tma_b, sc.b.ptr, std::uint64_t(eb), Scales::kBoxB, "the scales of B");
   }
   /// TMA's rules for one operand of `rows` x `k` x `l` elements.

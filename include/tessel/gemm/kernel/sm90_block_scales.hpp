@@ -62,25 +62,50 @@ TESSEL_HD inline bool block_scales_fit_tma(BlockScaleTensor const& a, std::int64
 }
 
 #if defined(__CUDACC__)
+/// Where a stage's scales start in its buffer: TMA boxes begin at a 16-byte-aligned element
+/// (NOTES: a box whose first element was not 16-byte aligned faulted as an illegal instruction on
+/// the H200), so each is loaded from the aligned element at or below the first scale it needs,
+/// and read `a` and `b` floats further in. The scale warp's copies start at 0.
+struct StageScaleShift {
+  int a = 0, b = 0;
+};
+
 /// The scales of one stage, in shared memory beside its A and B tiles: BM floats for the tile's
-/// rows of A, then, at the next 128-byte boundary (TMA's alignment), B's one.
+/// rows of A (after up to 3 floats of alignment), then, at the next 128-byte boundary (TMA's
+/// alignment), B's one (likewise).
 template <int BM>
 struct Sm90StageScales {
-  static constexpr int kB = BM;  // float index of B's scale
-  static_assert(kB * 4 % 128 == 0, "the B box of a stage's scales starts 128-byte aligned");
-  static constexpr int kFloats = BM + 32;
+  static constexpr int kBoxA = BM + 4;              // BM scales and up to 3 before them
+  static constexpr int kBoxB = 4;                   // 16 bytes, TMA's smallest box
+  static constexpr int kB = (kBoxA * 4 + 127) / 128 * 32;  // float index of B's box, 128-byte aligned
+  static constexpr int kFloats = kB + 32;
   static constexpr int kBytes = kFloats * 4;
-  static constexpr int kBoxB = 4;                      // 16 bytes, TMA's smallest box
-  static constexpr int kTmaBytes = (BM + kBoxB) * 4;  // what the two boxes add to the stage's transaction bytes
+  static constexpr int kTmaBytes = (kBoxA + kBoxB) * 4;  // what the two boxes add to the stage's transaction bytes
+
+  /// Element indices of the first scale of A and of B that K tile kt of `tile` reads.
+  template <class Tile>
+  __device__ __forceinline__ static void first(Sm90BlockScales const& p, Tile const& tile, int kt, int& ea, int& eb) {
+    ea = int(p.a.at(tile.m0, kt, tile.l) - p.a.ptr);
+    eb = int(p.b.at(tile.n0 / kBlockScaleN, kt, tile.group) - p.b.ptr);
+  }
+  template <class Tile>
+  __device__ __forceinline__ static StageScaleShift shift(Sm90BlockScales const& p, Tile const& tile, int kt) {
+    if (!p.by_tma) return {};
+    int ea, eb;
+    first(p, tile, kt, ea, eb);
+    return {ea & 3, eb & 3};
+  }
 
   /// The producer thread's part (by_tma): the two boxes of K tile kt of `tile` into stage `s`.
-  /// Rows of the box past the problem's rows hold the array's next elements (or zeros past its
+  /// Elements of a box outside the problem's rows hold the array's neighbours (or zeros past its
   /// end): they scale rows the kernel never stores.
   template <class Tile>
   __device__ __forceinline__ static void load_tma(Sm90BlockScales const& p, float* stage, std::uint64_t* full, Tile const& tile,
                                                   int kt) {
-    arch::tma_load_1d(stage, &p.tma_a, full, int(p.a.at(tile.m0, kt, tile.l) - p.a.ptr));
-    arch::tma_load_1d(stage + kB, &p.tma_b, full, int(p.b.at(tile.n0 / kBlockScaleN, kt, tile.group) - p.b.ptr));
+    int ea, eb;
+    first(p, tile, kt, ea, eb);
+    arch::tma_load_1d(stage, &p.tma_a, full, ea & ~3);
+    arch::tma_load_1d(stage + kB, &p.tma_b, full, eb & ~3);
   }
 
   /// The scale warp's part (otherwise): stage `s` for K tile kt of `tile` in cp.async copies of 4
@@ -109,12 +134,13 @@ template <int MmaM, int BM>
 struct Sm90ThreadScales {
   float s[MmaM][2];
   /// row0: the thread's first row within the tile (h = 0 of its first 64).
-  __device__ __forceinline__ void read(float const* stage, int row0) {
-    float const b = stage[Sm90StageScales<BM>::kB];
+  __device__ __forceinline__ void read(float const* stage, int row0, StageScaleShift sh) {
+    float const b = stage[Sm90StageScales<BM>::kB + sh.b];
+    float const* a = stage + sh.a;
 #pragma unroll
     for (int i = 0; i < MmaM; ++i)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) s[i][h] = stage[row0 + 64 * i + 8 * h] * b;
+      for (int h = 0; h < 2; ++h) s[i][h] = a[row0 + 64 * i + 8 * h] * b;
   }
   /// The scale of accumulator register v of the i-th 64 rows.
   __device__ __forceinline__ float operator()(int i, int v) const { return s[i][(v >> 1) & 1]; }

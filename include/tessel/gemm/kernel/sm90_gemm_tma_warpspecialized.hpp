@@ -497,12 +497,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
           int s = it % Stages;
           arch::mbarrier_wait(&full[s], (it / Stages) & 1);
+          // Block-scaled kernels: this stage's scales. NOTES: read before the wgmma is issued,
+          // not after its wait: the leader releases the stage once its own wait returns, and a
+          // warp that read the scales later could find the next K tile's there (D wrong under
+          // compute-sanitizer's timing). A wgmma completes only once all four warps have issued
+          // it, so by then every warp has read them.
+          if constexpr (Cfg::kBlockScaled)
+            scale.read(smem_sf + s * Cfg::StageScales::kFloats, thread_row0, Cfg::StageScales::shift(p.scales, tile, kt));
           mma_k_tile(s, /*fresh=*/true);
           arch::wgmma_wait_group<0>();
 #pragma unroll
           for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
-          // Block-scaled kernels: this stage's scales, read before the stage is released.
-          if constexpr (Cfg::kBlockScaled) scale.read(smem_sf + s * Cfg::StageScales::kFloats, thread_row0);
           if (leader) release(s);
 #pragma unroll
           for (int i = 0; i < Cfg::kMmaM; ++i)
