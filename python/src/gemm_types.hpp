@@ -100,7 +100,7 @@ struct Sm90KernelParams {
   alignas(128) unsigned char tma_d[128];  // a CUtensorMap (CUDA 13 aligns it to 128 bytes): D for the TMA store
   bool tma_store_d;                      // whether D meets TMA's rules (else stores from registers)
 };
-inline constexpr int kSm90ParamsCapacity = 512;
+inline constexpr int kSm90ParamsCapacity = 1024;
 static_assert(sizeof(Sm90KernelParams) <= kSm90ParamsCapacity, "Sm90KernelParams outgrew its block");
 
 // A refusal with a tessel Status: arguments (ValueError in Python) or CUDA (RuntimeError).

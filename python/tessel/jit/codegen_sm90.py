@@ -20,7 +20,7 @@ from .config import GemmConfig
 # size of the zeroed block the launcher fills (the struct must fit it; members it does not name
 # stay zero); the same numbers as tessel._core.sm90_params_layout() (a test holds them together).
 PARAMS_LAYOUT = {
-    "capacity": 512, "m": 0, "n": 4, "k": 8, "D": 16, "ldd": 24, "batch_stride_D": 32, "pairs_aligned": 40,
+    "capacity": 1024, "m": 0, "n": 4, "k": 8, "D": 16, "ldd": 24, "batch_stride_D": 32, "pairs_aligned": 40,
     "epi.alpha": 48, "epi.beta": 52, "epi.ptr_C": 56, "epi.ldc": 64, "epi.batch_stride_C": 72,
     "epi.ptr_scale_a": 80, "epi.ptr_scale_b": 88,
     "sched.raster": 96, "sched.along_n": 108, "sched.batches": 112, "sched.groups": 120, "tma_d": 256, "tma_store_d": 384,
