@@ -109,6 +109,36 @@ void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::han
   kernel.launch(p, 1.f, 0.f, stream);
 }
 
+void Dispatcher::run_block_scaled(Kernel& kernel, nb::handle a, nb::handle b, nb::handle c, nb::handle d, float beta,
+                                  std::uintptr_t stream, std::uintptr_t scale_a, std::tuple<std::int64_t, std::int64_t> scale_a_strides,
+                                  std::uintptr_t scale_b, std::tuple<std::int64_t, std::int64_t> scale_b_strides) {
+  KernelTraits const& t = kernel.traits();
+  if (!t.block_scaled)
+    refuse(Status::kErrorNotSupported, "the kernel " + t.name + " applies no block scales: choose a configuration with "
+                                                                 "schedule='cooperative_blockscaled'");
+  Operands const ops = read_operands(a, b, c, d);
+  if (*ops.a.element != t.ab || *ops.d.element != t.c)
+    refuse(Status::kErrorInvalidDataType, "the kernel " + t.name + " takes " + element_list(t) + ", not " + ops.a.dtype + " A and B and " +
+                                              ops.d.dtype + " D");
+  // fit() tries the layouts as given first; the transposed problem would pair each operand with
+  // the other's scales, whose blocks differ (1 x 128 for A, 128 x 128 for B), so it is refused.
+  std::optional<Problem> p = fit(ops, true, false, true);
+  if (!p || p->transposed)
+    refuse(Status::kErrorInvalidLayout, "block-scaled FP8 reads A row-major (M x K, K contiguous), B column-major (B = W.t() of a "
+                                        "row-major N x K W) and writes D row-major, not transposed: pass .contiguous() copies in "
+                                        "those layouts");
+  if (!scale_a || !scale_b) refuse(Status::kErrorInvalidProblem, "block-scaled FP8 without scale_a or scale_b: pass both scale arrays");
+  auto const [a_row, a_k] = scale_a_strides;
+  auto const [b_row, b_k] = scale_b_strides;
+  if (a_row < 0 || a_k < 0 || b_row < 0 || b_k < 0)
+    refuse(Status::kErrorInvalidProblem, "block scales take element strides >= 0: pass the scales without negative strides");
+  if (scale_a % 4 || scale_b % 4) refuse(Status::kErrorMisalignedOperand, "block scales must be 4-byte aligned float32 arrays");
+  p->block_scaled = true;
+  p->sfa = {reinterpret_cast<float const*>(scale_a), a_row, a_k, 0};
+  p->sfb = {reinterpret_cast<float const*>(scale_b), b_row, b_k, 0};
+  kernel.launch(*p, 1.f, beta, stream);
+}
+
 nb::object Dispatcher::select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue) {
   return choose(natural(read_operands(a, b, c, d)), epilogue).owner;
 }

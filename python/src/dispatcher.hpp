@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <tuple>
 #include <unordered_map>
 
 #include "gemm_kernel.hpp"
@@ -41,6 +42,14 @@ class Dispatcher {
   // blocks `batch_a` and `batch_d` elements apart (masked).
   void run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::handle d, std::int64_t groups, std::int64_t batch_a,
                    std::int64_t batch_b, std::int64_t batch_d, std::uintptr_t group_m, bool masked, std::uintptr_t stream);
+  // Block-scaled FP8 on a block-scaled kernel: D = sum over K blocks of scale_a * scale_b times the
+  // block's A @ B, plus beta * C. scale_a and scale_b are the device addresses of the f32 scales
+  // (A's per row and 128 of K, B's per 128 rows of N and 128 of K), with their element strides
+  // (row or row block, K block). A row-major, B column-major, D row-major, as given: the problem
+  // is never transposed, since A's and B's scales have different blocks.
+  void run_block_scaled(Kernel& kernel, nb::handle a, nb::handle b, nb::handle c, nb::handle d, float beta, std::uintptr_t stream,
+                        std::uintptr_t scale_a, std::tuple<std::int64_t, std::int64_t> scale_a_strides, std::uintptr_t scale_b,
+                        std::tuple<std::int64_t, std::int64_t> scale_b_strides);
   // The kernel run() would launch, without launching it.
   nb::object select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue);
   // Launch the automatic choice for a problem (the tail of run() and gemm()).

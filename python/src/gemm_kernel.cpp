@@ -53,6 +53,7 @@ Sm90Shape Kernel::sm90_shape() const {
   s.stream_k = t_.fixup_slot_floats > 0;
   s.slot_floats = t_.fixup_slot_floats;
   s.grouped = t_.grouped;
+  s.block_scaled = t_.block_scaled;
   return s;
 }
 
@@ -115,6 +116,13 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
     throw StatusError{{Status::kErrorNotSupported, t_.grouped ? "the kernel " + t_.name + " is a grouped kernel: run it with tessel.grouped_gemm"
                                                               : "the kernel " + t_.name + " computes one problem (or a batch), not groups: "
                                                                 "choose a configuration with scheduler='grouped'"}};
+  // A block-scaled kernel reads its scales from the problem; any other kernel would ignore them.
+  if (t_.block_scaled != p.block_scaled)
+    throw StatusError{{Status::kErrorNotSupported,
+                       t_.block_scaled ? "the kernel " + t_.name + " applies per-block scales of A and B: run it with tessel.scaled_mm and "
+                                                                   "block scales (scale_a (M, ceil(K/128)), scale_b (ceil(K/128), ceil(N/128)))"
+                                       : "the kernel " + t_.name + " applies no block scales: block-scaled FP8 runs on a kernel with "
+                                                                   "schedule='cooperative_blockscaled'"}};
 
   Loaded const& l = loaded(p.device);
   if (t_.hopper) {

@@ -26,6 +26,7 @@ struct KernelTraits {
   int fixup_slot_floats = 0;  // Hopper stream-K kernels: floats per partial-tile slot; 0: data-parallel
   bool promoted = false;      // Hopper FP8: accumulation promoted to f32 registers every K tile
   bool grouped = false;       // Hopper: the tiles of G problems (GroupedScheduler); launched by run_grouped only
+  bool block_scaled = false;  // Hopper FP8 with per-block scales of A and B; launched by run_block_scaled only
   std::string target;   // the SASS architecture of the cubin: "sm_80", "sm_90a"
   std::string name;     // tessel_sm80_gemm_f16_f16_f32_128x128x32_64x64x32_3stage_tn
   std::string symbol;   // the kernel's (mangled) name in the cubin

@@ -103,6 +103,15 @@ nb::dict sm90_params_layout() {
   d["sched.groups"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, groups);
   d["tma_d"] = offsetof(P, tma_d);
   d["tma_store_d"] = offsetof(P, tma_store_d);
+  using Scales = decltype(P::scales);
+  d["scales.a"] = offsetof(P, scales) + offsetof(Scales, a);
+  d["scales.b"] = offsetof(P, scales) + offsetof(Scales, b);
+  d["scales.by_tma"] = offsetof(P, scales) + offsetof(Scales, by_tma);
+  d["scales.tma_a"] = offsetof(P, scales) + offsetof(Scales, tma_a);
+  d["scales.tma_b"] = offsetof(P, scales) + offsetof(Scales, tma_b);
+  d["scales.a.row"] = offsetof(P, scales) + offsetof(Scales, a) + offsetof(BlockScaleView, row);
+  d["scales.a.k"] = offsetof(P, scales) + offsetof(Scales, a) + offsetof(BlockScaleView, k);
+  d["scales.a.batch"] = offsetof(P, scales) + offsetof(Scales, a) + offsetof(BlockScaleView, batch);
   return d;
 }
 
@@ -226,16 +235,19 @@ void bind_gemm(nb::module_& m) {
           "__init__",
           [](Kernel* self, nb::bytes cubin, std::string name, std::string symbol, std::string target, int ab, int c, bool a_row, bool b_row,
              bool c_row, int epilogue, int tile_m, int tile_n, int threads, int smem, bool hopper, int cluster_m,
-             std::tuple<int, int> box_a, std::tuple<int, int> box_b, int fixup_slot_floats, bool promoted, bool grouped) {
+             std::tuple<int, int> box_a, std::tuple<int, int> box_b, int fixup_slot_floats, bool promoted, bool grouped,
+             bool block_scaled) {
             if (ab < 0 || ab > int(Element::tf32) || ab == int(Element::f32) || c < 0 || c > 2 || epilogue < 0 || epilogue > 3)
               throw nb::value_error("Kernel: element or epilogue code out of range");
             bool const wide_only = ab != int(Element::f16) && ab != int(Element::bf16);  // FP8 and TF32: Hopper, K-major
             if (wide_only && (!hopper || !a_row || b_row)) throw nb::value_error("Kernel: FP8 and TF32 kernels are Hopper kernels with K-major A and B");
             if (promoted && ab != int(Element::e4m3) && ab != int(Element::e5m2)) throw nb::value_error("Kernel: promoted accumulation is for FP8");
+            if (block_scaled && ((ab != int(Element::e4m3) && ab != int(Element::e5m2)) || !hopper || grouped || fixup_slot_floats > 0))
+              throw nb::value_error("Kernel: a block-scaled kernel is a Hopper FP8 kernel without groups or stream-K");
             if (tile_m <= 0 || tile_n <= 0 || threads <= 0 || threads > 1024 || smem < 0) throw nb::value_error("Kernel: tile, threads or smem out of range");
             KernelTraits t{Element(ab), Element(c), a_row, b_row, c_row, Epilogue(epilogue), tile_m, tile_n, threads, smem, hopper, cluster_m,
                            {std::get<0>(box_a), std::get<1>(box_a)}, {std::get<0>(box_b), std::get<1>(box_b)},
-                           fixup_slot_floats, promoted, grouped, std::move(target), std::move(name), std::move(symbol)};
+                           fixup_slot_floats, promoted, grouped, block_scaled, std::move(target), std::move(name), std::move(symbol)};
             if (grouped && (!hopper || cluster_m != 1 || fixup_slot_floats > 0))
               throw nb::value_error("Kernel: a grouped kernel is a Hopper kernel without a cluster or stream-K");
             if (fixup_slot_floats < 0 || (fixup_slot_floats > 0 && (!hopper || cluster_m != 1)))
@@ -248,13 +260,14 @@ void bind_gemm(nb::module_& m) {
           nb::arg("a_row"), nb::arg("b_row"), nb::arg("c_row"), nb::arg("epilogue"), nb::arg("tile_m"), nb::arg("tile_n"),
           nb::arg("threads"), nb::arg("smem"), nb::kw_only(), nb::arg("hopper") = false, nb::arg("cluster_m") = 1,
           nb::arg("box_a") = std::make_tuple(0, 0), nb::arg("box_b") = std::make_tuple(0, 0), nb::arg("fixup_slot_floats") = 0,
-          nb::arg("promoted") = false, nb::arg("grouped") = false)
+          nb::arg("promoted") = false, nb::arg("grouped") = false, nb::arg("block_scaled") = false)
       .def_prop_ro("name", [](Kernel const& k) { return k.traits().name; })
       .def_prop_ro("symbol", [](Kernel const& k) { return k.traits().symbol; })
       .def_prop_ro("target", [](Kernel const& k) { return k.traits().target; })
       .def_prop_ro("threads", [](Kernel const& k) { return k.traits().threads; })
       .def_prop_ro("smem", [](Kernel const& k) { return k.traits().smem; })
       .def_prop_ro("hopper", [](Kernel const& k) { return k.traits().hopper; })
+      .def_prop_ro("block_scaled", [](Kernel const& k) { return k.traits().block_scaled; })
       .def("load", [](Kernel& k, int device) { k.function(device); }, nb::arg("device"),
            "Load the kernel on a device now instead of at its first launch.")
       .def("__repr__", [](Kernel const& k) { return "<tessel Kernel " + k.traits().name + " for " + k.traits().target + ">"; });
@@ -273,6 +286,12 @@ void bind_gemm(nb::module_& m) {
            "D_i = A_i @ B_i for i < batches: A, B, D the first matrices, the others batch_* elements apart.")
       .def("run_kernel", &Dispatcher::run_kernel, nb::arg("kernel"), nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"),
            nb::arg("alpha"), nb::arg("beta"), nb::arg("stream"))
+      .def("run_block_scaled", &Dispatcher::run_block_scaled, nb::arg("kernel"), nb::arg("A"), nb::arg("B"), nb::arg("C").none(),
+           nb::arg("D"), nb::arg("beta"), nb::arg("stream"), nb::arg("scale_a"), nb::arg("scale_a_strides"), nb::arg("scale_b"),
+           nb::arg("scale_b_strides"),
+           "Block-scaled FP8 on a block-scaled kernel (torch._scaled_mm's blockwise scales): scale_a and scale_b the device "
+           "addresses of the f32 scales of A (per row and 128 of K) and of B (per 128 x 128 block), each with its element "
+           "strides (over rows or row blocks, then K blocks); A row-major, B column-major and D row-major, never transposed.")
       .def("run_grouped", &Dispatcher::run_grouped, nb::arg("kernel"), nb::arg("A"), nb::arg("B"), nb::arg("D"), nb::arg("groups"),
            nb::arg("batch_a"), nb::arg("batch_b"), nb::arg("batch_d"), nb::arg("group_m"), nb::arg("masked"), nb::arg("stream"),
            "Grouped GEMM on a grouped kernel (tessel.grouped_gemm's launch).")

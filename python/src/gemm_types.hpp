@@ -25,6 +25,14 @@ enum class Epilogue : std::uint8_t { linear = 0, relu = 1, gelu = 2, silu = 3 };
 
 char const* element_name(Element e);  // "float16", "bfloat16", "float32", "float8_e4m3fn": PyTorch's names
 
+// Where one operand's block scales are: kernel::BlockScaleTensor as a plain struct (base and
+// element strides over row or row block, K block and batch); the generated sources assert that
+// the two agree.
+struct BlockScaleView {
+  float const* ptr = nullptr;
+  std::int64_t row = 0, k = 0, batch = 0;
+};
+
 // D = epilogue(A @ B, C) with A (M,K), B (K,N), C and D (M,N), ready for one kernel: the
 // operands' layouts are those of the kernel that will run it (the launcher may have transposed
 // the whole problem to get there).
@@ -50,6 +58,12 @@ struct Problem {
   float const* scale_a = nullptr;
   float const* scale_b = nullptr;
   bool promoted = false;
+  // Block-scaled FP8 (kernel/sm90_block_scales.hpp): f32 scales of A per row and 128 of K and of
+  // B per 128 x 128 block, as device pointers and element strides; the problem is never
+  // transposed (the two operands' scales have different blocks, so D^T = B^T A^T would need
+  // other scales, not the same ones swapped).
+  bool block_scaled = false;
+  BlockScaleView sfa, sfb;
   // Grouped kernels: `l` groups whose rows group_m (device memory, one int per group) gives, as
   // ends into one A and D of m rows (contiguous) or as counts of each group's block of m rows
   // (masked: A and D batched like B). B is always batched by group.
@@ -99,6 +113,15 @@ struct Sm90KernelParams {
   gemm::kernel::FixupWorkspace ws;
   alignas(128) unsigned char tma_d[128];  // a CUtensorMap (CUDA 13 aligns it to 128 bytes): D for the TMA store
   bool tma_store_d;                      // whether D meets TMA's rules (else stores from registers)
+  // kernel::Sm90BlockScales, read by the block-scaled kernels only (zero for the others): the
+  // two arrays, and where TMA can carry them, their 1-D tensor maps (the struct takes the
+  // CUtensorMap's 128-byte alignment, so it starts at the next multiple of 128).
+  struct alignas(128) {
+    BlockScaleView a, b;
+    bool by_tma;
+    alignas(128) unsigned char tma_a[128];
+    alignas(128) unsigned char tma_b[128];
+  } scales;
 };
 inline constexpr int kSm90ParamsCapacity = 1024;
 static_assert(sizeof(Sm90KernelParams) <= kSm90ParamsCapacity, "Sm90KernelParams outgrew its block");

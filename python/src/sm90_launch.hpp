@@ -24,6 +24,7 @@ struct Sm90Shape {
   bool stream_k = false;
   int slot_floats = 0;
   bool grouped = false;  // GroupedScheduler kernels: the problem's groups fill the scheduler
+  bool block_scaled = false;  // block-scaled FP8 kernels: the scales fill Sm90KernelParams::scales
 };
 
 // Where a stream-K launch's fixup workspace comes from: acquire(bytes) returns device memory in
@@ -63,6 +64,13 @@ class Sm90Launcher {
   Map const& map(cuda::Driver const& d, Map& slot, char const* name, void const* base, int bytes, std::int64_t inner,
                  std::int64_t outer, std::int64_t ld, int const (&box)[2], int batches, std::int64_t batch_stride);
 
+  // A 1-D map over `elems` floats at `base` in boxes of `box` (arch::make_tma_map_1d_f32's
+  // encoding, with the driver's entry point): a block-scaled kernel's scales; the slot's own
+  // when it was encoded from the same.
+  Map const& scale_map(cuda::Driver const& d, Map& slot, char const* name, float const* base, std::int64_t elems, int box);
+  // Sm90KernelParams::scales of a block-scaled problem (tile_m rows of A's scales per box).
+  void fill_block_scales(cuda::Driver const& d, Sm90KernelParams& params, Problem const& p, int tile_m);
+
   // The stream-K workspace of `stream`, at least `bytes`: allocated on first use and grown (after
   // the stream drains) when a larger problem needs more; refused while the stream is captured.
   void* workspace(cuda::Driver const& d, cuda::CUstream stream, std::size_t bytes);
@@ -72,7 +80,7 @@ class Sm90Launcher {
     std::size_t bytes = 0;
   };
   std::mutex mutex_;
-  Map a_, b_, d_;
+  Map a_, b_, d_, sfa_, sfb_;
   std::unordered_map<cuda::CUstream, Buffer> workspaces_;  // one per stream: launches on two streams may overlap
 
  public:

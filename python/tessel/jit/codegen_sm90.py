@@ -24,6 +24,10 @@ PARAMS_LAYOUT = {
     "epi.alpha": 48, "epi.beta": 52, "epi.ptr_C": 56, "epi.ldc": 64, "epi.batch_stride_C": 72,
     "epi.ptr_scale_a": 80, "epi.ptr_scale_b": 88,
     "sched.raster": 96, "sched.along_n": 108, "sched.batches": 112, "sched.groups": 120, "tma_d": 256, "tma_store_d": 384,
+    # Sm90BlockScales (read by the block-scaled kernels only): the scales of A and of B as
+    # BlockScaleTensor {ptr, row, k, batch}, whether TMA carries them, and their 1-D tensor maps.
+    "scales.a": 512, "scales.a.row": 520, "scales.a.k": 528, "scales.a.batch": 536, "scales.b": 544, "scales.by_tma": 576,
+    "scales.tma_a": 640, "scales.tma_b": 768,
 }
 
 KERNEL_EXPRESSION = "&tessel::gemm::kernel::sm90_gemm_tma_warpspecialized<tessel_jit::Config, tessel_jit::Fusion>"
@@ -35,7 +39,8 @@ _CPP_ELEMENT = {"f16": "tessel::half_t", "bf16": "tessel::bfloat16_t", "f32": "f
 _CPP_LAYOUT = {"row": "tessel::gemm::RowMajor", "col": "tessel::gemm::ColumnMajor"}
 _CPP_SCHEDULE = {"cooperative": "tessel::gemm::collective::KernelTmaWarpSpecializedCooperative",
                  "pingpong": "tessel::gemm::collective::KernelTmaWarpSpecializedPingpong",
-                 "cooperative_promoted": "tessel::gemm::collective::KernelTmaWarpSpecializedCooperativeFP8Promoted"}
+                 "cooperative_promoted": "tessel::gemm::collective::KernelTmaWarpSpecializedCooperativeFP8Promoted",
+                 "cooperative_blockscaled": "tessel::gemm::collective::KernelTmaWarpSpecializedCooperativeFP8BlockScaled"}
 _BITS = {"f16": 16, "bf16": 16, "f32": 32, "tf32": 32, "e4m3": 8, "e5m2": 8}
 # The fused activations (epilogue/fusion/activation_fn.hpp), applied by the linear combination.
 _CPP_ACTIVATION = {"linear": "tessel::epilogue::fusion::Identity", "relu": "tessel::epilogue::fusion::ReLU",
@@ -88,7 +93,8 @@ def _asserts(config: GemmConfig) -> list[str]:
     checks = [
         (f"Config::kThreads == {config.threads}", "the launch uses GemmConfig.threads threads"),
         (f"Config::kSmemBytes <= {config.smem_bytes}", "the launch gives GemmConfig.smem_bytes of shared memory, less than the kernel's kSmemBytes"),
-        (f"Config::kSmemBytes == {sm90_rules.smem_bytes(config.tile, config.stage_count)}", "sm90_rules.smem_bytes counts shared memory otherwise than the kernel"),
+        (f"Config::kSmemBytes == {sm90_rules.smem_bytes(config.tile, config.stage_count, config.block_scaled)}",
+         "sm90_rules.smem_bytes counts shared memory otherwise than the kernel"),
         (f"Config::Stages == {config.stage_count}", "GemmConfig.stage_count (the builder's auto rule in sm90_rules.py) differs"),
         (f"Config::ClusterM == {config.cluster[0]}", "the launch uses GemmConfig.cluster"),
         (f"Config::BoxesA::kBoxInner == {a_in} && Config::BoxesA::kBoxOuter == {a_out}",
@@ -102,7 +108,18 @@ def _asserts(config: GemmConfig) -> list[str]:
          "the launcher sizes the fixup workspace with GemmConfig.fixup_slot_floats"),
         ("Config::kTmaStoreD && Epilogue::kTmaStoreD && Config::Stages == Mainloop::Stages",
          "the launcher encodes D's tensor map for a TMA-store epilogue whose buffers the stages leave room for"),
+        (f"Config::kBlockScaled == {_cpp_bool(config.block_scaled)}", "the launcher fills the block scales for block-scaled kernels only"),
+        ("sizeof(tessel::gemm::kernel::BlockScaleTensor) == 32", "the launcher writes BlockScaleTensor as {ptr, row, k, batch}"),
     ]
+    if config.block_scaled:
+        checks += [
+            (f"Config::StageScales::kBoxA == {config.tile[0] + 4} && Config::StageScales::kBoxB == 4",
+             "the launcher encodes the scales' 1-D maps in boxes of BM + 4 floats (A) and 4 (B)"),
+            (f"Config::kStageBytesScales == {sm90_rules.stage_scale_bytes(config.tile[0])}",
+             "sm90_rules.stage_scale_bytes counts a stage's scales otherwise than the kernel"),
+            ("tessel::gemm::kernel::kBlockScaleK == 128 && tessel::gemm::kernel::kBlockScaleN == 128",
+             "tessel.scaled_mm and the launcher take scales per 128 of K and 128 rows of B"),
+        ]
     out += [f'static_assert({cond}, "{why}: update it to the kernel\'s");' for cond, why in checks]
     return out
 

@@ -88,7 +88,10 @@ class GemmConfig:
     cluster:   thread-block cluster shape: (1, 1, 1), or (2, 1, 1) for sm90a (B multicast).
     schedule:  sm80: "auto" (by stages), "multistage" or "twostage"; sm90a: "auto" (cooperative
                for BM 128, else ping-pong), "cooperative", "pingpong", or for FP8
-               "cooperative_promoted" (each K tile's sum added into f32 registers: BM 128, BN <= 128).
+               "cooperative_promoted" (each K tile's sum added into f32 registers: BM 128, BN <= 128)
+               and "cooperative_blockscaled" (promoted, each K tile's sum times per-block scales of A,
+               per row and 128 of K, and of B, per 128 x 128 block: BN 64 or 128, no cluster; run by
+               tessel.scaled_mm with block scales only).
     epilogue:  "linear", or the linear combination followed by "relu", "gelu" (erf) or "silu"
                (every kernel family).
     scheduler: sm90a: "persistent" (whole tiles over persistent CTAs) or "stream_k" (the K loop
@@ -204,7 +207,7 @@ class GemmConfig:
     @property
     def stage_count(self) -> int:
         """The pipeline depth as a number: stages, or what 'auto' resolves to."""
-        return sm90_rules.auto_stages(self.tile) if self.stages == "auto" else self.stages
+        return sm90_rules.auto_stages(self.tile, block_scaled=self.block_scaled) if self.stages == "auto" else self.stages
 
     @property
     def kernel_schedule(self) -> str:
@@ -217,10 +220,15 @@ class GemmConfig:
         two-stage mainloop keeps one stage in shared memory and one in registers). On Hopper also
         the stages' barriers and the slack for aligning the base to the swizzle's 1024 bytes."""
         if self.hopper:
-            return sm90_rules.launch_smem_bytes(self.tile, self.stage_count)
+            return sm90_rules.launch_smem_bytes(self.tile, self.stage_count, self.block_scaled)
         tm, tn, tk = self.tile
         buffered = 1 if self.stages == 2 else self.stages
         return 2 * (tm + tn) * tk * buffered
+
+    @property
+    def block_scaled(self) -> bool:
+        """sm90a FP8 with per-block scales of A and B (schedule 'cooperative_blockscaled')."""
+        return self.hopper and self.schedule == "cooperative_blockscaled"
 
     @property
     def tma_boxes(self) -> tuple:
@@ -275,3 +283,11 @@ def default_config(element: str, out: str, layout_a: str, layout_b: str, epilogu
     if promoted:
         arch.update(tile=(128, 128, sm90_rules.tile_k(element_name(element))), schedule="cooperative_promoted")
     return GemmConfig(element=element, out=out, layout_a=layout_a, layout_b=layout_b, layout_c="row", epilogue=epilogue, **arch)
+
+
+def block_scaled_config(element: str = "e4m3", out: str = "bf16") -> GemmConfig:
+    """The kernel block-scaled FP8 runs on (tessel.scaled_mm with torch._scaled_mm's blockwise
+    scales): 128 x 128 x 128, cooperative, promoted, D row-major. One tile: a tile's columns
+    must lie in one 128-row block of B's scales, and 128 x 64 would halve the work per stage."""
+    return GemmConfig(arch="sm90a", element=element, out=out, layout_a="row", layout_b="col", layout_c="row",
+                      tile=(128, 128, sm90_rules.BLOCK_SCALE_K), schedule="cooperative_blockscaled")

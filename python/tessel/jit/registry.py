@@ -11,6 +11,7 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
                                                           128x64 and 128x128 coop stream-K, linear
     every other plain kind (f32 out, column-major A)      128x256 coop
     FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256 coop; 128x128 coop promoted
+    the same with blockwise scales (1x128 A, 128x128 B)    128x128 coop block-scaled (tessel.scaled_mm only)
     TF32 (float32 in and out), A row, B col               128x256 coop
     any 16-bit kind on Ampere/Turing, or operands TMA     the Sm80 (or sm75) default tile
       cannot read (FP8 and TF32: Hopper only)
@@ -30,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .config import EPILOGUES, GemmConfig, default_config
+from .config import EPILOGUES, GemmConfig, block_scaled_config, default_config
 
 
 @dataclass(frozen=True)
@@ -108,9 +109,12 @@ def configs() -> list[GemmConfig]:
                     for epilogue in EPILOGUES:
                         out += hopper_configs(element, result, layout_a, layout_b, epilogue)
     # The PyTorch layer's kinds beyond 16 bits: torch._scaled_mm's e4m3 -> bf16 (fast and promoted
-    # accumulation) and float32 on TF32; the other FP8 kinds compile on first use.
+    # accumulation, and block-scaled) and float32 on TF32; the other FP8 kinds compile on first use.
     for element, result, promoted in (("e4m3", "bf16", False), ("e4m3", "bf16", True), ("tf32", "f32", False)):
         out += hopper_configs(element, result, "row", "col", promoted=promoted)
+    # torch._scaled_mm's blockwise scales (e4m3 -> bf16): tessel.scaled_mm launches it directly
+    # (gemm.gemm_block_scaled), never the dispatcher's choice by shape.
+    out.append(block_scaled_config())
     return out
 
 

@@ -16,11 +16,18 @@ THREADS = 384            # a producer warpgroup and two consumer warpgroups
 # kernel::kSm90TmaStoreBytes: the generated kernels store D through shared memory and TMA (two
 # buffers of 64 rows x 128 bytes per consumer warpgroup), where D's alignment allows.
 EPILOGUE_BYTES = 2 * 2 * 64 * 128
-# "cooperative_promoted": FP8 with promoted accumulation (KernelTmaWarpSpecializedCooperativeFP8Promoted).
-SCHEDULES = ("auto", "cooperative", "pingpong", "cooperative_promoted")
+# "cooperative_promoted": FP8 with promoted accumulation (KernelTmaWarpSpecializedCooperativeFP8Promoted);
+# "cooperative_blockscaled": FP8 with per-block scales of A and B, promoted
+# (KernelTmaWarpSpecializedCooperativeFP8BlockScaled, kernel/sm90_block_scales.hpp).
+SCHEDULES = ("auto", "cooperative", "pingpong", "cooperative_promoted", "cooperative_blockscaled")
 SCHEDULERS = ("persistent", "stream_k", "grouped")  # kernel::PersistentScheduler, StreamKScheduler, GroupedScheduler
 TILE_N = (64, 128, 192, 256)  # the kernel's static_assert on BN
-SCHEDULE_NAMES = {"cooperative": "coop", "pingpong": "pingpong", "cooperative_promoted": "coop_promoted"}  # ::kName
+SCHEDULE_NAMES = {"cooperative": "coop", "pingpong": "pingpong", "cooperative_promoted": "coop_promoted",
+                  "cooperative_blockscaled": "coop_blockscaled"}  # ::kName
+# The schedules that keep a second set of accumulators, promoted every K tile (BM 128, BN <= 128).
+PROMOTED = ("cooperative_promoted", "cooperative_blockscaled")
+BLOCK_SCALE_K = 128  # kernel::kBlockScaleK: elements of K per scale, A's and B's
+BLOCK_SCALE_N = 128  # kernel::kBlockScaleN: rows of B (columns of D) per scale of B
 # Bytes of one A or B element: a stage's K is one 128-byte swizzle row of them (Sm90KernelConfig::BK).
 ELEMENT_BYTES = {"f16": 2, "bf16": 2, "e4m3": 1, "e5m2": 1, "tf32": 4}
 FP8 = ("e4m3", "e5m2")
@@ -41,30 +48,39 @@ def schedule(tile_m: int, requested: str) -> str:
 
 
 def is_cooperative(kind: str) -> bool:
-    return kind in ("cooperative", "cooperative_promoted")
+    return kind in ("cooperative", "cooperative_promoted", "cooperative_blockscaled")
 
 
-def stage_bytes(tile) -> int:
-    return (tile[0] + tile[1]) * 128  # one 128-byte swizzle row of K per row of A and of B
+def stage_scale_bytes(tile_m: int) -> int:
+    """Sm90StageScales<BM>::kBytes: a block-scaled stage's scales beside its tiles, BM + 4 floats of
+    A's (the box, from the 16-byte-aligned element at or below the first) and, at the next
+    128-byte boundary, 32 floats for B's box."""
+    box_a = tile_m + 4
+    return ((box_a * 4 + 127) // 128 * 32 + 32) * 4
 
 
-def auto_stages(tile, carveout: int = EPILOGUE_BYTES) -> int:
+def stage_bytes(tile, block_scaled: bool = False) -> int:
+    """One 128-byte swizzle row of K per row of A and of B, and with block scales the stage's scales."""
+    return (tile[0] + tile[1]) * 128 + (stage_scale_bytes(tile[0]) if block_scaled else 0)
+
+
+def auto_stages(tile, carveout: int = EPILOGUE_BYTES, block_scaled: bool = False) -> int:
     """collective::detail::stage_count for StageCountAutoCarveout<sizeof(SharedStorage)>: the
     epilogue's buffers, 1024 bytes of alignment slack and 16 bytes of barriers per stage."""
-    return (SMEM_BYTES - carveout - 1024) // (stage_bytes(tile) + 16)
+    return (SMEM_BYTES - carveout - 1024) // (stage_bytes(tile, block_scaled) + 16)
 
 
-def smem_bytes(tile, stages: int) -> int:
+def smem_bytes(tile, stages: int, block_scaled: bool = False) -> int:
     """Sm90KernelConfig::kSmemBytes as the stages, the epilogue's buffers, the barriers (full and
     empty per stage, and the fixup's flag) and 1024 bytes of alignment slack make it."""
-    return stages * stage_bytes(tile) + EPILOGUE_BYTES + 2 * stages * 8 + 16 + 1024
+    return stages * stage_bytes(tile, block_scaled) + EPILOGUE_BYTES + 2 * stages * 8 + 16 + 1024
 
 
-def launch_smem_bytes(tile, stages: int) -> int:
+def launch_smem_bytes(tile, stages: int, block_scaled: bool = False) -> int:
     """What the launch gives: kSmemBytes and 128 bytes more, within a CTA's limit, so that a few
     bytes of bookkeeping the kernel keeps beside its barriers need no change here (the source
     asserts that this covers the kernel's kSmemBytes)."""
-    return min(smem_bytes(tile, stages) + 128, SMEM_BYTES)
+    return min(smem_bytes(tile, stages, block_scaled) + 128, SMEM_BYTES)
 
 
 def fixup_slot_floats(tile) -> int:
@@ -102,9 +118,16 @@ def validate(c) -> None:
     if c.schedule == "cooperative_promoted" and c.element not in FP8:
         refuse("kErrorNotSupported", f"schedule 'cooperative_promoted' with element {c.element!r}: promoted accumulation is for "
                                      "FP8 (e4m3, e5m2); 16-bit and TF32 kernels accumulate in f32 already")
-    if c.schedule == "cooperative_promoted" and (bm != 128 or bn > 128 or c.scheduler != "persistent"):
-        refuse("kErrorNotSupported", f"tile {c.tile} with schedule 'cooperative_promoted': the promoted kernel keeps a second set "
+    if c.schedule == "cooperative_blockscaled" and c.element not in FP8:
+        refuse("kErrorNotSupported", f"schedule 'cooperative_blockscaled' with element {c.element!r}: per-block scales are for "
+                                     "FP8 (e4m3, e5m2) A and B")
+    if c.schedule in PROMOTED and (bm != 128 or bn > 128 or c.scheduler != "persistent"):
+        refuse("kErrorNotSupported", f"tile {c.tile} with schedule {c.schedule!r}: the promoted kernel keeps a second set "
                                      "of accumulators, so BM must be 128 and BN at most 128, with the persistent scheduler")
+    if c.schedule == "cooperative_blockscaled" and (BLOCK_SCALE_N % bn or c.cluster != (1, 1, 1)):
+        refuse("kErrorNotSupported", f"tile {c.tile} and cluster {c.cluster} with schedule 'cooperative_blockscaled': a tile's "
+                                     f"columns must lie in one {BLOCK_SCALE_N}-row block of B's scales (BN 64 or 128), without "
+                                     "a cluster")
     if bn not in TILE_N:
         refuse("kErrorNotSupported", f"tile {c.tile} with arch 'sm90a': BN must be 64, 128, 192 or 256 (a wgmma N)")
     kind = schedule(bm, c.schedule)
@@ -135,7 +158,9 @@ def validate(c) -> None:
     stages = c.stage_count
     if stages < 2:
         refuse("kErrorNotSupported", f"stages {c.stages}: the Hopper pipeline needs at least 2")
-    need = smem_bytes(c.tile, stages)
+    scaled = c.schedule == "cooperative_blockscaled"
+    need = smem_bytes(c.tile, stages, scaled)
     if need > SMEM_BYTES:
         refuse("kErrorNotSupported", f"stages {stages} with tile {c.tile}: {need} bytes of shared memory, more than the "
-                                     f"{SMEM_BYTES} a CTA may have; use at most {auto_stages(c.tile)} stages, or stages='auto'")
+                                     f"{SMEM_BYTES} a CTA may have; use at most {auto_stages(c.tile, block_scaled=scaled)} "
+                                     "stages, or stages='auto'")
