@@ -6,7 +6,8 @@ Writes OUT_DIR/<name>.cu for every configuration of tessel.jit.prebuilt.configs(
 FILTER (a regular expression) finds, a manifest
 naming the cubin nvcc will write for each architecture the configuration runs on
 (<name>.sm_<ARCH>.cubin; Hopper kernels only for 90a), and OUT_DIR/sources.txt with one
-"<name>.cu ARCH..." per line for CMake. Runs before the extension exists,
+"<name>.cu ARCH..." per line for CMake; and the FP8 quantize kernels (tessel.jit.quantize) for every
+ARCH, under the manifest's "quantize". Runs before the extension exists,
 so it loads the package's pure-Python modules without running tessel/__init__.py.
 """
 
@@ -21,7 +22,12 @@ stub = types.ModuleType("tessel")
 stub.__path__ = [str(package)]
 sys.modules["tessel"] = stub
 
-from tessel.jit import codegen, prebuilt  # noqa: E402
+from tessel.jit import codegen, prebuilt, quantize  # noqa: E402
+
+
+def _write(src: Path, text: str):
+    if not src.is_file() or src.read_text() != text:  # keep the timestamp when unchanged
+        src.write_text(text)
 
 
 def main(out_dir: str, pattern: str, *archs: str):
@@ -32,15 +38,21 @@ def main(out_dir: str, pattern: str, *archs: str):
         if not re.search(pattern, config.name):
             continue
         src = out / f"{config.name}.cu"
-        text = codegen.source(config)
-        if not src.is_file() or src.read_text() != text:  # keep the timestamp when unchanged
-            src.write_text(text)
+        _write(src, codegen.source(config))
         targets = prebuilt.archs(config, archs)
         if not targets:
             continue
         names.append(" ".join([src.name, *targets]))
         entries.append({"config": config.key(), "cubins": {f"sm_{a}": f"{config.name}.sm_{a}.cubin" for a in targets}})
-    (out / "manifest.json").write_text(json.dumps({"kernels": entries}, indent=1))
+    # The FP8 quantize kernels (jit/quantize.py): for every architecture, whatever the filter
+    # chose, since NVRTC cannot compile them at run time.
+    quant = []
+    for element in quantize.INPUTS:
+        src = out / f"{quantize.name(element)}.cu"
+        _write(src, quantize.source(element))
+        names.append(" ".join([src.name, *archs]))
+        quant.append({"input": element, "cubins": {f"sm_{a}": f"{quantize.name(element)}.sm_{a}.cubin" for a in archs}})
+    (out / "manifest.json").write_text(json.dumps({"kernels": entries, "quantize": quant}, indent=1))
     (out / "sources.txt").write_text("\n".join(names) + "\n")
 
 

@@ -12,6 +12,9 @@ namespace {
 [[noreturn]] void refuse(Status s, std::string message) { throw StatusError{{s, std::move(message)}}; }
 
 std::string dtype_name(nb::dlpack::dtype t) {
+  // DLPack's FP8 codes (kDLFloat8_e4m3fn = 10, kDLFloat8_e5m2 = 12), spelled as PyTorch spells the
+  // two FP8 types the kernels take.
+  if (t.bits == 8 && t.lanes == 1 && (t.code == 10 || t.code == 12)) return t.code == 10 ? "float8_e4m3fn" : "float8_e5m2";
   std::string base;
   switch (t.code) {
     case std::uint8_t(nb::dlpack::dtype_code::Int): base = "int"; break;

@@ -15,7 +15,7 @@ import sys
 
 from . import _core
 from .jit import compiler, prebuilt, registry, tuning
-from .jit.config import ELEMENT_CODES, EPILOGUES, GemmConfig, default_config, element_name
+from .jit.config import ELEMENT_CODES, EPILOGUES, GemmConfig, block_scaled_config, default_config, element_name
 from .jit.status import refuse
 
 _ELEMENTS = {code: name for name, code in ELEMENT_CODES.items()}
@@ -290,6 +290,42 @@ def gemm_ex(A, B, C=None, *, beta=0.0, out_dtype=None, epilogue=None, tf32=False
     return D
 
 
+def _block_scaled_kernel(device: int, element: str = "e4m3", out: str = "bf16"):
+    """The kernel block-scaled FP8 runs on (config.block_scaled_config), refused where it cannot
+    run: the Hopper kernel only."""
+    cc = _core.compute_capability(device)
+    if cc != 90:
+        refuse("kErrorArchMismatch", f"block-scaled FP8 runs on tessel's Hopper kernel (compute capability 9.0); this GPU is "
+                                     f"{cc // 10}.{cc % 10}: dequantize and use float16 or bfloat16 operands")
+    return _kernel_for(block_scaled_config(element, out), device)
+
+
+def gemm_block_scaled(A, B, C=None, *, beta=0.0, scale_a, scale_b):
+    """D = sum over K blocks kb of scale_a[m, kb] * scale_b[kb, n // 128] * (A @ B over the block) +
+    beta * C, D a new bfloat16 (M, N) row-major tensor: torch.ops.tessel.scaled_mm's blockwise
+    launch. A (M, K) float8_e4m3fn row-major, B (K, N) column-major, both read by TMA (16-byte
+    aligned, K a multiple of 16); scale_a (M, ceil(K/128)) and scale_b (ceil(K/128), ceil(N/128))
+    float32 CUDA tensors, any element strides (the kernel's TMA path where scale_a's rows and
+    scale_b's K blocks are contiguous, its scale warp otherwise). Accumulation is always
+    promoted. Never transposed: A's and B's scales have different blocks."""
+    torch = _torch()
+    D = torch.empty((A.shape[0], B.shape[1]), dtype=torch.bfloat16, device=A.device)
+    kernel = _block_scaled_kernel(A.device.index)
+    # scale_b is indexed (K block, N block) in torch's spelling; the kernel's B scales are
+    # (N block, K block), so its strides go over in that order.
+    sa = _scale_strides(scale_a, (0, 1))
+    sb = _scale_strides(scale_b, (1, 0))
+    _dispatcher.run_block_scaled(kernel, A, B, C, D, float(beta), _stream(None, D), scale_a.data_ptr(), sa, scale_b.data_ptr(), sb)
+    return D
+
+
+def _scale_strides(scales, modes) -> tuple:
+    """The element strides of a scale tensor over (rows or row blocks, K blocks), its `modes` in
+    that order. A mode of extent 1 is never stepped along, so its stride (which PyTorch leaves
+    arbitrary) is given as 1: the layout TMA can carry wherever the other mode allows."""
+    return tuple(1 if scales.shape[d] == 1 else scales.stride(d) for d in modes)
+
+
 def _workspace_acquire(nbytes: int, device: int, stream: int):
     """A stream-K launch's fixup workspace from PyTorch's caching allocator, ordered on the
     launch's stream (and so valid inside CUDA-graph capture); None without PyTorch (the launcher
@@ -308,11 +344,22 @@ _dispatcher.set_workspace_allocator(_workspace_acquire, _workspace_release)
 gemm = _dispatcher.gemm  # the whole call in C++; see its docstring
 
 
-def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=None, explain=False):
+def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=None, explain=False, block_scaled=False):
     """The kernel (tessel._core.Kernel: .name, .target) that tessel.gemm would launch for these
     arguments, compiling it if needed but launching nothing. With explain=True, (kernel, reason):
-    why the dispatcher chose it, in a sentence."""
+    why the dispatcher chose it, in a sentence. block_scaled=True: the kernel tessel.scaled_mm runs
+    for FP8 A and B with blockwise scales (1 x 128 of A, 128 x 128 of B)."""
     _require_operands("tessel.kernel_for", A, B, C, out)
+    if block_scaled:
+        if config is not None or epilogue is not None:
+            raise ValueError("tessel.kernel_for: block_scaled=True has one kernel, without a configuration or an epilogue to choose")
+        device = _device_of(A)
+        if device < 0:
+            device = _dispatcher.operands_device(A, B, C, out if out is not None else _allocate(A, B, C, "bf16"))
+        kernel = _block_scaled_kernel(device)
+        reason = ("the block-scaled kernel (128x128 cooperative, promoted): the one kernel for FP8 with per-block scales, "
+                  "never transposed")
+        return (kernel, reason) if explain else kernel
     out_element = None if out_dtype is None else element_name(out_dtype)
     if config is not None:
         device = _device_of(out if out is not None else A)

@@ -10,7 +10,11 @@ autograd formulas, and the functions a model calls (matmul, linear) on top of th
         b (G, K, N), offs (G,) int32 end rows; one grouped launch (tessel.grouped_gemm).
     torch.ops.tessel.scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False)
         torch._scaled_mm's FP8 GEMM: scale_a * scale_b * (a @ b) + bias, e4m3 or e5m2 a (M, K)
-        row-major and b (K, N) column-major, one-element float32 scales read on the device.
+        row-major and b (K, N) column-major, float32 scales read on the device: one element
+        each, or blockwise (scale_a (M, ceil(K/128)), scale_b (ceil(K/128), ceil(N/128)); e4m3).
+    torch.ops.tessel.quantize_fp8_1x128(x)
+        (q, scale): bfloat16/float16 x (M, K) to e4m3 with one float32 scale per row and 128 of K,
+        scale (M, ceil(K/128)) with strides (1, M): scaled_mm's a and blockwise scale_a.
 
 float32 operands run on TF32 tensor cores (Hopper) where torch.backends.cuda.matmul.allow_tf32
 allows it, as torch.matmul does; otherwise the ops refuse them with a TypeError.
@@ -34,12 +38,18 @@ from torch import Tensor
 
 from .gemm import gemm as _gemm
 from .gemm import gemm_batched as _gemm_batched
+from .gemm import gemm_block_scaled as _gemm_block_scaled
 from .gemm import gemm_ex as _gemm_ex
 from .grouped import grouped_gemm as _grouped_gemm
+from .quant import check_quantize_input as _check_quantize_input
+from .quant import empty_outputs as _quantize_outputs
+from .quant import quantize_fp8_1x128 as _quantize_fp8_1x128
 
 ACTIVATIONS = ("linear", "relu", "gelu", "silu")  # tessel.gemm's epilogues; "linear" is none
 _KERNEL_DTYPES = (torch.float16, torch.bfloat16)
 _FP8_DTYPES = (torch.float8_e4m3fn, torch.float8_e5m2)
+_BLOCK = 128    # elements of K (and rows of b's N) per block scale (kernel::kBlockScaleK, kBlockScaleN)
+_TMA_FP8 = 16   # FP8 elements in the 16 bytes TMA needs of a leading dimension
 # torch's own function for each activation: what the kernels' epilogues compute, for the paths
 # that run it unfused (tessel.linear under autograd, tessel.nn.Linear's fallback).
 TORCH_ACTIVATIONS = {"linear": lambda y: y, "relu": torch.relu, "gelu": torch.nn.functional.gelu,
@@ -316,10 +326,10 @@ def _check_scaled(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: 
         raise ValueError(f"{op}: a must be row-major and b column-major (b = w.t() of a row-major w), as for "
                          f"torch._scaled_mm; got strides {a.stride()} and {b.stride()}")
     for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
-        if s.dtype != torch.float32 or s.numel() != 1:
-            raise ValueError(f"{op}: {name} is {s.dtype} with shape {tuple(s.shape)}; tessel takes per-tensor scales, one "
-                             "float32 element each (row-wise and block scales are not supported yet)")
-        if s.device != a.device:  # the kernel reads the scale where a lives
+        if s.dtype != torch.float32:
+            raise TypeError(f"{op}: {name} is {s.dtype}; scales are float32 (the dequantization factors): pass "
+                            f"{name}.float()")
+        if s.device != a.device:  # the kernel reads the scales where a lives
             raise ValueError(f"{op}: {name} is on {s.device} but a is on {a.device}: put the scales on a's device")
     if scale_result is not None:
         raise ValueError(f"{op}: scale_result scales an FP8 output; tessel writes float32, float16 or bfloat16, so pass None")
@@ -328,7 +338,43 @@ def _check_scaled(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: 
         raise TypeError(f"{op}: out_dtype {out}: tessel writes float32, float16 or bfloat16 (FP8 outputs are not supported)")
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != b.shape[1]):
         raise ValueError(f"{op}: bias has shape {tuple(bias.shape)}; give one value per output column, ({b.shape[1]},)")
+    if _block_scaled(a, b, scale_a, scale_b):
+        _check_block_scaled(a, b, out)
     return out
+
+
+def _block_scaled(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor) -> bool:
+    """Whether the scales are torch._scaled_mm's blockwise ones (scale_a (M, ceil(K/128)) per row
+    and 128 of K, scale_b (ceil(K/128), ceil(N/128)) per 128 x 128 block of b) rather than one
+    per tensor; ValueError for any other shapes. One element each is per-tensor, which for a
+    single block is the same product."""
+    if scale_a.numel() == 1 and scale_b.numel() == 1:
+        return False
+    (m, k), n = a.shape, b.shape[1]
+    kb, nb = -(-k // _BLOCK), -(-n // _BLOCK)
+    if tuple(scale_a.shape) == (m, kb) and tuple(scale_b.shape) == (kb, nb):
+        return True
+    raise ValueError(f"tessel::scaled_mm: scale_a {tuple(scale_a.shape)} and scale_b {tuple(scale_b.shape)} are neither "
+                     f"per-tensor (one element each) nor blockwise: scale_a (M, ceil(K/128)) = ({m}, {kb}), one per row and "
+                     f"128 of K, and scale_b (ceil(K/128), ceil(N/128)) = ({kb}, {nb}), one per 128 x 128 block of b; "
+                     "row-wise scales are not supported (tessel.quantize_fp8_1x128 makes a's block scales)")
+
+
+def _check_block_scaled(a: Tensor, b: Tensor, out: torch.dtype) -> None:
+    """What the block-scaled kernel (schedule 'cooperative_blockscaled') takes beyond the per-tensor
+    rules: e4m3 operands, a bfloat16 output, and a and b readable by TMA."""
+    op = "tessel::scaled_mm"
+    if a.dtype != torch.float8_e4m3fn:
+        raise TypeError(f"{op}: block scales run on the e4m3 kernel (torch._scaled_mm's blockwise recipe), but a and b are "
+                        f"{a.dtype}: quantize to torch.float8_e4m3fn (tessel.quantize_fp8_1x128)")
+    if out != torch.bfloat16:
+        raise TypeError(f"{op}: out_dtype {out} with block scales: the block-scaled kernel writes bfloat16, as "
+                        "torch._scaled_mm's blockwise mode does; pass out_dtype=torch.bfloat16 (and cast the result)")
+    k = a.shape[1]
+    if k % _TMA_FP8 or (a.shape[0] > 1 and a.stride(0) % _TMA_FP8) or (b.shape[1] > 1 and b.stride(1) % _TMA_FP8):
+        raise ValueError(f"{op}: K = {k} with row strides {a.stride(0)} (a) and {b.stride(1)} (b): the block-scaled kernel "
+                         f"reads a and b by TMA, which needs K and both leading dimensions to be multiples of {_TMA_FP8} "
+                         "(16 bytes); pad K with zeros (the scales' blocks stay as they are)")
 
 
 @torch.library.custom_op("tessel::scaled_mm", mutates_args=())
@@ -337,14 +383,28 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Opti
               use_fast_accum: bool = False) -> Tensor:
     """torch._scaled_mm on tessel's Hopper FP8 kernels: scale_a * scale_b * (a @ b) + bias.
 
-    a (M, K) row-major and b (K, N) column-major, both float8_e4m3fn or both float8_e5m2; scale_a
-    and scale_b one-element float32 tensors (the dequantization scales: real a = scale_a * a),
-    read on the device; bias (N,) or None; out_dtype float32, float16 or bfloat16 (default
-    bfloat16: tessel writes no FP8 output, so scale_result must be None). use_fast_accum=False
-    runs the kernel that adds each K tile's sum into f32 registers (promoted accumulation);
-    True the faster one that accumulates in the tensor core's own precision throughout."""
+    a (M, K) row-major and b (K, N) column-major, both float8_e4m3fn or both float8_e5m2; bias
+    (N,) or None; out_dtype float32, float16 or bfloat16 (default bfloat16: tessel writes no FP8
+    output, so scale_result must be None). The scales are the dequantization factors (real a =
+    scale_a * a), float32 on a's device, read there, in one of torch._scaled_mm's two modes:
+
+    per tensor: scale_a and scale_b one element each. use_fast_accum=False runs the kernel that
+        adds each K tile's sum into f32 registers (promoted accumulation); True the faster one
+        that accumulates in the tensor core's own precision throughout.
+    blockwise (DeepSeek-V3's recipe): scale_a (M, ceil(K/128)), one per row and 128 of K, and
+        scale_b (ceil(K/128), ceil(N/128)), one per 128 x 128 block of b:
+            D[m, n] = sum_kb scale_a[m, kb] * scale_b[kb, n // 128] * sum_{k in block kb} a[m, k] b[k, n]
+        e4m3 only, out_dtype bfloat16, K a multiple of 16. Any element strides; torch's
+        layouts (scale_a strides (1, M), scale_b (1, ceil(K/128))) let TMA carry the scales,
+        others run the kernel's slower scale warp. Accumulation is always promoted (each block's
+        sum is scaled into f32 registers), so use_fast_accum is ignored."""
     out = _check_scaled(a, b, scale_a, scale_b, bias, out_dtype, scale_result)
     c = None if bias is None else bias.to(out).contiguous().expand(a.shape[0], b.shape[1])  # (M,N):(0,1)
+    if _block_scaled(a, b, scale_a, scale_b):
+        if 0 in a.shape or b.shape[1] == 0:  # nothing to launch: D is the bias (or zeros)
+            d = a.new_zeros((a.shape[0], b.shape[1]), dtype=out)
+            return d if c is None else d + c
+        return _gemm_block_scaled(a, b, c, beta=0.0 if c is None else 1.0, scale_a=scale_a, scale_b=scale_b)
     return _gemm_ex(a, b, c, beta=0.0 if c is None else 1.0, out_dtype=out, scale_a=scale_a, scale_b=scale_b,
                     promoted=not use_fast_accum)
 
@@ -353,6 +413,23 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Opti
 def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, scale_result=None, out_dtype=None, use_fast_accum=False):
     out = _check_scaled(a, b, scale_a, scale_b, bias, out_dtype, scale_result)
     return a.new_empty((a.shape[0], b.shape[1]), dtype=out)
+
+
+# ---- tessel::quantize_fp8_1x128 -----------------------------------------------------------------
+
+@torch.library.custom_op("tessel::quantize_fp8_1x128", mutates_args=())
+def quantize_fp8_1x128(x: Tensor) -> tuple[Tensor, Tensor]:
+    """(q, scale) = x quantized to e4m3 per block of 128 of a row (tessel/quant.py): x (M, K)
+    bfloat16 or float16, row-major, K a multiple of 4; q (M, K) float8_e4m3fn and scale
+    (M, ceil(K/128)) float32 with strides (1, M), amax / 448 per block, so that
+    x ~= q * scale blockwise. They are scaled_mm's a and blockwise scale_a."""
+    return _quantize_fp8_1x128(x.detach())
+
+
+@quantize_fp8_1x128.register_fake
+def _quantize_fp8_1x128_fake(x):
+    _check_quantize_input(x, "tessel::quantize_fp8_1x128")
+    return _quantize_outputs(x)
 
 
 # ---- what a model calls -------------------------------------------------------------------------

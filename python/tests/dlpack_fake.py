@@ -8,7 +8,8 @@ import ctypes
 
 from tessel.dsl.host import _DLDataType, _DLDevice, _DLTensor  # noqa: F401 (the package's DLPack structs, one definition)
 
-_CODES = {"float16": (2, 16), "float32": (2, 32), "float64": (2, 64), "bfloat16": (4, 16), "int8": (0, 8), "int32": (0, 32)}
+_CODES = {"float16": (2, 16), "float32": (2, 32), "float64": (2, 64), "bfloat16": (4, 16), "int8": (0, 8), "int32": (0, 32),
+          "float8_e4m3fn": (10, 8), "float8_e5m2": (12, 8)}  # DLPack's kDLFloat8_e4m3fn, kDLFloat8_e5m2
 CPU, CUDA = 1, 2
 
 

@@ -13,7 +13,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from . import codegen, cubin, kernel, registry
+from . import codegen, cubin, kernel, quantize, registry
 from .config import GemmConfig
 
 KERNEL_DIR = Path(__file__).resolve().parent.parent / "kernels"
@@ -31,13 +31,35 @@ def archs(config: GemmConfig, requested) -> list[str]:
 
 
 @lru_cache(maxsize=1)
+def _manifest() -> dict:
+    path = KERNEL_DIR / "manifest.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
 def manifest() -> list[dict]:
     """The entries the build wrote: {"config": {...}, "cubins": {"sm_80": file, ...}}; empty when
     the package was built without nvcc."""
-    path = KERNEL_DIR / "manifest.json"
-    if not path.is_file():
-        return []
-    return json.loads(path.read_text())["kernels"]
+    return _manifest().get("kernels", [])
+
+
+def quantize_manifest() -> list[dict]:
+    """The FP8 quantize kernels the build wrote (jit/quantize.py): {"input": "bf16" or "f16",
+    "cubins": {"sm_90a": file, ...}}; empty when the package was built without nvcc."""
+    return _manifest().get("quantize", [])
+
+
+def find_quantize(element: str, compute_capability: int):
+    """(cubin bytes, kernel symbol, target) of the quantize kernel for `element` input whose cubin
+    runs on the device, or None."""
+    from .. import _core
+    for entry in quantize_manifest():
+        if entry["input"] != element:
+            continue
+        for target, file in entry["cubins"].items():
+            if _core.target_runs_on(target, compute_capability):
+                data = (KERNEL_DIR / file).read_bytes()
+                return data, cubin.kernel_symbol(data, quantize.KERNEL_SYMBOL_PREFIX), target
+    return None
 
 
 def _config(entry) -> GemmConfig:
