@@ -310,7 +310,9 @@ def gemm_block_scaled(A, B, C=None, *, beta=0.0, scale_a, scale_b):
     promoted. Never transposed: A's and B's scales have different blocks."""
     torch = _torch()
     D = torch.empty((A.shape[0], B.shape[1]), dtype=torch.bfloat16, device=A.device)
-    kernel = _block_scaled_kernel(A.device.index)
+    # Operands off the GPU: the operand checks say which one and how to fix it.
+    device = A.device.index if A.is_cuda else _dispatcher.operands_device(A, B, C, D)
+    kernel = _block_scaled_kernel(device)
     # scale_b is indexed (K block, N block) in torch's spelling; the kernel's B scales are
     # (N block, K block), so its strides go over in that order.
     sa = _scale_strides(scale_a, (0, 1))

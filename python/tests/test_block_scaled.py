@@ -244,6 +244,15 @@ def test_quantize_rules_and_fake_kernel(torch_cpu):
     assert tessel.quantize_fp8_1x128 is ops.quantize_fp8_1x128
 
 
+def test_block_scaled_on_the_cpu_is_refused(torch_cpu):
+    """CPU tensors pass the argument rules and stop at the launcher's operand checks."""
+    torch = torch_cpu
+    from tessel import ops
+    a, w = torch.zeros(64, 256, dtype=torch.float8_e4m3fn), torch.zeros(128, 256, dtype=torch.float8_e4m3fn)
+    with pytest.raises(tessel.GemmError, match="A is on the CPU"):
+        ops.scaled_mm(a, w.t(), *_block_scales(torch, 64, 128, 256))
+
+
 # ---- the Hopper kernel ----------------------------------------------------------------------------
 
 @pytest.fixture
@@ -445,3 +454,4 @@ def test_block_scaled_explain_and_opcheck(hopper):
     # An empty problem launches nothing.
     empty = tessel.scaled_mm(a[:0], w.t(), sa[:0], sb)
     assert empty.shape == (0, n)
+
