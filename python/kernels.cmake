@@ -1,11 +1,13 @@
 # The prebuilt GEMM kernels: cubins compiled by nvcc from the JIT's own generated sources, so a
 # plain tessel.gemm call needs no run-time compilation. Device code only (nvcc -cubin): no host
 # code, no CUDA runtime in the package. Built when nvcc is found; without it every
-# configuration is compiled on first use instead.
+# configuration is compiled on first use instead. Beside them, the FP8 quantize kernels of
+# tessel.quantize_fp8_1x128 (tessel/jit/quantize.py), which NVRTC cannot compile: built for every
+# architecture whatever the filter says, and missing (the call refused) without nvcc.
 #
 #   TESSEL_PYTHON_KERNELS        ON/OFF (default: ON when a CUDA compiler is found)
 #   TESSEL_PYTHON_KERNEL_ARCHS   SASS targets, default "80;90a" (A100-class and H100/H200)
-#   TESSEL_PYTHON_KERNEL_FILTER  regular expression on kernel names: build only those (default: all)
+#   TESSEL_PYTHON_KERNEL_FILTER  regular expression on GEMM kernel names: build only those (default: all)
 
 set(_tessel_kernels_default OFF)
 if(CMAKE_CUDA_COMPILER)
@@ -35,7 +37,8 @@ if(TESSEL_PYTHON_KERNELS)
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/cxx.py
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/sm90_rules.py
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/status.py
-    ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/prebuilt.py)
+    ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/prebuilt.py
+    ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/quantize.py)
   file(STRINGS ${_gen}/sources.txt _sources)
   file(GLOB_RECURSE _headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/tessel/*.hpp)
   set(_cubins)
