@@ -289,6 +289,6 @@ def block_scaled_config(element: str = "e4m3", out: str = "bf16") -> GemmConfig:
     """The kernel block-scaled FP8 runs on (tessel.scaled_mm with torch._scaled_mm's blockwise
     scales): 128 x 128 x 128, cooperative, promoted, D row-major. The one tile shipped: the
     widest the promoted accumulators allow, whose columns are one 128-row block of B's scales
-    (BN 64 compiles on first use through GemmConfig, for tessel.compile)."""
+    (128 x 64 is a valid GemmConfig too, but tessel.scaled_mm runs this one)."""
     return GemmConfig(arch="sm90a", element=element, out=out, layout_a="row", layout_b="col", layout_c="row",
                       tile=(128, 128, sm90_rules.BLOCK_SCALE_K), schedule="cooperative_blockscaled")
