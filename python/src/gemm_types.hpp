@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <tessel/gemm/gemm_shape.hpp>
+#include <tessel/gemm/kernel/sm90_block_scale_rules.hpp>
 #include <tessel/gemm/kernel/sm90_tile_scheduler.hpp>
 #include <tessel/gemm/kernel/stream_k_fixup.hpp>
 #include <tessel/gemm/kernel/tile_scheduler.hpp>
@@ -25,13 +26,9 @@ enum class Epilogue : std::uint8_t { linear = 0, relu = 1, gelu = 2, silu = 3 };
 
 char const* element_name(Element e);  // "float16", "bfloat16", "float32", "float8_e4m3fn": PyTorch's names
 
-// Where one operand's block scales are: kernel::BlockScaleTensor as a plain struct (base and
-// element strides over row or row block, K block and batch); the generated sources assert that
-// the two agree.
-struct BlockScaleView {
-  float const* ptr = nullptr;
-  std::int64_t row = 0, k = 0, batch = 0;
-};
+// Where one operand's block scales are: base and element strides over row or row block, K block
+// and batch (the kernels' own struct, from the plain header they share with this launcher).
+using BlockScaleView = gemm::kernel::BlockScaleTensor;
 
 // D = epilogue(A @ B, C) with A (M,K), B (K,N), C and D (M,N), ready for one kernel: the
 // operands' layouts are those of the kernel that will run it (the launcher may have transposed
@@ -114,7 +111,7 @@ struct Sm90KernelParams {
   alignas(128) unsigned char tma_d[128];  // a CUtensorMap (CUDA 13 aligns it to 128 bytes): D for the TMA store
   bool tma_store_d;                      // whether D meets TMA's rules (else stores from registers)
   // kernel::Sm90BlockScales, read by the block-scaled kernels only (zero for the others): the
-  // two arrays, and where TMA can carry them, their 1-D tensor maps (the struct takes the
+  // two arrays, and where TMA can carry them, their tensor maps (the struct takes the
   // CUtensorMap's 128-byte alignment, so it starts at the next multiple of 128).
   struct alignas(128) {
     BlockScaleView a, b;

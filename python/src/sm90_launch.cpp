@@ -76,46 +76,16 @@ Sm90Launcher::Map const& Sm90Launcher::map(cuda::Driver const& d, Map& slot, cha
   return slot;
 }
 
-Sm90Launcher::Map const& Sm90Launcher::scale_map(cuda::Driver const& d, Map& slot, char const* name, float const* base,
-                                                 std::int64_t elems, int box) {
-  if (slot.base == base && slot.inner == elems && slot.outer == box) return slot;
-  if (!d.cuTensorMapEncodeTiled) missing("cuTensorMapEncodeTiled");
-  // As arch::make_tma_map_1d_f32 encodes it: the view elems x 1 x 1 with a legal (16-byte
-  // multiple) row stride, no swizzle, 128-byte L2 promotion; a box past the end reads zeros.
-  std::uint64_t const ld = std::uint64_t(elems + 3) / 4 * 4;
-  arch::TmaView const v{base, std::uint64_t(elems), 1, 1, ld, ld, std::uint32_t(box), 1};
-  constexpr int kFloat32 = 7, kSwizzleNone = 0;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT32, CU_TENSOR_MAP_SWIZZLE_NONE
-  slot.base = nullptr;  // invalid until the encoding succeeded
-  if (StatusInfo s = arch::encode_tma_map(d.cuTensorMapEncodeTiled, slot.bytes, kFloat32, 4, v, kSwizzleNone, name,
-                                          arch::kTmaL2Promotion128B);
-      !s.ok())
-    throw StatusError{s};
-  slot.base = base;
-  slot.inner = elems;
-  slot.outer = box;
-  return slot;
-}
-
 void Sm90Launcher::fill_block_scales(cuda::Driver const& d, Sm90KernelParams& params, Problem const& p, int tile_m) {
+  if (!d.cuTensorMapEncodeTiled) missing("cuTensorMapEncodeTiled");
   auto& sc = params.scales;
   sc.a = p.sfa;
   sc.b = p.sfb;
-  std::int64_t const kb = (p.k + 127) / 128, nb = (p.n + 127) / 128;  // kernel::kBlockScaleK, kBlockScaleN
-  // Elements from the first scale to one past the last one the problem reads (A and D hold one
-  // matrix: block-scaled launches are never batched here).
-  auto const extent = [kb](BlockScaleView const& t, std::int64_t rows) { return (rows - 1) * t.row + (kb - 1) * t.k + 1; };
-  std::int64_t const ea = extent(sc.a, p.m), eb = extent(sc.b, nb);
-  // kernel::block_scales_fit_tma's rule (the scales' boxes run along A's rows and B's K blocks,
-  // from 16-byte-aligned bases, at element indices a 1-D box coordinate holds); elsewhere the
-  // kernel's scale warp copies them with any strides.
-  auto const aligned = [](float const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-  sc.by_tma = sc.a.row == 1 && sc.b.k == 1 && aligned(sc.a.ptr) && aligned(sc.b.ptr) && ea < (std::int64_t(1) << 31) &&
-              eb < (std::int64_t(1) << 31);
-  if (!sc.by_tma) return;
-  // Sm90StageScales<BM>: A's box is BM scales and up to 3 before them, B's the 16 bytes of its
-  // block's scale and the next three along K (the generated source asserts both).
-  std::memcpy(sc.tma_a, scale_map(d, sfa_, "the scales of A", sc.a.ptr, ea, tile_m + 4).bytes, sizeof(sc.tma_a));
-  std::memcpy(sc.tma_b, scale_map(d, sfb_, "the scales of B", sc.b.ptr, eb, 4).bytes, sizeof(sc.tma_b));
+  // Block-scaled launches are never batched here: one matrix of A, B and D. Where TMA can carry
+  // the scales, kernel::prepare_block_scales encodes their maps (as the C++ adapter does); else
+  // the kernel's scale warp copies them with any strides.
+  if (StatusInfo s = gemm::kernel::prepare_block_scales(d.cuTensorMapEncodeTiled, sc, p.m, p.n, p.k, 1, 1, tile_m); !s.ok())
+    throw StatusError{s};
 }
 
 Sm90Launcher::~Sm90Launcher() {

@@ -64,10 +64,6 @@ class Sm90Launcher {
   Map const& map(cuda::Driver const& d, Map& slot, char const* name, void const* base, int bytes, std::int64_t inner,
                  std::int64_t outer, std::int64_t ld, int const (&box)[2], int batches, std::int64_t batch_stride);
 
-  // A 1-D map over `elems` floats at `base` in boxes of `box` (arch::make_tma_map_1d_f32's
-  // encoding, with the driver's entry point): a block-scaled kernel's scales; the slot's own
-  // when it was encoded from the same.
-  Map const& scale_map(cuda::Driver const& d, Map& slot, char const* name, float const* base, std::int64_t elems, int box);
   // Sm90KernelParams::scales of a block-scaled problem (tile_m rows of A's scales per box).
   void fill_block_scales(cuda::Driver const& d, Sm90KernelParams& params, Problem const& p, int tile_m);
 
@@ -80,7 +76,7 @@ class Sm90Launcher {
     std::size_t bytes = 0;
   };
   std::mutex mutex_;
-  Map a_, b_, d_, sfa_, sfb_;
+  Map a_, b_, d_;
   std::unordered_map<cuda::CUstream, Buffer> workspaces_;  // one per stream: launches on two streams may overlap
 
  public:

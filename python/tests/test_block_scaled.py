@@ -30,13 +30,15 @@ def blocks(x: int) -> int:
 # ---- the configuration and the parameter block (no PyTorch) --------------------------------------
 
 def test_the_block_scaled_configuration():
-    """128 x 128 x 128 cooperative and promoted; each stage carries its scales beside A's and B's
-    tiles (Sm90StageScales<128>: 768 bytes), which leaves room for 5 stages."""
+    """128 x 128 x 128 cooperative and promoted; the scales ride a ring of their own, two slots of
+    16 K blocks (8336 bytes each with its barriers), and D goes out through one buffer per
+    warpgroup: room for 6 stages, not 7."""
     c = block_scaled_config()
-    assert c.name == "tessel_sm90_gemm_e4m3_e4m3_bf16_128x128x128_c1x1_5stage_coop_blockscaled_tn"
+    assert c.name == "tessel_sm90_gemm_e4m3_e4m3_bf16_128x128x128_c1x1_6stage_coop_blockscaled_tn"
     assert c.block_scaled and c.kernel_schedule == "cooperative_blockscaled" and c.tma_boxes == ((128, 128), (128, 128))
-    assert sm90_rules.stage_scale_bytes(128) == 768 and c.stage_count == 5
-    assert c.smem_bytes == sm90_rules.smem_bytes(c.tile, 5, True) + 128 <= sm90_rules.SMEM_BYTES
+    assert sm90_rules.scale_slots(6) == 2 and sm90_rules.scale_ring_bytes(128, 6) == 2 * 8336 and c.stage_count == 6
+    assert c.smem_bytes == sm90_rules.smem_bytes(c.tile, 6, True) + 128 <= sm90_rules.SMEM_BYTES
+    assert sm90_rules.smem_bytes(c.tile, 7, True) > sm90_rules.SMEM_BYTES
     assert c in registry.configs() and not GemmConfig(arch="sm90a", element="e4m3", out="bf16").block_scaled
     # The dispatcher's choice by shape never returns it: tessel.scaled_mm launches it directly.
     assert all(not k.block_scaled for k in registry.hopper_configs("e4m3", "bf16", "row", "col", promoted=True))

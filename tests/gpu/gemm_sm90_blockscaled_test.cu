@@ -209,14 +209,17 @@ TEST(GemmSm90BlockScaled, RefusesMissingOrUnwantedScales) {
   EXPECT_EQ(unwanted.status, Status::kErrorNotSupported);
   EXPECT_NE(unwanted.what().find("FP8BlockScaled"), std::string::npos) << unwanted.what();
 
-  // Which scales TMA carries: torch's layouts from 16-byte-aligned bases; not A's scales row by
-  // row, nor a base 4 bytes off.
+  // Which scales TMA carries: torch's layouts from 16-byte-aligned bases, with M (A's K stride) and
+  // a batch stride a multiple of 4; not A's scales row by row, nor a base 4 bytes off, nor M = 201.
   auto const* base = reinterpret_cast<float const*>(std::uintptr_t(1024));
-  kernel::BlockScaleTensor const ta{base, 1, 200, 0}, tb{base, 32, 1, 0}, ta_rows{base, 32, 1, 0};
-  EXPECT_TRUE(kernel::block_scales_fit_tma(ta, 6400, tb, 64));
-  EXPECT_FALSE(kernel::block_scales_fit_tma(ta_rows, 6400, tb, 64));
-  EXPECT_FALSE(kernel::block_scales_fit_tma(kernel::BlockScaleTensor{base + 1, 1, 200, 0}, 6400, tb, 64));
-  EXPECT_FALSE(kernel::block_scales_fit_tma(ta, std::int64_t(1) << 31, tb, 64));
+  kernel::BlockScaleTensor const ta{base, 1, 200, 6400}, tb{base, 32, 1, 0}, ta_rows{base, 32, 1, 0};
+  EXPECT_TRUE(kernel::block_scales_fit_tma(ta, 1, tb, 64));
+  EXPECT_TRUE(kernel::block_scales_fit_tma(ta, 3, tb, 64));
+  EXPECT_FALSE(kernel::block_scales_fit_tma(ta_rows, 1, tb, 64));
+  EXPECT_FALSE(kernel::block_scales_fit_tma(kernel::BlockScaleTensor{base + 1, 1, 200, 0}, 1, tb, 64));
+  EXPECT_FALSE(kernel::block_scales_fit_tma(kernel::BlockScaleTensor{base, 1, 201, 0}, 1, tb, 64));
+  EXPECT_FALSE(kernel::block_scales_fit_tma(kernel::BlockScaleTensor{base, 1, 200, 6402}, 3, tb, 64));
+  EXPECT_FALSE(kernel::block_scales_fit_tma(ta, 1, tb, std::int64_t(1) << 31));
 
   auto q = quant::quantize_fp8_1x128(reinterpret_cast<bfloat16_t const*>(std::uintptr_t(2)), 512, 4, 512, fake, 512,
                                      reinterpret_cast<float*>(std::uintptr_t(256)), make_block_scale_stride_A(4, 512));
@@ -262,8 +265,9 @@ void run_and_check(char const* what, Problem& p, std::vector<int> const& ends = 
 }
 
 // Dense: ragged M and N (edge tiles, rows past M whose scales must not be read), K from 4096 to
-// 16384 (the long K the recipe is for), the last K block partial in one case. torch's scale
-// layouts (the TMA path), then A's scales row by row (the scale warp's path).
+// 16384 (the long K the recipe is for), the last K block partial and the last scale group short
+// (33 K tiles) in some. torch's scale layouts (the TMA path), then M = 203 in torch's layout and
+// A's scales row by row (the scale warp's path).
 TEST(GemmSm90BlockScaled, DenseMatchesDequantizedReference) {
   TESSEL_SKIP_WITHOUT_SM90();
   using G = BlockScaled<>;
@@ -272,7 +276,8 @@ TEST(GemmSm90BlockScaled, DenseMatchesDequantizedReference) {
     bool k_major_sfa;
   };
   for (Shape sh : {Shape{200, 320, 4096, false}, Shape{136, 256, 8192, false}, Shape{128, 128, 16384, false},
-                   Shape{72, 192, 4160, false}, Shape{200, 320, 4096, true}, Shape{77, 128, 4160, true}}) {
+                   Shape{72, 192, 4160, false}, Shape{203, 128, 4160, false}, Shape{200, 320, 4096, true},
+                   Shape{77, 128, 4160, true}}) {
     Problem p(sh.m, sh.n, sh.k, 1, 1000 + sh.k, sh.k_major_sfa);
     run_and_check<G>(sh.k_major_sfa ? "dense, K-major A scales" : "dense", p);
   }

@@ -104,14 +104,6 @@ inline StatusInfo make_tma_map(CUtensorMap& map, CUtensorMapDataType type, int e
   return encode_tma_map(encode, &map, int(type), elem_bytes, v, int(swizzle), what, l2_promotion);
 }
 
-/// A map over `elems` contiguous floats read in boxes of `box` (box * 4 a multiple of 16, at most
-/// 256), no swizzle: for short runs that start anywhere, such as a K block's FP8 scales. Parts of
-/// a box past the end read as zeros. Encoded as the 3-D view elems x 1 x 1 (tma_load_1d).
-inline StatusInfo make_tma_map_1d_f32(CUtensorMap& map, float const* base, std::uint64_t elems, std::uint32_t box, char const* what) {
-  std::uint64_t const ld = (elems + 3) / 4 * 4;  // a legal row stride: a multiple of 16 bytes
-  TmaView const v{base, elems, 1, 1, ld, ld, box, 1};
-  return make_tma_map(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, v, CU_TENSOR_MAP_SWIZZLE_NONE, what, kTmaL2Promotion128B);
-}
 #endif
 
 }  // namespace tessel::arch

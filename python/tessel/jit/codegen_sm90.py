@@ -113,10 +113,11 @@ def _asserts(config: GemmConfig) -> list[str]:
     ]
     if config.block_scaled:
         checks += [
-            (f"Config::StageScales::kBoxA == {config.tile[0] + 4} && Config::StageScales::kBoxB == 4",
-             "the launcher encodes the scales' 1-D maps in boxes of BM + 4 floats (A) and 4 (B)"),
-            (f"Config::kStageBytesScales == {sm90_rules.stage_scale_bytes(config.tile[0])}",
-             "sm90_rules.stage_scale_bytes counts a stage's scales otherwise than the kernel"),
+            (f"tessel::gemm::kernel::kScaleGroup == {sm90_rules.SCALE_GROUP}",
+             "sm90_rules.SCALE_GROUP counts the scale ring otherwise than the kernel"),
+            (f"Config::kScaleBytes + Config::ScaleRing::kSlots * 16 == "
+             f"{sm90_rules.scale_ring_bytes(config.tile[0], config.stage_count)}",
+             "sm90_rules.scale_ring_bytes counts the scale ring otherwise than the kernel"),
             ("tessel::gemm::kernel::kBlockScaleK == 128 && tessel::gemm::kernel::kBlockScaleN == 128",
              "tessel.scaled_mm and the launcher take scales per 128 of K and 128 rows of B"),
         ]

@@ -16,6 +16,8 @@ THREADS = 384            # a producer warpgroup and two consumer warpgroups
 # kernel::kSm90TmaStoreBytes: the generated kernels store D through shared memory and TMA (two
 # buffers of 64 rows x 128 bytes per consumer warpgroup), where D's alignment allows.
 EPILOGUE_BYTES = 2 * 2 * 64 * 128
+# kernel::kScaleGroup: the block-scaled kernels load their scales in groups of this many K blocks.
+SCALE_GROUP = 16
 # "cooperative_promoted": FP8 with promoted accumulation (KernelTmaWarpSpecializedCooperativeFP8Promoted);
 # "cooperative_blockscaled": FP8 with per-block scales of A and B, promoted
 # (KernelTmaWarpSpecializedCooperativeFP8BlockScaled, kernel/sm90_block_scales.hpp).
@@ -51,29 +53,44 @@ def is_cooperative(kind: str) -> bool:
     return kind in ("cooperative", "cooperative_promoted", "cooperative_blockscaled")
 
 
-def stage_scale_bytes(tile_m: int) -> int:
-    """Sm90StageScales<BM>::kBytes: a block-scaled stage's scales beside its tiles, BM + 4 floats of
-    A's (the box, from the 16-byte-aligned element at or below the first) and, at the next
-    128-byte boundary, 32 floats for B's box."""
-    box_a = tile_m + 4
-    return ((box_a * 4 + 127) // 128 * 32 + 32) * 4
+def scale_slots(stages: int) -> int:
+    """kernel::sm90_scale_slots: the block scales' ring, enough groups for the stages' look-ahead."""
+    return (stages + SCALE_GROUP - 1) // SCALE_GROUP + 1
 
 
-def stage_bytes(tile, block_scaled: bool = False) -> int:
-    """One 128-byte swizzle row of K per row of A and of B, and with block scales the stage's scales."""
-    return (tile[0] + tile[1]) * 128 + (stage_scale_bytes(tile[0]) if block_scaled else 0)
+def scale_ring_bytes(tile_m: int, stages: int) -> int:
+    """kernel::sm90_scale_ring_bytes: per slot SCALE_GROUP K blocks of A's BM rows, B's box of
+    SCALE_GROUP + 4 floats in its own 128 bytes, and a full and an empty barrier."""
+    slot_floats = SCALE_GROUP * tile_m + (SCALE_GROUP + 4 + 31) // 32 * 32
+    return scale_slots(stages) * (slot_floats * 4 + 16)
+
+
+def epilogue_bytes(block_scaled: bool = False) -> int:
+    """kernel::sm90_tma_store_bytes(sm90_epilogue_buffers(...)): the block-scaled kernels keep one
+    buffer per consumer warpgroup, the others two."""
+    return EPILOGUE_BYTES // 2 if block_scaled else EPILOGUE_BYTES
+
+
+def stage_bytes(tile) -> int:
+    """One 128-byte swizzle row of K per row of A and of B."""
+    return (tile[0] + tile[1]) * 128
+
+
+def smem_bytes(tile, stages: int, block_scaled: bool = False) -> int:
+    """kernel::sm90_smem_bytes: the stages, the block scales' ring, the epilogue's buffers, the
+    barriers (full and empty per stage, and the fixup's flag) and 1024 bytes of alignment slack."""
+    ring = scale_ring_bytes(tile[0], stages) if block_scaled else 0
+    return stages * stage_bytes(tile) + ring + epilogue_bytes(block_scaled) + 2 * stages * 8 + 16 + 1024
 
 
 def auto_stages(tile, carveout: int = EPILOGUE_BYTES, block_scaled: bool = False) -> int:
     """collective::detail::stage_count for StageCountAutoCarveout<sizeof(SharedStorage)>: the
-    epilogue's buffers, 1024 bytes of alignment slack and 16 bytes of barriers per stage."""
-    return (SMEM_BYTES - carveout - 1024) // (stage_bytes(tile, block_scaled) + 16)
-
-
-def smem_bytes(tile, stages: int, block_scaled: bool = False) -> int:
-    """Sm90KernelConfig::kSmemBytes as the stages, the epilogue's buffers, the barriers (full and
-    empty per stage, and the fixup's flag) and 1024 bytes of alignment slack make it."""
-    return stages * stage_bytes(tile, block_scaled) + EPILOGUE_BYTES + 2 * stages * 8 + 16 + 1024
+    epilogue's buffers, 1024 bytes of alignment slack and 16 bytes of barriers per stage. For
+    block-scaled kernels, whose ring grows with the stages, the builder's
+    kernel::sm90_fitting_stages(8, ...) instead: the most stages up to 8 that fit."""
+    if block_scaled:
+        return next((s for s in range(8, 1, -1) if smem_bytes(tile, s, True) <= SMEM_BYTES), 0)
+    return (SMEM_BYTES - carveout - 1024) // (stage_bytes(tile) + 16)
 
 
 def launch_smem_bytes(tile, stages: int, block_scaled: bool = False) -> int:

@@ -44,7 +44,7 @@ using kernel::KernelTmaWarpSpecializedPingpong;
 using kernel::KernelTmaWarpSpecializedCooperativeFP8Promoted;
 using kernel::KernelTmaWarpSpecializedCooperativeFP8BlockScaled;
 
-inline constexpr int kSm90SmemBytes = 227 * 1024;
+using kernel::kSm90SmemBytes;
 
 namespace detail {
 template <class T>
@@ -122,9 +122,13 @@ struct CollectiveBuilder {
                                       std::conditional_t<BM % 128 == 0, KernelTmaWarpSpecializedCooperative,
                                                          KernelTmaWarpSpecializedPingpong>,
                                       KernelScheduleType>;
-  // A and B, and with block scales the stage's scales (sm90_block_scales.hpp).
-  static constexpr int kStageBytes = (BM + BN) * 128 + (Schedule::kBlockScaled ? kernel::Sm90StageScales<BM>::kBytes : 0);
-  static constexpr int kStages = detail::stage_count<StageCountType, kStageBytes>();
+  static constexpr int kStageBytes = (BM + BN) * 128;  // A and B
+  // NOTES: a block-scaled kernel's shared memory is not stages plus the epilogue's carveout (its
+  // scale ring grows with the stages, its TMA store keeps one buffer per warpgroup): its own
+  // formula counts them (kernel::sm90_smem_bytes).
+  static constexpr int kStages = Schedule::kBlockScaled && !requires { StageCountType::kStages; }
+                                     ? kernel::sm90_fitting_stages(8, BM, BN, true, true)
+                                     : detail::stage_count<StageCountType, kStageBytes>();
   static_assert(kStages >= 2, "CollectiveBuilder: fewer than two stages fit in shared memory: use a smaller tile");
   using CollectiveOp = kernel::Sm90KernelConfig<ElementA, ElementB, detail::operand_major<LayoutA, true>(),
                                                 detail::operand_major<LayoutB, false>(), BM, BN, kStages, ClusterShape::kM,
@@ -136,9 +140,9 @@ struct CollectiveBuilder {
 namespace tessel::gemm::kernel {
 namespace detail {
 // The stages that fit beside the epilogue's shared memory (the TMA store's buffers), at most `stages`.
-constexpr int fitting_stages(int stages, int stage_bytes, bool tma_store_d) {
-  int const fit = (collective::kSm90SmemBytes - (tma_store_d ? kSm90TmaStoreBytes : 0) - 1024 - 16) / (stage_bytes + 16);
-  return stages < fit ? stages : fit;
+constexpr int fitting_stages(int stages, int bm, int bn, bool block_scaled, bool tma_store_d) {
+  int const fit = sm90_fitting_stages(stages, bm, bn, block_scaled, tma_store_d);
+  return fit > 0 ? fit : stages;  // none fit: the adapter's shared-memory check says so
 }
 }  // namespace detail
 
@@ -151,7 +155,7 @@ template <class C, bool Swap, bool StreamK, bool TmaStoreD, bool Grouped = false
 using Sm90Rebind = Sm90KernelConfig<
     std::conditional_t<Swap, typename C::ElementB, typename C::ElementA>, std::conditional_t<Swap, typename C::ElementA, typename C::ElementB>,
     Swap ? C::MajorB : C::MajorA, Swap ? C::MajorA : C::MajorB, C::BM, C::BN,
-    detail::fitting_stages(C::Stages, C::kStageBytesA + C::kStageBytesB + C::kStageBytesScales, TmaStoreD),
+    detail::fitting_stages(C::Stages, C::BM, C::BN, C::kBlockScaled, TmaStoreD),
     C::ClusterM, typename C::Schedule, StreamK, TmaStoreD, Grouped>;
 
 }  // namespace tessel::gemm::kernel

@@ -417,23 +417,15 @@ class GemmUniversalAdapter {
       return {};
     }
   }
-  /// params_.scales: the two arrays, and their 1-D TMA maps where block_scales_fit_tma allows.
+  /// params_.scales: the two arrays, and their TMA maps where kernel::block_scales_fit_tma allows.
   StatusInfo make_block_scales(Arguments const& a, ProblemShapeMNKL const& p, int l_ad) {
     auto const& m = a.mainloop;
     kernel::Sm90BlockScales& sc = params_.scales;
     sc.a = {m.ptr_SFA, get<0>(m.dSFA), get<1>(m.dSFA), get<2>(m.dSFA)};
     sc.b = {m.ptr_SFB, get<0>(m.dSFB), get<1>(m.dSFB), get<2>(m.dSFB)};
-    int const kb = (p.k + kernel::kBlockScaleK - 1) / kernel::kBlockScaleK, nb = (p.n + kernel::kBlockScaleN - 1) / kernel::kBlockScaleN;
-    // Elements from the first scale to one past the last one the problem reads.
-    auto const extent = [kb](kernel::BlockScaleTensor const& t, int rows, int l) {
-      return (rows - 1) * t.row + (kb - 1) * t.k + (l - 1) * t.batch + 1;
-    };
-    std::int64_t const ea = extent(sc.a, p.m, l_ad), eb = extent(sc.b, nb, p.l);
-    sc.by_tma = kernel::block_scales_fit_tma(sc.a, ea, sc.b, eb);
-    if (!sc.by_tma) return {};
-    using Scales = typename Cfg::StageScales;
-    if (auto s = arch::make_tma_map_1d_f32(sc.tma_a, sc.a.ptr, std::uint64_t(ea), Scales::kBoxA, "the scales of A"); !s.ok()) return s;
-    return arch::make_tma_map_1d_f32(sc.tma_b, sc.b.ptr, std::uint64_t(eb), Scales::kBoxB, "the scales of B");
+    arch::TmaEncodeTiledFn encode = nullptr;
+    if (auto s = arch::tma_encode_entry(encode); !s.ok()) return s;
+    return kernel::prepare_block_scales(encode, sc, p.m, p.n, p.k, l_ad, p.l, Cfg::BM);
   }
   /// TMA's rules for one operand of `rows` x `k` x `l` elements.
   template <class T, class S>

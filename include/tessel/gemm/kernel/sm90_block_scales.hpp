@@ -15,10 +15,11 @@
 // Worked example: M = 3, K = 256 (two blocks), torch's layout (row 1, k 3): the scales of row 2
 // are sfa[2] (k in [0, 128)) and sfa[5] (k in [128, 256)).
 //
-// How they reach shared memory, per stage: where A's scales run along rows (row stride 1, as in
-// torch's layout) and B's along K, each stage's are two 1-D TMA boxes on the stage's full
-// barrier, issued by the producer thread with A's and B's tiles; otherwise a scale warp copies
-// them with cp.async (any strides, slower: bench/NOTES.md).
+// How they reach shared memory: in groups of kScaleGroup K blocks, on a ring of their own beside
+// the stages of A and B (Sm90ScaleRing). Where A's scales run along rows (row stride 1, as in
+// torch's layout) with 16-byte K and batch strides, and B's along K, a group is two TMA boxes
+// (A's BM x kScaleGroup as a 2-D box, B's as a 1-D one) issued by the producer thread; otherwise
+// a scale warp copies them with cp.async (any strides, slower: bench/NOTES.md).
 
 #if !defined(__CUDACC_RTC__)  // NVRTC: CUtensorMap comes from tma_sm90.hpp
 #include <cuda.h>
@@ -30,99 +31,90 @@
 #include "tessel/arch/mbarrier_sm90.hpp"
 #include "tessel/arch/tma_sm90.hpp"
 #include "tessel/config.hpp"
+#include "tessel/gemm/kernel/sm90_block_scale_rules.hpp"
 
 namespace tessel::gemm::kernel {
-
-inline constexpr int kBlockScaleK = 128;  // elements of K per scale, for A and B
-inline constexpr int kBlockScaleN = 128;  // rows of B (N) per scale
-
-/// Where one operand's scales are: base and element strides over (row or row block, K block, batch).
-struct BlockScaleTensor {
-  float const* ptr = nullptr;
-  std::int64_t row = 0, k = 0, batch = 0;
-  TESSEL_HD float const* at(int r, int kb, int l) const { return ptr + r * row + kb * k + l * batch; }
-};
 
 struct Sm90BlockScales {
   BlockScaleTensor a;  // per row of A and 128 of K
   BlockScaleTensor b;  // per 128 rows of B (columns of D) and 128 of K
-  // by_tma: 1-D maps over the two arrays, in boxes of BM floats (A, a K block's rows) and 4 (B:
-  // its block's scale and the next three along K). Else the scale warp's cp.async path.
+  // by_tma: TMA maps over the two arrays (prepare_block_scales): A's as (rows, K blocks, batches)
+  // in boxes of BM x kScaleGroup, B's as 1-D in boxes of kScaleGroup + 4. Else the scale warp's
+  // cp.async path.
   bool by_tma = false;
   CUtensorMap tma_a, tma_b;
 };
 
-/// Whether TMA can carry these scales: A's rows and B's K blocks one element apart, 16-byte
-/// aligned bases, and every element index `extent` spans within a 1-D box coordinate (int32).
-TESSEL_HD inline bool block_scales_fit_tma(BlockScaleTensor const& a, std::int64_t extent_a, BlockScaleTensor const& b,
-                                           std::int64_t extent_b) {
-  auto aligned = [](float const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-  return a.row == 1 && b.k == 1 && aligned(a.ptr) && aligned(b.ptr) && extent_a < (std::int64_t(1) << 31) &&
-         extent_b < (std::int64_t(1) << 31);
-}
-
 #if defined(__CUDACC__)
-/// Where a stage's scales start in its buffer: TMA boxes begin at a 16-byte-aligned element
-/// (NOTES: a box whose first element was not 16-byte aligned faulted as an illegal instruction on
-/// the H200), so each is loaded from the aligned element at or below the first scale it needs,
-/// and read `a` and `b` floats further in. The scale warp's copies start at 0.
-struct StageScaleShift {
-  int a = 0, b = 0;
-};
+/// The ring of scale groups, beside the ring of stages: slot j holds the scales of kScaleGroup
+/// consecutive K tiles of one tile,
+///
+///   A: floats [0, G * BM)          a[g * BM + r]  = scale_A(m0 + r, kt0 + g)    (A's 2-D box)
+///   B: floats [kB, kB + G + 4)     b[shift + g]   = scale_B(n0 / 128, kt0 + g)  (B's 1-D box)
+///
+/// with G = kScaleGroup and kt0 the group's first K tile. B's box starts at the 16-byte-aligned
+/// element at or below the first scale it needs (NOTES: a box whose first element was not 16-byte
+/// aligned faulted as an illegal instruction on the H200), `shift` floats before it; the scale
+/// warp's copies start at 0. Rows past the problem and K blocks past K read as zeros (TMA) or are
+/// zero-filled (the scale warp): they scale nothing the kernel stores.
+///
+/// A slot is full once its bytes (TMA: one arrival) or its 32 lanes' copies (scale warp) are in,
+/// and empty again once each consumer warp has read it for the group's last K tile.
+template <int BM, int Stages>
+struct Sm90ScaleRing {
+  static constexpr int G = kScaleGroup;
+  static constexpr int kSlots = sm90_scale_slots(Stages);
+  static constexpr int kB = G * BM;    // float index of B's box
+  static constexpr int kBoxB = G + 4;  // G scales and up to 3 before them
+  static constexpr int kSlotFloats = sm90_scale_slot_floats(BM);
+  static constexpr int kBytes = kSlots * kSlotFloats * 4;  // the slots (their barriers sit with the others)
+  static constexpr int kTmaBytes = (G * BM + kBoxB) * 4;    // one group's transaction bytes
+  // The consumer warps that read each slot and hand it back: two warpgroups of four.
+  static constexpr int kReaders = 8;
+  static_assert(kB % 32 == 0, "Sm90ScaleRing: B's box must start on a 128-byte boundary (TMA's alignment)");
 
-/// The scales of one stage, in shared memory beside its A and B tiles: BM floats for the tile's
-/// rows of A (after up to 3 floats of alignment), then, at the next 128-byte boundary (TMA's
-/// alignment), B's one (likewise).
-template <int BM>
-struct Sm90StageScales {
-  static constexpr int kBoxA = BM + 4;              // BM scales and up to 3 before them
-  static constexpr int kBoxB = 4;                   // 16 bytes, TMA's smallest box
-  static constexpr int kB = (kBoxA * 4 + 127) / 128 * 32;  // float index of B's box, 128-byte aligned
-  static constexpr int kFloats = kB + 32;
-  static constexpr int kBytes = kFloats * 4;
-  static constexpr int kTmaBytes = (kBoxA + kBoxB) * 4;  // what the two boxes add to the stage's transaction bytes
+  /// Whether K tile kt starts or ends its group (groups restart with each tile).
+  __device__ __forceinline__ static bool starts_group(int kt) { return kt % G == 0; }
+  __device__ __forceinline__ static bool ends_group(int kt, int k_tiles) { return kt % G == G - 1 || kt == k_tiles - 1; }
 
-  /// Element indices of the first scale of A and of B that K tile kt of `tile` reads.
+  /// Element index of the first scale of B that the group starting at K tile kt0 of `tile` reads.
   template <class Tile>
-  __device__ __forceinline__ static void first(Sm90BlockScales const& p, Tile const& tile, int kt, int& ea, int& eb) {
-    ea = int(p.a.at(tile.m0, kt, tile.l) - p.a.ptr);
-    eb = int(p.b.at(tile.n0 / kBlockScaleN, kt, tile.group) - p.b.ptr);
+  __device__ __forceinline__ static int first_b(Sm90BlockScales const& p, Tile const& tile, int kt0) {
+    return int(p.b.at(tile.n0 / kBlockScaleN, kt0, tile.group) - p.b.ptr);
   }
   template <class Tile>
-  __device__ __forceinline__ static StageScaleShift shift(Sm90BlockScales const& p, Tile const& tile, int kt) {
-    if (!p.by_tma) return {};
-    int ea, eb;
-    first(p, tile, kt, ea, eb);
-    return {ea & 3, eb & 3};
+  __device__ __forceinline__ static int shift_b(Sm90BlockScales const& p, Tile const& tile, int kt0) {
+    return p.by_tma ? first_b(p, tile, kt0) & 3 : 0;
   }
 
-  /// The producer thread's part (by_tma): the two boxes of K tile kt of `tile` into stage `s`.
-  /// Elements of a box outside the problem's rows hold the array's neighbours (or zeros past its
-  /// end): they scale rows the kernel never stores.
+  /// The producer thread's part (by_tma): the group starting at K tile kt0 of `tile` into `slot`.
   template <class Tile>
-  __device__ __forceinline__ static void load_tma(Sm90BlockScales const& p, float* stage, std::uint64_t* full, Tile const& tile,
-                                                  int kt) {
-    int ea, eb;
-    first(p, tile, kt, ea, eb);
-    arch::tma_load_1d(stage, &p.tma_a, full, ea & ~3);
-    arch::tma_load_1d(stage + kB, &p.tma_b, full, eb & ~3);
+  __device__ __forceinline__ static void load_tma(Sm90BlockScales const& p, float* slot, std::uint64_t* full, Tile const& tile,
+                                                  int kt0) {
+    arch::mbarrier_arrive_expect_tx(full, kTmaBytes);
+    arch::tma_load_3d(slot, &p.tma_a, full, tile.m0, kt0, tile.l);
+    arch::tma_load_1d(slot + kB, &p.tma_b, full, first_b(p, tile, kt0) & ~3);
   }
 
-  /// The scale warp's part (otherwise): stage `s` for K tile kt of `tile` in cp.async copies of 4
-  /// bytes (zero-filled past m_end), and each lane's arrival on `full` once its copies have
-  /// landed. NOTES: asynchronous, so the warp runs ahead by as many stages as the ring has;
-  /// waiting on each load's latency (an L2 round trip, about the time of one K tile's wgmma)
-  /// would hold the whole pipeline to that latency.
+  /// The scale warp's part (otherwise): the same group in cp.async copies of 4 bytes (zero-filled
+  /// past m_end and past the last K block), then each lane's arrival on `full` once its copies
+  /// have landed. NOTES: asynchronous, so the warp runs ahead by the whole ring; the copy loop
+  /// stays rolled, since unrolled it spilled under the producer warpgroup's 40 registers.
   template <class Tile>
-  __device__ __forceinline__ static void load(Sm90BlockScales const& p, float* stage, std::uint64_t* full, Tile const& tile, int kt,
-                                              int lane) {
-#pragma unroll
-    for (int r = lane; r < BM; r += 32) {
-      bool const inside = tile.m0 + r < tile.m_end;
-      float const* src = inside ? p.a.at(tile.m0 + r, kt, tile.l) : p.a.ptr;
-      arch::cp_async_ca<4>(stage + r, src, inside ? 4u : 0u);
+  __device__ __forceinline__ static void load(Sm90BlockScales const& p, float* slot, std::uint64_t* full, Tile const& tile,
+                                              int kt0, int k_tiles, int lane) {
+#pragma unroll 1
+    for (int e = lane; e < G * BM; e += 32) {
+      int const g = e / BM, r = e % BM;
+      bool const inside = tile.m0 + r < tile.m_end && kt0 + g < k_tiles;
+      float const* src = inside ? p.a.at(tile.m0 + r, kt0 + g, tile.l) : p.a.ptr;
+      arch::cp_async_ca<4>(slot + e, src, inside ? 4u : 0u);
     }
-    if (lane == 0) arch::cp_async_ca<4>(stage + kB, p.b.at(tile.n0 / kBlockScaleN, kt, tile.group));
+    if (lane < G) {
+      bool const inside = kt0 + lane < k_tiles;
+      float const* src = inside ? p.b.at(tile.n0 / kBlockScaleN, kt0 + lane, tile.group) : p.b.ptr;
+      arch::cp_async_ca<4>(slot + kB + lane, src, inside ? 4u : 0u);
+    }
     arch::cp_async_mbarrier_arrive_noinc(full);
   }
 };
@@ -133,10 +125,12 @@ struct Sm90StageScales {
 template <int MmaM, int BM>
 struct Sm90ThreadScales {
   float s[MmaM][2];
-  /// row0: the thread's first row within the tile (h = 0 of its first 64).
-  __device__ __forceinline__ void read(float const* stage, int row0, StageScaleShift sh) {
-    float const b = stage[Sm90StageScales<BM>::kB + sh.b];
-    float const* a = stage + sh.a;
+  /// slot: the group's scales (Sm90ScaleRing), g: the K tile's place in its group, row0: the
+  /// thread's first row within the tile (h = 0 of its first 64).
+  template <class Ring>
+  __device__ __forceinline__ void read(float const* slot, int g, int shift_b, int row0) {
+    float const b = slot[Ring::kB + shift_b + g];
+    float const* a = slot + g * BM;
 #pragma unroll
     for (int i = 0; i < MmaM; ++i)
 #pragma unroll

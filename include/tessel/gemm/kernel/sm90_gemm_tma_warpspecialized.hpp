@@ -85,9 +85,31 @@ struct OperandBoxes {
   TESSEL_HD static constexpr int mma_offset(int row, int k) { return kK ? row * 128 + k * 32 : (row / 64) * kChunkBytes + k * 2048; }
 };
 
-// The TMA-store epilogue's shared memory: two buffers of 64 rows x 128 bytes per consumer
-// warpgroup, one filled while the other drains.
-inline constexpr int kSm90TmaStoreBytes = 2 * 2 * 64 * 128;
+inline constexpr int kSm90SmemBytes = 227 * 1024;  // dynamic shared memory one CTA may have
+
+// The TMA-store epilogue's shared memory: per consumer warpgroup, buffers of 64 rows x 128 bytes,
+// two (one filled while the other drains) or, for the block-scaled kernels, one.
+constexpr int sm90_tma_store_bytes(int buffers) { return 2 * buffers * 64 * 128; }
+inline constexpr int kSm90TmaStoreBytes = sm90_tma_store_bytes(2);
+/// NOTES: the block-scaled kernels store D through one buffer per warpgroup: the 16 KB it frees
+/// (with the scale ring's) make room for a sixth stage, which gained more than the second buffer
+/// saved (bench/NOTES.md, FP8 per-block scales, v5).
+constexpr int sm90_epilogue_buffers(bool block_scaled) { return block_scaled ? 1 : 2; }
+
+/// Shared memory of a kernel of `stages` stages of BM x 128 and BN x 128 bytes: the stages, the
+/// block scales' ring, the TMA store's buffers, the barriers (full and empty per stage, the
+/// fixup's flag) and 1024 bytes of slack (the base is aligned up to the swizzle's 1024-byte period
+/// inside the kernel). One formula for the kernel, the builder and the Python package's rules.
+constexpr int sm90_smem_bytes(int stages, int bm, int bn, bool block_scaled, bool tma_store_d) {
+  return stages * (bm + bn) * 128 + (block_scaled ? sm90_scale_ring_bytes(bm, stages) : 0) +
+         (tma_store_d ? sm90_tma_store_bytes(sm90_epilogue_buffers(block_scaled)) : 0) + 2 * stages * 8 + 16 + 1024;
+}
+/// The most stages, from 2 to `most`, that fit (0 where not even 2 do).
+constexpr int sm90_fitting_stages(int most, int bm, int bn, bool block_scaled, bool tma_store_d) {
+  for (int s = most; s >= 2; --s)
+    if (sm90_smem_bytes(s, bm, bn, block_scaled, tma_store_d) <= kSm90SmemBytes) return s;
+  return 0;
+}
 
 template <class ElementA_, class ElementB_, arch::Major MajorA_, arch::Major MajorB_, int TileM, int TileN, int StageCount,
           int ClusterM_, class Schedule_, bool StreamK_ = false, bool TmaStoreD_ = false, bool Grouped_ = false>
@@ -97,7 +119,8 @@ struct Sm90KernelConfig {
   // D through shared memory and TMA stores (128-byte rows, swizzled), instead of straight from
   // registers: whole 128-byte lines per store, and the store drains while the next tile runs.
   static constexpr bool kTmaStoreD = TmaStoreD_;
-  static constexpr int kEpilogueBytes = kTmaStoreD ? kSm90TmaStoreBytes : 0;
+  static constexpr int kEpilogueBuffers = sm90_epilogue_buffers(Schedule_::kBlockScaled);
+  static constexpr int kEpilogueBytes = kTmaStoreD ? sm90_tma_store_bytes(kEpilogueBuffers) : 0;
   using ElementA = ElementA_;
   using ElementB = ElementB_;
   using Schedule = Schedule_;
@@ -136,20 +159,12 @@ struct Sm90KernelConfig {
   static_assert(BoxesB::kCount % ClusterM == 0 && BoxesB::kBoxOuter % 8 == 0,
                 "sm90 kernel: B's stage must split evenly among the cluster's CTAs (an N-major B needs BN >= 64 * ClusterM)");
   using Mma = arch::Wgmma<ElementA, BN, MajorA, MajorB>;
-  using StageScales = Sm90StageScales<BM>;
-  static constexpr int kStageBytesScales = kBlockScaled ? StageScales::kBytes : 0;
-  // A stage is full once the TMA producer's arrival and bytes are in, and, with block scales
-  // that the scale warp copies, its 32 lanes' arrivals.
-  TESSEL_HD static constexpr int full_arrivals(bool scale_warp) { return 1 + (kBlockScaled && scale_warp ? 32 : 0); }
-  // The bytes TMA brings into one stage: A's and B's tiles, and the scales where TMA carries them.
-  TESSEL_HD static constexpr int stage_tx_bytes(bool scales_by_tma) {
-    return kStageBytesA + kStageBytesB + (kBlockScaled && scales_by_tma ? StageScales::kTmaBytes : 0);
-  }
-  static constexpr int kBarrierBytes = 2 * Stages * 8 + 16;  // full and empty barriers, the fixup's flag
-  // 1024 bytes of slack: the dynamic shared memory base is aligned up to the 128-byte swizzle's
-  // 1024-byte period inside the kernel.
-  static constexpr int kSmemBytes =
-      Stages * (kStageBytesA + kStageBytesB + kStageBytesScales) + kEpilogueBytes + kBarrierBytes + 1024;
+  // Block-scaled kernels: the scales' own ring (sm90_block_scales.hpp), floats and barriers.
+  using ScaleRing = Sm90ScaleRing<BM, Stages>;
+  static_assert(!kBlockScaled || (ClusterM == 1 && !kStreamK),
+                "sm90 kernel: block-scaled FP8 runs without clusters and split-K (whole tiles, one CTA each)");
+  static constexpr int kScaleBytes = kBlockScaled ? ScaleRing::kBytes : 0;
+  static constexpr int kSmemBytes = sm90_smem_bytes(Stages, BM, BN, kBlockScaled, kTmaStoreD);
 };
 
 template <class Fusion>
@@ -291,8 +306,13 @@ __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, 
 #pragma unroll
     for (int sub = 0; sub < Cfg::BN / W; ++sub) {
       char* buf = buffers + next_buffer * 8192;
-      next_buffer ^= 1;
-      if (leader) arch::tma_store_wait_read<1>();
+      // Two buffers: the store before last must have read its buffer; one: the last store.
+      if constexpr (Cfg::kEpilogueBuffers == 2) {
+        next_buffer ^= 1;
+        if (leader) arch::tma_store_wait_read<1>();
+      } else {
+        if (leader) arch::tma_store_wait_read<0>();
+      }
       sync();
       // Constant trip counts at every level: the accumulator indices must fold to constants,
       // or the accumulators move to local memory.
@@ -340,11 +360,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   char* smem = smem_raw + ((1024u - (arch::cvta_to_shared(smem_raw) & 1023u)) & 1023u);
   char* smem_a = smem;                               // [Stages][BM x 128 bytes]
   char* smem_b = smem + Stages * Cfg::kStageBytesA;  // [Stages][BN x 128 bytes]
-  char* smem_d = smem_b + Stages * Cfg::kStageBytesB;  // [2 warpgroups][2 buffers][64 x 128 bytes]
-  auto* smem_sf = reinterpret_cast<float*>(smem_d + Cfg::kEpilogueBytes);  // block scales: [Stages][StageScales::kFloats]
-  auto* full = reinterpret_cast<std::uint64_t*>(smem_d + Cfg::kEpilogueBytes + Stages * Cfg::kStageBytesScales);
+  char* smem_d = smem_b + Stages * Cfg::kStageBytesB;  // [2 warpgroups][kEpilogueBuffers][64 x 128 bytes]
+  auto* smem_sf = reinterpret_cast<float*>(smem_d + Cfg::kEpilogueBytes);  // block scales: [kSlots][ScaleRing::kSlotFloats]
+  auto* full = reinterpret_cast<std::uint64_t*>(smem_d + Cfg::kEpilogueBytes + Cfg::kScaleBytes);
   auto* empty = full + Stages;
   auto* fixup_flag = reinterpret_cast<int*>(empty + Stages);
+  using ScaleRing = typename Cfg::ScaleRing;
+  auto* scale_full = reinterpret_cast<std::uint64_t*>(fixup_flag + 4);  // block-scaled kernels: [kSlots] each
+  auto* scale_empty = scale_full + ScaleRing::kSlots;
 
   int const warpgroup = int(threadIdx.x) / 128;
   int const k_tiles = (p.k + BK - 1) / BK;
@@ -363,8 +386,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     arch::tma_prefetch_descriptor(&tma_b);
     if constexpr (Cfg::kTmaStoreD) arch::tma_prefetch_descriptor(&p.tma_d);
     for (int s = 0; s < Stages; ++s) {
-      arch::mbarrier_init(&full[s], Cfg::full_arrivals(!p.scales.by_tma));  // the producer's arrive (the bytes come from TMA)
+      arch::mbarrier_init(&full[s], 1);  // the producer's arrive (the bytes come from TMA)
       arch::mbarrier_init(&empty[s], kReleases);
+    }
+    if constexpr (Cfg::kBlockScaled) {
+      if (p.scales.by_tma) {
+        arch::tma_prefetch_descriptor(&p.scales.tma_a);
+        arch::tma_prefetch_descriptor(&p.scales.tma_b);
+      }
+      for (int j = 0; j < ScaleRing::kSlots; ++j) {
+        arch::mbarrier_init(&scale_full[j], p.scales.by_tma ? 1 : 32);  // the producer's arrive, or the scale warp's lanes
+        arch::mbarrier_init(&scale_empty[j], ScaleRing::kReaders);
+      }
     }
     arch::mbarrier_init_fence();
   }
@@ -395,11 +428,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // A fresh barrier counts as having completed the phase before its first one, so the first
     // pass over the ring does not wait: the buffers start empty.
     auto wait_empty = [&](int it) { arch::mbarrier_wait(&empty[it % Stages], ((it / Stages) & 1) ^ 1); };
+    // Block-scaled kernels: the same for the scale ring's slots, `groups` counting the groups
+    // loaded over all of the CTA's tiles.
+    int groups = 0;
+    auto wait_scale_slot = [&](int g) {
+      arch::mbarrier_wait(&scale_empty[g % ScaleRing::kSlots], ((g / ScaleRing::kSlots) & 1) ^ 1);
+    };
     if (threadIdx.x == 0) {
       for_each_k_tile([&](GroupedTile const& tile, int kt, int it) {
         int const s = it % Stages, m0 = tile.m0, n0 = tile.n0;
         wait_empty(it);
-        arch::mbarrier_arrive_expect_tx(&full[s], Cfg::stage_tx_bytes(p.scales.by_tma));
+        arch::mbarrier_arrive_expect_tx(&full[s], Cfg::kStageBytesA + Cfg::kStageBytesB);
         char* sa = smem_a + s * Cfg::kStageBytesA;
         char* sb = smem_b + s * Cfg::kStageBytesB;
 #pragma unroll
@@ -416,16 +455,21 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             arch::tma_load_3d(sb + BoxesB::smem_offset(i), &tma_b, &full[s], x, y, tile.group);
         }
         if constexpr (Cfg::kBlockScaled) {
-          if (p.scales.by_tma) Cfg::StageScales::load_tma(p.scales, smem_sf + s * Cfg::StageScales::kFloats, &full[s], tile, kt);
+          if (p.scales.by_tma && ScaleRing::starts_group(kt)) {
+            int const j = groups % ScaleRing::kSlots;
+            wait_scale_slot(groups++);
+            ScaleRing::load_tma(p.scales, smem_sf + j * ScaleRing::kSlotFloats, &scale_full[j], tile, kt);
+          }
         }
       });
     } else if (Cfg::kBlockScaled && !p.scales.by_tma && threadIdx.x / 32 == 1) {
-      // The scale warp: each stage's block scales, on the same ring (sm90_block_scales.hpp).
+      // The scale warp: each group of block scales, on the scale ring (sm90_block_scales.hpp).
       int const lane = int(threadIdx.x) % 32;
-      for_each_k_tile([&](GroupedTile const& tile, int kt, int it) {
-        int const s = it % Stages;
-        wait_empty(it);
-        Cfg::StageScales::load(p.scales, smem_sf + s * Cfg::StageScales::kFloats, &full[s], tile, kt, lane);
+      for_each_k_tile([&](GroupedTile const& tile, int kt, int) {
+        if (!ScaleRing::starts_group(kt)) return;
+        int const j = groups % ScaleRing::kSlots;
+        wait_scale_slot(groups++);
+        ScaleRing::load(p.scales, smem_sf + j * ScaleRing::kSlotFloats, &scale_full[j], tile, kt, k_tiles, lane);
       });
     }
   } else {
@@ -441,7 +485,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     };
     typename Fusion::Callbacks epi(p.epi);
-    int epilogue_buffer = 0;  // TMA-store epilogues: which of the warpgroup's two buffers is next
+    int epilogue_buffer = 0;  // TMA-store epilogues: which of the warpgroup's buffers is next
+    int scale_groups = 0, shift_b = 0;  // block-scaled kernels: groups consumed, and B's shift in the current one
     // j numbers this CTA's units 0, 1, 2, ...; ping-pong consumers take alternate ones (whole
     // tiles, so unit j starts at k-tile j * k_tiles of the ring).
     constexpr int kStep = Cfg::kPingpong ? 2 : 1;
@@ -497,14 +542,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
           int s = it % Stages;
           arch::mbarrier_wait(&full[s], (it / Stages) & 1);
-          // Block-scaled kernels: this stage's scales. NOTES: read before the wgmma is issued,
-          // not after its wait: the leader releases the stage once its own wait returns, and a
-          // warp that read the scales later could find the next K tile's there (D wrong under
-          // compute-sanitizer's timing). A wgmma completes only once all four warps have issued
-          // it, so by then every warp has read them.
-          if constexpr (Cfg::kBlockScaled)
-            scale.read(smem_sf + s * Cfg::StageScales::kFloats, thread_row0, Cfg::StageScales::shift(p.scales, tile, kt));
           mma_k_tile(s, /*fresh=*/true);
+          // Block-scaled kernels: this K tile's scales, from its group's slot. NOTES: waited for
+          // and read while the wgmma runs (the slot's barrier is its own, so a late group holds
+          // up only the scaling, not the wgmma); the slot goes back after the group's last K tile,
+          // from every warp once its reads are done.
+          [[maybe_unused]] int const slot = scale_groups % ScaleRing::kSlots;
+          if constexpr (Cfg::kBlockScaled) {
+            if (ScaleRing::starts_group(kt)) {
+              arch::mbarrier_wait(&scale_full[slot], (scale_groups / ScaleRing::kSlots) & 1);
+              shift_b = ScaleRing::shift_b(p.scales, tile, kt);
+            }
+            scale.template read<ScaleRing>(smem_sf + slot * ScaleRing::kSlotFloats, kt % ScaleRing::G, shift_b, thread_row0);
+          }
           arch::wgmma_wait_group<0>();
 #pragma unroll
           for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
@@ -516,6 +566,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
               if constexpr (Cfg::kBlockScaled) total[i][v] += acc[i][v] * scale(i, v);
               else total[i][v] += acc[i][v];
             }
+          if constexpr (Cfg::kBlockScaled) {
+            if (ScaleRing::ends_group(kt, u.k_end)) {
+              __syncwarp();
+              if (threadIdx.x % 32 == 0) arch::mbarrier_arrive(&scale_empty[slot]);
+              ++scale_groups;
+            }
+          }
         }
 #pragma unroll
         for (int i = 0; i < Cfg::kMmaM; ++i)
@@ -549,7 +606,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if constexpr (Cfg::kTmaStoreD) via_tma = p.tma_store_d && m0 + wg_row0 + 64 * Cfg::kMmaM <= tile.m_end && n0 + BN <= p.n;
       if (via_tma) {
         auto store = [&] {
-          store_tile_tma<Cfg>(p, epi, acc, smem_d + wg * 2 * 8192, epilogue_buffer, m0 + wg_row0, n0, tile.l, wg, leader);
+          store_tile_tma<Cfg>(p, epi, acc, smem_d + wg * Cfg::kEpilogueBuffers * 8192, epilogue_buffer, m0 + wg_row0, n0, tile.l, wg, leader);
         };
         // NOTES: a fusion that can say whether it reads C (beta != 0) gets a copy of the store
         // loop in which it does not: the test there is known false, and the per-element C loads,
