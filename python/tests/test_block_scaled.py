@@ -67,7 +67,8 @@ def test_the_scales_sit_where_the_kernel_reads_them():
     assert layout["scales.tma_b"] + 128 <= layout["capacity"]
     source = codegen_sm90.source(block_scaled_config())
     assert "KernelTmaWarpSpecializedCooperativeFP8BlockScaled" in source
-    assert "Config::StageScales::kBoxA == 132 && Config::StageScales::kBoxB == 4" in source
+    assert "tessel::gemm::kernel::kScaleGroup == 16" in source
+    assert "Config::kScaleBytes + Config::ScaleRing::kSlots * 16 == 16672" in source
 
 
 def test_the_quantize_kernels_source_and_parameters():

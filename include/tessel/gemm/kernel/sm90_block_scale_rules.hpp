@@ -3,14 +3,14 @@
 // in plain C++ without CUDA headers, so that the C++ adapter and the Python extension share one
 // copy: the blocks, where the scales may lie, the scale ring's size, and its TMA maps.
 
-#if !defined(__CUDACC_RTC__)
-#include "tessel/arch/tma_encode.hpp"
-#endif
-
 #include <cstdint>
 
 #include "tessel/config.hpp"
+
+#if !defined(__CUDACC_RTC__)  // NVRTC compiles the kernels, which need none of the host part
+#include "tessel/arch/tma_encode.hpp"
 #include "tessel/status.hpp"
+#endif
 
 namespace tessel::gemm::kernel {
 
