@@ -26,7 +26,7 @@ struct BlockScaleTensor {
 
 /// K blocks of scales per load. NOTES: the scales' TMA loads cost the kernel time by their count
 /// more than by their bytes (two 1-D boxes per K tile cost 10%, either one alone 5%); one pair of
-/// boxes per 4, 8 and 16 K tiles ran at 0.80-0.85, 0.85-0.89 and 0.88-0.91x the per-tensor
+/// boxes per 4, 8 and 16 K tiles ran at 0.79-0.85, 0.85-0.89 and 0.88-0.91x the per-tensor
 /// promoted kernel (bench/NOTES.md). 16 is the most that leaves room for a sixth stage.
 inline constexpr int kScaleGroup = 16;
 
