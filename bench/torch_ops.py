@@ -7,9 +7,10 @@ turns in one process, on the same operands, verified before timing.
 2. Batched matmul: tessel.bmm against torch.bmm.
 3. Linear with bias and a fused activation against torch's linear then the activation.
 4. FP8: tessel.scaled_mm against torch._scaled_mm (per-tensor scales, bf16 out), fast and
-   promoted accumulation; TF32: tessel.matmul against torch.matmul on float32 with TF32 allowed.
+   promoted accumulation; with per-block scales (1 x 128 of a, 128 x 128 of b); TF32:
+   tessel.matmul against torch.matmul on float32 with TF32 allowed.
 
-    python3 bench/torch_ops.py --out results.md [--tokens 4096] [--rounds 5] [--only fp8,tf32]
+    python3 bench/torch_ops.py --out results.md [--tokens 4096] [--rounds 5] [--only fp8,fp8block,tf32]
 """
 
 import argparse
@@ -181,6 +182,32 @@ def fp8_cases():
     return cases
 
 
+def fp8_block_cases():
+    """e4m3 with torch._scaled_mm's blockwise scales (the DeepSeek-V3 recipe): a (M, K) with one
+    f32 scale per row and 128 of K, strides (1, M); W (N, K) with one per 128 x 128 block, as
+    b = W.t() with scale_b (K/128, N/128), strides (1, K/128); bf16 out. Reference: float64 over
+    the dequantized operands."""
+    cases = []
+    e4m3 = torch.float8_e4m3fn
+
+    def dequantized(a, b, sa, sb):
+        k = a.shape[1]
+        ea = sa.double().repeat_interleave(128, dim=1)[:, :k]                       # (M,K)
+        eb = sb.double().repeat_interleave(128, dim=0)[:k].repeat_interleave(128, dim=1)[:, :b.shape[1]]  # (K,N)
+        return (a.double() * ea) @ (b.double() * eb)
+
+    for m, n, k in ((4096, 7168, 4096), (8192, 7168, 7168), (4096, 18432, 7168), (4096, 7168, 16384)):
+        kb, nb = -(-k // 128), -(-n // 128)
+        sets = [(uniform(m, k).to(e4m3), uniform(n, k).to(e4m3).t(),
+                 (torch.rand(kb, m, device="cuda") + 0.5).t(), (torch.rand(nb, kb, device="cuda") + 0.5).t())
+                for _ in range(3)]
+        cases.append((f"e4m3 block-scaled {m}x{n}x{k}", 2 * m * n * k,
+                      lambda a, b, sa, sb: tessel.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16),
+                      lambda a, b, sa, sb: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16),
+                      sets, dequantized))
+    return cases
+
+
 def tf32_cases():
     cases = []
     for m, n, k in ((4096, 4096, 4096), (4096, 14336, 4096), (8192, 8192, 8192)):
@@ -197,7 +224,7 @@ def main():
     p.add_argument("--intermediate", type=int, default=14336)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--reps", type=int, default=10)
-    p.add_argument("--only", default="mlp,gemms,bmm,linear,fp8,tf32", help="the sections to run, comma-separated")
+    p.add_argument("--only", default="mlp,gemms,bmm,linear,fp8,fp8block,tf32", help="the sections to run, comma-separated")
     args = p.parse_args()
     only = set(args.only.split(","))
     if not torch.cuda.is_available():
@@ -212,6 +239,8 @@ def main():
         ("linear", "Linear with bias and activation (tessel.linear fused against torch's linear then the activation), "
                    "bf16, inference", linear_cases),
         ("fp8", "FP8 (tessel.scaled_mm against torch._scaled_mm, per-tensor scales, bf16 out)", fp8_cases),
+        ("fp8block", "FP8 with per-block scales (tessel.scaled_mm against torch._scaled_mm, 1 x 128 scales of a, "
+                     "128 x 128 of b, bf16 out)", fp8_block_cases),
         ("tf32", "float32 on TF32 tensor cores (tessel.matmul against torch.matmul, allow_tf32 on)", tf32_cases),
     )
     with torch.no_grad():
