@@ -539,9 +539,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           for (int v = 0; v < Mma::kAccumulators; ++v) total[i][v] = 0.f;
         Sm90ThreadScales<Cfg::kMmaM, BM> scale;
         int const t = int(threadIdx.x) % 128, thread_row0 = wg_row0 + 16 * (t / 32) + (t % 32) / 4;
+        // NOTES: the stage and its phase advance by one each K tile rather than being divided
+        // out of `it` each time: the division sat on the path from one K tile's wait to the next.
+        int s = it % Stages, phase = (it / Stages) & 1;
         for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
-          int s = it % Stages;
-          arch::mbarrier_wait(&full[s], (it / Stages) & 1);
+          arch::mbarrier_wait(&full[s], phase);
           mma_k_tile(s, /*fresh=*/true);
           // Block-scaled kernels: this K tile's scales, from its group's slot. NOTES: waited for
           // and read while the wgmma runs (the slot's barrier is its own, so a late group holds
@@ -572,6 +574,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
               if (threadIdx.x % 32 == 0) arch::mbarrier_arrive(&scale_empty[slot]);
               ++scale_groups;
             }
+          }
+          if (++s == Stages) {
+            s = 0;
+            phase ^= 1;
           }
         }
 #pragma unroll
