@@ -73,9 +73,8 @@ struct Sm90ScaleRing {
   static constexpr int kReaders = 8;
   static_assert(kB % 32 == 0, "Sm90ScaleRing: B's box must start on a 128-byte boundary (TMA's alignment)");
 
-  /// Whether K tile kt starts or ends its group (groups restart with each tile).
+  /// Whether K tile kt starts its group (groups restart with each tile).
   __device__ __forceinline__ static bool starts_group(int kt) { return kt % G == 0; }
-  __device__ __forceinline__ static bool ends_group(int kt, int k_tiles) { return kt % G == G - 1 || kt == k_tiles - 1; }
 
   /// Element index of the first scale of B that the group starting at K tile kt0 of `tile` reads.
   template <class Tile>

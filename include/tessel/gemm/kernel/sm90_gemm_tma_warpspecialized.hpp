@@ -542,6 +542,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         // NOTES: the stage and its phase advance by one each K tile rather than being divided
         // out of `it` each time: the division sat on the path from one K tile's wait to the next.
         int s = it % Stages, phase = (it / Stages) & 1;
+        // Block-scaled kernels: the K tile's place in its scale group (groups start with the
+        // tile: these kernels take whole tiles), and the group's scales.
+        [[maybe_unused]] int g = 0;
+        [[maybe_unused]] float const* group_scales = smem_sf;
         for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
           arch::mbarrier_wait(&full[s], phase);
           mma_k_tile(s, /*fresh=*/true);
@@ -549,13 +553,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           // and read while the wgmma runs (the slot's barrier is its own, so a late group holds
           // up only the scaling, not the wgmma); the slot goes back after the group's last K tile,
           // from every warp once its reads are done.
-          [[maybe_unused]] int const slot = scale_groups % ScaleRing::kSlots;
           if constexpr (Cfg::kBlockScaled) {
-            if (ScaleRing::starts_group(kt)) {
+            if (g == 0) {
+              int const slot = scale_groups % ScaleRing::kSlots;
               arch::mbarrier_wait(&scale_full[slot], (scale_groups / ScaleRing::kSlots) & 1);
               shift_b = ScaleRing::shift_b(p.scales, tile, kt);
+              group_scales = smem_sf + slot * ScaleRing::kSlotFloats;
             }
-            scale.template read<ScaleRing>(smem_sf + slot * ScaleRing::kSlotFloats, kt % ScaleRing::G, shift_b, thread_row0);
+            scale.template read<ScaleRing>(group_scales, g, shift_b, thread_row0);
           }
           arch::wgmma_wait_group<0>();
 #pragma unroll
@@ -569,10 +574,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
               else total[i][v] += acc[i][v];
             }
           if constexpr (Cfg::kBlockScaled) {
-            if (ScaleRing::ends_group(kt, u.k_end)) {
+            if (g == ScaleRing::G - 1 || kt == u.k_end - 1) {
               __syncwarp();
-              if (threadIdx.x % 32 == 0) arch::mbarrier_arrive(&scale_empty[slot]);
+              if (threadIdx.x % 32 == 0) arch::mbarrier_arrive(&scale_empty[scale_groups % ScaleRing::kSlots]);
               ++scale_groups;
+              g = 0;
+            } else {
+              ++g;
             }
           }
           if (++s == Stages) {
