@@ -34,6 +34,15 @@ def torch_cuda():
     return torch
 
 
+@pytest.fixture
+def hopper(torch_cuda):
+    """PyTorch with a Hopper GPU (compute capability 9.0), which tessel's TMA, FP8, TF32 and
+    block-scaled kernels need; skips the test otherwise."""
+    if torch_cuda.cuda.get_device_capability() != (9, 0):
+        pytest.skip("this test runs tessel's Hopper kernels: this GPU is not compute capability 9.0")
+    return torch_cuda
+
+
 @pytest.fixture(scope="session")
 def torch_cpu():
     """PyTorch (CPU tensors are enough); skips the test without it."""

@@ -258,14 +258,6 @@ def test_block_scaled_on_the_cpu_is_refused(torch_cpu):
 
 # ---- the Hopper kernel ----------------------------------------------------------------------------
 
-@pytest.fixture
-def hopper(torch_cuda):
-    torch = torch_cuda
-    if torch.cuda.get_device_capability() != (9, 0):
-        pytest.skip("block-scaled FP8 runs on tessel's Hopper kernel: this GPU is not compute capability 9.0")
-    return torch
-
-
 def _fp8(torch, rows, cols, seed):
     g = torch.Generator(device="cuda").manual_seed(seed)
     return ((torch.rand(rows, cols, device="cuda", generator=g) * 2 - 1) * 448).to(torch.float8_e4m3fn)

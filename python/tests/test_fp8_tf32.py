@@ -16,14 +16,6 @@ def fp8(torch, *shape, dtype, seed, scale=1.0):
 
 
 @pytest.fixture
-def hopper(torch_cuda):
-    torch = torch_cuda
-    if torch.cuda.get_device_capability() != (9, 0):
-        pytest.skip("FP8 and TF32 run on tessel's Hopper kernel: this GPU is not compute capability 9.0")
-    return torch
-
-
-@pytest.fixture
 def tf32_switch():
     """set(on): torch.backends.cuda.matmul.allow_tf32 for the test, restored after it."""
     import torch

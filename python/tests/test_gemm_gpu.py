@@ -266,13 +266,6 @@ def test_dlpack_objects_that_are_not_torch_tensors(torch_cuda):
 
 
 # ---- Hopper: the TMA kernel, where tessel.gemm chooses it ---------------------------------------------
-@pytest.fixture
-def hopper(torch_cuda):
-    if tessel._core.compute_capability(torch_cuda.cuda.current_device()) != 90:
-        pytest.skip("the Hopper kernel needs compute capability 9.0")
-    return torch_cuda
-
-
 def padded(torch, rows, cols, dtype, row_major, ld, seed):
     """make(), stored with leading dimension `ld` (a view of a wider tensor)."""
     wide = make(torch, rows, ld, dtype, True, seed) if row_major else make(torch, ld, cols, dtype, False, seed)
