@@ -209,17 +209,24 @@ TEST(GemmSm90BlockScaled, RefusesMissingOrUnwantedScales) {
   EXPECT_EQ(unwanted.status, Status::kErrorNotSupported);
   EXPECT_NE(unwanted.what().find("FP8BlockScaled"), std::string::npos) << unwanted.what();
 
-  // Which scales TMA carries: torch's layouts from 16-byte-aligned bases, with M (A's K stride) and
-  // a batch stride a multiple of 4; not A's scales row by row, nor a base 4 bytes off, nor M = 201.
+  // Which scales TMA carries: torch's layouts from 16-byte-aligned bases (200 rows, 32 K blocks),
+  // with M (A's K stride) and a batch stride multiples of 4; not A's scales row by row, nor a base
+  // 4 bytes off, nor M = 201, nor K or batch strides that overlap the rows (0 among them).
   auto const* base = reinterpret_cast<float const*>(std::uintptr_t(1024));
   kernel::BlockScaleTensor const ta{base, 1, 200, 6400}, tb{base, 32, 1, 0}, ta_rows{base, 32, 1, 0};
-  EXPECT_TRUE(kernel::block_scales_fit_tma(ta, 1, tb, 64));
-  EXPECT_TRUE(kernel::block_scales_fit_tma(ta, 3, tb, 64));
-  EXPECT_FALSE(kernel::block_scales_fit_tma(ta_rows, 1, tb, 64));
-  EXPECT_FALSE(kernel::block_scales_fit_tma(kernel::BlockScaleTensor{base + 1, 1, 200, 0}, 1, tb, 64));
-  EXPECT_FALSE(kernel::block_scales_fit_tma(kernel::BlockScaleTensor{base, 1, 201, 0}, 1, tb, 64));
-  EXPECT_FALSE(kernel::block_scales_fit_tma(kernel::BlockScaleTensor{base, 1, 200, 6402}, 3, tb, 64));
-  EXPECT_FALSE(kernel::block_scales_fit_tma(ta, 1, tb, std::int64_t(1) << 31));
+  auto fits = [&](kernel::BlockScaleTensor const& a, int batches, std::int64_t extent_b = 64) {
+    return kernel::block_scales_fit_tma(a, 200, 32, batches, tb, extent_b);
+  };
+  EXPECT_TRUE(fits(ta, 1));
+  EXPECT_TRUE(fits(ta, 3));
+  EXPECT_FALSE(fits(ta_rows, 1));
+  EXPECT_FALSE(fits(kernel::BlockScaleTensor{base + 1, 1, 200, 0}, 1));
+  EXPECT_FALSE(fits(kernel::BlockScaleTensor{base, 1, 201, 0}, 1));
+  EXPECT_FALSE(fits(kernel::BlockScaleTensor{base, 1, 200, 6402}, 3));
+  EXPECT_FALSE(fits(kernel::BlockScaleTensor{base, 1, 0, 0}, 1));
+  EXPECT_FALSE(fits(kernel::BlockScaleTensor{base, 1, 100, 0}, 1));
+  EXPECT_FALSE(fits(kernel::BlockScaleTensor{base, 1, 200, 0}, 3));
+  EXPECT_FALSE(fits(ta, 1, std::int64_t(1) << 31));
 
   auto q = quant::quantize_fp8_1x128(reinterpret_cast<bfloat16_t const*>(std::uintptr_t(2)), 512, 4, 512, fake, 512,
                                      reinterpret_cast<float*>(std::uintptr_t(256)), make_block_scale_stride_A(4, 512));

@@ -40,14 +40,17 @@ constexpr int sm90_scale_slot_floats(int bm) { return kScaleGroup * bm + (kScale
 // Its shared memory: the slots, and a full and an empty barrier per slot.
 constexpr int sm90_scale_ring_bytes(int bm, int stages) { return sm90_scale_slots(stages) * (sm90_scale_slot_floats(bm) * 4 + 16); }
 
-/// Whether TMA can carry these scales: A's rows one element apart with 16-byte K (and, for
-/// batches > 1, batch) strides, B's K blocks one element apart, 16-byte-aligned bases, and every
-/// element index of B that `extent_b` spans within a 1-D box coordinate (int32).
-TESSEL_HD inline bool block_scales_fit_tma(BlockScaleTensor const& a, int batches_a, BlockScaleTensor const& b,
-                                           std::int64_t extent_b) {
+/// Whether TMA can carry these scales (`rows_a` rows of A, `k_blocks` blocks of K): A's rows one
+/// element apart, its K (and, for batches > 1, batch) strides multiples of 16 bytes that step past
+/// the dimension before (a 2-D map's rule, which also keeps out zero strides, a broadcast), B's K
+/// blocks one element apart, 16-byte-aligned bases, and every element index of B that `extent_b`
+/// spans within a 1-D box coordinate (int32). Elsewhere the scale warp copies them.
+TESSEL_HD inline bool block_scales_fit_tma(BlockScaleTensor const& a, std::int64_t rows_a, std::int64_t k_blocks, int batches_a,
+                                           BlockScaleTensor const& b, std::int64_t extent_b) {
   auto aligned = [](float const* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-  return a.row == 1 && a.k % 4 == 0 && (batches_a == 1 || a.batch % 4 == 0) && b.k == 1 && aligned(a.ptr) &&
-         aligned(b.ptr) && extent_b < (std::int64_t(1) << 31);
+  bool const a_fits = a.row == 1 && a.k % 4 == 0 && a.k >= rows_a &&
+                      (batches_a == 1 || (a.batch % 4 == 0 && a.batch >= a.k * k_blocks));
+  return a_fits && b.k == 1 && aligned(a.ptr) && aligned(b.ptr) && extent_b < (std::int64_t(1) << 31);
 }
 
 #if !defined(__CUDACC_RTC__)
@@ -64,7 +67,7 @@ inline StatusInfo prepare_block_scales(arch::TmaEncodeTiledFn encode, Scales& sc
   std::int64_t const kb = (k + kBlockScaleK - 1) / kBlockScaleK, nb = (n + kBlockScaleN - 1) / kBlockScaleN;
   // Elements from B's first scale to one past the last one the problem reads.
   std::int64_t const extent_b = (nb - 1) * sc.b.row + (kb - 1) * sc.b.k + (batches_b - 1) * sc.b.batch + 1;
-  sc.by_tma = block_scales_fit_tma(sc.a, batches_a, sc.b, extent_b);
+  sc.by_tma = block_scales_fit_tma(sc.a, m, kb, batches_a, sc.b, extent_b);
   if (!sc.by_tma) return {};
   constexpr int kFloat32 = 7, kSwizzleNone = 0;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT32, CU_TENSOR_MAP_SWIZZLE_NONE
   arch::TmaView const va{sc.a.ptr,        std::uint64_t(m),        std::uint64_t(kb),          std::uint64_t(batches_a),
