@@ -79,22 +79,27 @@ def shape_row(m, n, k, dt, reps, rounds, oracle):
     sets = operands(m, n, k, dtype, sets_for(m, n, k))
     x, Wt, D = sets[0]
     kernel, reason = tessel.kernel_for(x, Wt, out=D, explain=True)
+    _, transposed = tessel.gemm._dispatcher.select(x, Wt, None, D, 0)
     checks = {}
     D.fill_(float("nan"))
     tessel.gemm(x, Wt, out=D)
     torch.cuda.synchronize()
     checks["tessel.gemm"] = verify(x, Wt, D)
+    # Candidates (name, kernel, on D^T): every registry kernel of the kind, on the problem as given
+    # and, where M is short of a tile, on D^T's (x @ W.t()'s D^T = W x^T is the same kind).
     candidates = []
     if oracle and kernel.hopper:
         for config in registry.hopper_configs(dt, dt, "row", "col"):
             k_ = prebuilt.find(config, 90)
             if k_ is None:
                 continue
-            D.fill_(float("nan"))
-            _core.time_launches(k_, [(x, Wt, D)], 1, torch.cuda.current_stream().cuda_stream)
-            torch.cuda.synchronize()
-            checks[k_.name] = verify(x, Wt, D)
-            candidates.append(k_)
+            for t in (False, True) if m < 128 else (False,):
+                D.fill_(float("nan"))
+                _core.time_launches(k_, [(x, Wt, D)], 1, torch.cuda.current_stream().cuda_stream, t)
+                torch.cuda.synchronize()
+                name = k_.name + (" on D^T" if t else "")
+                checks[name] = verify(x, Wt, D)
+                candidates.append((name, k_, t))
     worst = max(checks.values())
     if worst > 1:
         raise SystemExit(f"{m}x{n}x{k} {dt}: verification failed: " + ", ".join(f"{k} {v:.2f}" for k, v in checks.items()))
@@ -102,20 +107,21 @@ def shape_row(m, n, k, dt, reps, rounds, oracle):
             "tessel": lambda A, B, D: tessel.gemm(A, B, out=D)}
     for run in runs.values():  # warm-up
         run(*sets[0])
-    times = {name: [] for name in [*runs, "cpp", *[c.name for c in candidates]]}
+    times = {name: [] for name in [*runs, "cpp", *[c[0] for c in candidates]]}
     for _ in range(rounds):
         for name, run in runs.items():
             times[name] += events_time(run, sets, reps)
-        times["cpp"] += cpp_time(kernel, sets, reps)
-        for c in candidates:
-            times[c.name] += cpp_time(c, sets, reps)
+        times["cpp"] += cpp_time(kernel, sets, reps, transpose_d=transposed)
+        for name, k_, t in candidates:
+            times[name] += cpp_time(k_, sets, reps, transpose_d=t)
     flop = 2 * m * n * k
     tflops = {name: flop / (statistics.median(v) * 1e-3) / 1e12 for name, v in times.items()}
-    best = max(candidates, key=lambda c: tflops[c.name]) if candidates else kernel
+    chosen = kernel.name + (" on D^T" if transposed else "")
+    best = max((c[0] for c in candidates), key=lambda name: tflops[name]) if candidates else chosen
     del sets
-    return dict(shape=f"{m}x{n}x{k}", dtype=dt, kernel=kernel.name, reason=reason, torch=tflops["torch"], tessel=tflops["tessel"],
-                cpp=tflops["cpp"], best=best.name, best_tflops=tflops.get(best.name, tflops["cpp"]), worst=worst,
-                candidates={c.name: tflops[c.name] for c in candidates})
+    return dict(shape=f"{m}x{n}x{k}", dtype=dt, kernel=chosen, reason=reason, torch=tflops["torch"], tessel=tflops["tessel"],
+                cpp=tflops["cpp"], best=best, best_tflops=tflops.get(best, tflops["cpp"]), worst=worst,
+                candidates={c[0]: tflops[c[0]] for c in candidates})
 
 
 def fused_row(m, n, k, dt, act, reps, rounds):

@@ -21,10 +21,11 @@ def events_time(run, sets, reps, hold_cycles=HOLD_CYCLES):
     return [ev[i].elapsed_time(ev[i + 1]) for i in range(reps)]
 
 
-def cpp_time(kernel, sets, reps, hold_cycles=HOLD_CYCLES):
-    """The same for `kernel` launched from C++ (tessel._core.time_launches: no Python between)."""
+def cpp_time(kernel, sets, reps, hold_cycles=HOLD_CYCLES, transpose_d=False):
+    """The same for `kernel` launched from C++ (tessel._core.time_launches: no Python between);
+    transpose_d: on D^T's problem, as the dispatcher runs decode shapes."""
     torch.cuda._sleep(hold_cycles)
-    return _core.time_launches(kernel, sets, reps, torch.cuda.current_stream().cuda_stream)
+    return _core.time_launches(kernel, sets, reps, torch.cuda.current_stream().cuda_stream, transpose_d)
 
 
 def write_report(lines, out):

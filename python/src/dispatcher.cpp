@@ -40,8 +40,10 @@ void Dispatcher::run_ex(nb::handle a, nb::handle b, nb::handle c, nb::handle d, 
   launch(p, epilogue, alpha, beta, stream);
 }
 
-void Dispatcher::launch(Problem const& p, int epilogue, float alpha, float beta, std::uintptr_t stream) {
-  Kernel& k = *choose(p, epilogue).kernel;
+void Dispatcher::launch(Problem const& natural_problem, int epilogue, float alpha, float beta, std::uintptr_t stream) {
+  Entry const& e = choose(natural_problem, epilogue);
+  Problem const p = e.transpose_d ? transpose_d(natural_problem) : natural_problem;
+  Kernel& k = *e.kernel;
   if (k.traits().fixup_slot_floats > 0) {
     WorkspaceSource const source = workspace_for(p.device, stream);
     k.launch(p, alpha, beta, stream, 8, &source);
@@ -139,8 +141,9 @@ void Dispatcher::run_block_scaled(Kernel& kernel, nb::handle a, nb::handle b, nb
   kernel.launch(*p, 1.f, beta, stream);
 }
 
-nb::object Dispatcher::select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue) {
-  return choose(natural(read_operands(a, b, c, d)), epilogue).owner;
+nb::tuple Dispatcher::select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue) {
+  Entry const& e = choose(natural(read_operands(a, b, c, d)), epilogue);
+  return nb::make_tuple(e.owner, e.transpose_d);
 }
 
 void Dispatcher::run_kernel(Kernel& kernel, nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta,
@@ -171,28 +174,38 @@ std::size_t Dispatcher::KeyHash::operator()(Key const& key) const {
 
 nb::tuple Dispatcher::question(nb::handle a, nb::handle b, nb::handle c, nb::handle d) {
   Problem const p = natural(read_operands(a, b, c, d));
-  return nb::make_tuple(int(p.ab), int(p.c), p.a_row, p.b_row, p.device, tma_aligned(p), p.m, p.n, p.k, p.promoted);
+  return nb::make_tuple(int(p.ab), int(p.c), p.a_row, p.b_row, p.device, tma_aligned(p), p.m, p.n, p.k, p.promoted,
+                        d_transposable(p));
 }
 
 Dispatcher::Entry const& Dispatcher::choose(Problem const& p, int epilogue) {
   bool const tma = tma_aligned(p);
+  bool const transposable = d_transposable(p);
   // A batch is chosen for as one problem of all its rows: the same tiles to spread over the SMs.
   std::int64_t const rows = p.m * p.l;
   Key const key{std::uint64_t(p.ab) | std::uint64_t(p.c) << 4 | std::uint64_t(p.a_row) << 8 | std::uint64_t(p.b_row) << 9 |
-                    std::uint64_t(tma) << 10 | std::uint64_t(p.promoted) << 11 | std::uint64_t(epilogue & 0xff) << 16 |
-                    std::uint64_t(p.device) << 24,
+                    std::uint64_t(tma) << 10 | std::uint64_t(p.promoted) << 11 | std::uint64_t(transposable) << 12 |
+                    std::uint64_t(epilogue & 0xff) << 16 | std::uint64_t(p.device) << 24,
                 rows, p.n, p.k};
   auto it = kernels_.find(key);
   if (it == kernels_.end()) {
     if (!resolve_.is_valid() || resolve_.is_none()) throw nb::type_error("this Dispatcher has no kernel resolver");
-    nb::object k = resolve_(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device, tma, rows, p.n, p.k, p.promoted);
-    if (!nb::isinstance<Kernel>(k)) throw nb::type_error("the kernel resolver must return a tessel._core.Kernel");
+    nb::object k = resolve_(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device, tma, rows, p.n, p.k, p.promoted, transposable);
+    bool transpose = false;
+    if (nb::isinstance<nb::tuple>(k) && nb::len(k) == 2 && nb::isinstance<bool>(k[1])) {
+      transpose = nb::cast<bool>(k[1]);
+      k = nb::borrow(k[0]);
+    }
+    if (!nb::isinstance<Kernel>(k)) throw nb::type_error("the kernel resolver must return a tessel._core.Kernel, or (Kernel, bool)");
+    if (transpose && !transposable)
+      refuse(Status::kErrorInternal, "the kernel resolver asked for D^T's problem where D cannot be transposed (a C, a batch or block scales)");
+    Problem const q = transpose ? transpose_d(p) : p;
     KernelTraits const& t = nb::cast<Kernel&>(k).traits();
-    if (t.ab != p.ab || t.c != p.c || t.a_row != p.a_row || t.b_row != p.b_row || !t.c_row || int(t.epilogue) != epilogue ||
-        (t.hopper && !tma) || t.promoted != p.promoted)
+    if (t.ab != q.ab || t.c != q.c || t.a_row != q.a_row || t.b_row != q.b_row || !t.c_row || int(t.epilogue) != epilogue ||
+        (t.hopper && !tma) || (transpose && !t.hopper) || t.promoted != q.promoted)
       refuse(Status::kErrorInternal, "the kernel resolver returned " + t.name + " for a problem it does not compute");
     if (kernels_.size() >= kMaxRemembered) kernels_.clear();
-    it = kernels_.emplace(key, Entry{k, &nb::cast<Kernel&>(k)}).first;
+    it = kernels_.emplace(key, Entry{k, &nb::cast<Kernel&>(k), transpose}).first;
   }
   return it->second;
 }

@@ -17,9 +17,11 @@ namespace nb = nanobind;
 
 class Dispatcher {
  public:
-  // resolve(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted) -> Kernel:
-  // the kernel for a kind of problem at one shape, asked once per kind and shape (the registry's
-  // heuristic, python/tessel/jit/registry.py). fallback(A, B, C, alpha, beta, out_dtype,
+  // resolve(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted,
+  // transposable) -> Kernel, or (Kernel, True): the kernel for a kind of problem at one shape,
+  // asked once per kind and shape (the registry's heuristic, python/tessel/jit/registry.py);
+  // (Kernel, True) runs it on D^T = B^T A^T with D^T stored column-major, which the resolver may
+  // answer only where `transposable` (d_transposable in gemm_operands.hpp). fallback(A, B, C, alpha, beta, out_dtype,
   // epilogue, config, out, stream): tessel.gemm for the calls gemm() leaves to Python (a
   // configuration, arguments it does not read). Either may be None where not used.
   Dispatcher(nb::object resolve, nb::object fallback) : resolve_(std::move(resolve)), fallback_(std::move(fallback)) {}
@@ -50,8 +52,8 @@ class Dispatcher {
   void run_block_scaled(Kernel& kernel, nb::handle a, nb::handle b, nb::handle c, nb::handle d, float beta, std::uintptr_t stream,
                         std::uintptr_t scale_a, std::tuple<std::int64_t, std::int64_t> scale_a_strides, std::uintptr_t scale_b,
                         std::tuple<std::int64_t, std::int64_t> scale_b_strides);
-  // The kernel run() would launch, without launching it.
-  nb::object select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue);
+  // (kernel, transpose_d): what run() would launch, and whether on D^T's problem, without launching.
+  nb::tuple select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue);
   // Launch the automatic choice for a problem (the tail of run() and gemm()).
   void launch(Problem const& p, int epilogue, float alpha, float beta, std::uintptr_t stream);
   // The arguments run() would give resolve for these operands (without the epilogue): the
@@ -79,6 +81,7 @@ class Dispatcher {
   struct Entry {
     nb::object owner;  // keeps the Kernel alive
     Kernel* kernel;
+    bool transpose_d = false;  // run on transpose_d(problem)
   };
   // A kind of problem (element types, layouts, TMA alignment, epilogue, device) at one shape.
   struct Key {

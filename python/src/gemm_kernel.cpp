@@ -105,7 +105,7 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
   args.ldc = p.ldc;
   args.d = p.d;
   args.ldd = p.ldd;
-  args.c_row_major = p.c_row;
+  args.c_row_major = p.c_row && !p.d_column_major;  // D^T's problem: D column-major, with no C
   args.beta = beta;
   args.element_bits = 8 * element_bytes(t_.ab);
   args.tile_m = t_.tile_m;
@@ -123,6 +123,9 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
                                                                    "block scales (scale_a (M, ceil(K/128)), scale_b (ceil(K/128), ceil(N/128)))"
                                        : "the kernel " + t_.name + " applies no block scales: block-scaled FP8 runs on a kernel with "
                                                                    "schedule='cooperative_blockscaled'"}};
+
+  if (p.d_column_major && !t_.hopper)
+    throw StatusError{{Status::kErrorInternal, "the kernel " + t_.name + " stores D row-major only; a column-major D runs on the Hopper kernels"}};
 
   Loaded const& l = loaded(p.device);
   if (t_.hopper) {

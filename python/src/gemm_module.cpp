@@ -103,6 +103,7 @@ nb::dict sm90_params_layout() {
   d["sched.groups"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, groups);
   d["tma_d"] = offsetof(P, tma_d);
   d["tma_store_d"] = offsetof(P, tma_store_d);
+  d["d_column_major"] = offsetof(P, d_column_major);
   using Scales = decltype(P::scales);
   d["scales.a"] = offsetof(P, scales) + offsetof(Scales, a);
   d["scales.b"] = offsetof(P, scales) + offsetof(Scales, b);

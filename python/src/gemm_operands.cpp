@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tessel::py {
@@ -293,6 +294,25 @@ Problem natural(Operands const& ops) {
   bool const a_row = na.prefers_row != transpose;
   bool const b_row = nb_.prefers_row != transpose;
   return make_problem(ops, transpose, a_row, b_row, true);
+}
+
+bool d_transposable(Problem const& p) {
+  return p.c_row && !p.d_column_major && p.l == 1 && !p.c_ptr && !p.block_scaled && !p.group_m;
+}
+
+Problem transpose_d(Problem p) {
+  std::swap(p.a, p.b);
+  std::swap(p.lda, p.ldb);
+  std::swap(p.m, p.n);
+  std::swap(p.scale_a, p.scale_b);
+  std::swap(p.batch_a, p.batch_b);
+  // A^T of a row-major A is column-major, and so on: the new A is B^T, the new B is A^T.
+  bool const a_row = !p.b_row, b_row = !p.a_row;
+  p.a_row = a_row;
+  p.b_row = b_row;
+  p.transposed = !p.transposed;
+  p.d_column_major = true;
+  return p;
 }
 
 std::string describe_layouts(bool a_row, bool b_row, bool c_row) {

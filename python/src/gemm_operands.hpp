@@ -61,6 +61,15 @@ std::optional<Problem> fit(Operands const& ops, bool a_row, bool b_row, bool c_r
 // the automatic kernel choice looks up.
 Problem natural(Operands const& ops);
 
+// Whether `p` (D row-major) may run as D^T = B^T A^T with D^T stored column-major
+// (Problem::d_column_major): one matrix, no C (its layout would flip too; the Hopper epilogue
+// reads C row-major only), not block-scaled (A's and B's scales have different blocks).
+bool d_transposable(Problem const& p);
+// `p` as D^T = B^T A^T with D^T stored column-major: A and B (pointers, leading dimensions,
+// layouts, scales, batch strides) exchanged, M and N too; D's memory and leading dimension stay.
+// @pre d_transposable(p)
+Problem transpose_d(Problem p);
+
 // "A row-major, B column-major, D row-major" of a problem, for messages.
 std::string describe_layouts(bool a_row, bool b_row, bool c_row);
 

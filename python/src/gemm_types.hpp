@@ -49,6 +49,10 @@ struct Problem {
   int l = 1;
   std::int64_t batch_a = 0, batch_b = 0, batch_c = 0, batch_d = 0;
   bool transposed = false;
+  // D^T = B^T A^T run with D^T stored column-major (transpose_d in gemm_operands.hpp): a row-major
+  // D of a few rows (decode tokens) becomes the N rows of the kernel's problem, so the tiles'
+  // rows are the weights' and not padding. The Hopper kernels only (Sm90GemmParams::d_column_major).
+  bool d_column_major = false;
   // FP8: device pointers to one float each that multiply alpha (torch._scaled_mm's scale_a and
   // scale_b, as the caller gave them: swapped with A and B when transposed), or null; and
   // whether the kernel must promote its accumulation (use_fast_accum=False).
@@ -110,6 +114,7 @@ struct Sm90KernelParams {
   gemm::kernel::FixupWorkspace ws;
   alignas(128) unsigned char tma_d[128];  // a CUtensorMap (CUDA 13 aligns it to 128 bytes): D for the TMA store
   bool tma_store_d;                      // whether D meets TMA's rules (else stores from registers)
+  bool d_column_major;                   // D^T's problem: D stored column-major, from registers
   // kernel::Sm90BlockScales, read by the block-scaled kernels only (zero for the others): the
   // two arrays, and where TMA can carry them, their tensor maps (the struct takes the
   // CUtensorMap's 128-byte alignment, so it starts at the next multiple of 128).

@@ -130,7 +130,10 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   params.d = p.d;
   params.ldd = p.ldd;
   params.batch_stride_d = p.batch_d;
-  params.pairs_aligned = p.ldd % 2 == 0 && p.batch_d % 2 == 0 && reinterpret_cast<std::uintptr_t>(p.d) % (2 * s.d_bytes) == 0;
+  // A column-major D (D^T's problem) is stored element by element from registers.
+  params.d_column_major = p.d_column_major;
+  params.pairs_aligned = !p.d_column_major && p.ldd % 2 == 0 && p.batch_d % 2 == 0 &&
+                         reinterpret_cast<std::uintptr_t>(p.d) % (2 * s.d_bytes) == 0;
   params.epi = {alpha, beta, p.c_ptr, p.ldc, p.batch_c, p.scale_a, p.scale_b};
   int const tiles_m = (m + s.tile_m - 1) / s.tile_m, tiles_n = (n + s.tile_n - 1) / s.tile_n;
   // A and D hold one matrix for contiguous groups; B is batched by group in every grouped launch.
@@ -183,7 +186,7 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
                           : map(d, b_, "B", p.b, ab, p.k, p.n, p.ldb, s.box_b, p.l, p.batch_b);
   // The TMA-store epilogue writes D (row-major) in boxes of 64 rows x 128 bytes where TMA can
   // store it (the rule the C++ adapter applies); elsewhere the kernel stores from registers.
-  params.tma_store_d = arch::tma_store_fits(p.d, p.n, p.ldd, l_ad, p.batch_d, s.d_bytes);
+  params.tma_store_d = !p.d_column_major && arch::tma_store_fits(p.d, p.n, p.ldd, l_ad, p.batch_d, s.d_bytes);
   if (params.tma_store_d) {
     int const box_d[2] = {128 / s.d_bytes, 64};
     std::memcpy(params.tma_d, map(d, d_, "D", p.d, s.d_bytes, p.n, p.m, p.ldd, box_d, l_ad, p.batch_d).bytes, sizeof(params.tma_d));

@@ -17,12 +17,26 @@ namespace {
 // Milliseconds of each of `reps` launches of `kernel`, launch i on operand set i % len(sets), each
 // set an (A, B, D) triple; alpha 1, beta 0. The GPU should be held up (torch.cuda._sleep) before
 // the call, so that the launches queue and the events time the kernels, not the host.
-std::vector<float> time_launches(Kernel& kernel, nb::sequence sets, int reps, std::uintptr_t stream) {
+// transpose_d: run D^T = B^T A^T with D^T stored column-major (a Hopper kernel, D row-major).
+std::vector<float> time_launches(Kernel& kernel, nb::sequence sets, int reps, std::uintptr_t stream, bool transpose) {
   std::vector<Problem> problems;
   for (nb::handle set : sets) {
     nb::sequence abd = nb::borrow<nb::sequence>(set);
     if (nb::len(abd) != 3) throw nb::value_error("time_launches: each operand set is (A, B, D)");
-    problems.push_back(problem_for(kernel.traits(), abd[0], abd[1], nb::none(), abd[2]));
+    if (!transpose) {
+      problems.push_back(problem_for(kernel.traits(), abd[0], abd[1], nb::none(), abd[2]));
+      continue;
+    }
+    Problem const p = natural(read_operands(abd[0], abd[1], nb::none(), abd[2]));
+    KernelTraits const& t = kernel.traits();
+    if (!d_transposable(p) || !t.hopper)
+      throw nb::value_error("time_launches: transpose_d needs a Hopper kernel and one matrix with D row-major");
+    Problem const q = transpose_d(p);
+    if (t.a_row != q.a_row || t.b_row != q.b_row || t.ab != q.ab || t.c != q.c)
+      throw nb::value_error(("time_launches: the kernel " + t.name + " does not take D^T's problem (" +
+                             describe_layouts(q.a_row, q.b_row, false) + ")")
+                                .c_str());
+    problems.push_back(q);
   }
   if (problems.empty() || reps <= 0) throw nb::value_error("time_launches: give at least one operand set and one launch");
   std::string why;
@@ -59,8 +73,10 @@ std::vector<float> time_launches(Kernel& kernel, nb::sequence sets, int reps, st
 
 void bind_timing(nb::module_& m) {
   m.def("time_launches", &time_launches, nb::arg("kernel"), nb::arg("sets"), nb::arg("reps"), nb::arg("stream"),
+        nb::arg("transpose_d") = false,
         "Milliseconds of each of `reps` launches of a kernel from C++ (no Python between launches), launch i on operand "
-        "set i % len(sets), each (A, B, D), timed with CUDA events on `stream`: the reference for tessel.gemm's own timing.");
+        "set i % len(sets), each (A, B, D), timed with CUDA events on `stream`: the reference for tessel.gemm's own timing. "
+        "transpose_d=True runs D^T = B^T A^T with D^T stored column-major, as the dispatcher does for decode shapes.");
 }
 
 }  // namespace tessel::py

@@ -3,7 +3,8 @@
     python -m tessel.explain [--sms 132] [--dtype bf16] [--layout-b col] [--epilogue relu] MxNxK ...
 
 Each shape is D = A @ B with A row-major M x K, B as --layout-b ("col": B = W.t() for a row-major
-N x K weight, as torch.nn.Linear computes; "row": B is K x N row-major) and D row-major. The
+N x K weight, as torch.nn.Linear computes; "row": B is K x N row-major) and D row-major, with no C
+(a decode shape may then run as D^T = B^T A^T, "on D^T"). The
 answer is the registry heuristic's (tessel/jit/registry.py) on a GPU with --sms SMs; a tuning
 cache entry (tessel.tune) can override it on the machine that measured it.
 """
@@ -30,10 +31,15 @@ def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = 
     """(shape, kernel name, reason) for each shape."""
     element = element_name(dtype)
     candidates = registry.hopper_configs(element, element, "row", layout_b, epilogue)
+    # D^T = B^T A^T (no C): A^T is column-major, B^T row-major where B is column-major.
+    transposed = registry.hopper_configs(element, element, "row" if layout_b == "col" else "col", "col", epilogue)
     out = []
     for shape in shapes:
-        config, reason = registry.choose(candidates, *shape, sms) if candidates else (None, "no Hopper kernel is shipped")
-        out.append((shape, config.name if config else "-", reason))
+        if not candidates:
+            out.append((shape, "-", "no Hopper kernel is shipped"))
+            continue
+        choice = registry.choose_oriented(candidates, transposed, *shape, sms)
+        out.append((shape, choice.config.name + (" on D^T" if choice.transpose_d else ""), choice.reason))
     return out
 
 

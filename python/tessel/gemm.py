@@ -41,12 +41,14 @@ def _hopper_only(element: str, layouts: tuple, cc: int, tma_aligned: bool):
 
 
 def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
-            m: int, n: int, k: int, promoted: bool = False):
-    """(configuration, reason) for a kind of problem at a shape. Hopper (compute capability 9.0)
-    runs a TMA kernel where TMA can read A and B (16-byte-aligned addresses and leading
-    dimensions), chosen among the registry's by shape (jit/registry.py); other GPUs, and operands
-    TMA cannot read, the Sm80 kernel; Turing (sm_75) the two-stage float16 kernel; older GPUs
-    have no tensor-core instruction tessel uses. FP8 and TF32 run on Hopper only."""
+            m: int, n: int, k: int, promoted: bool = False, transposable: bool = False) -> registry.Choice:
+    """The configuration for a kind of problem at a shape, and why. Hopper (compute capability
+    9.0) runs a TMA kernel where TMA can read A and B (16-byte-aligned addresses and leading
+    dimensions), chosen among the registry's by shape (jit/registry.py), on D^T's problem where
+    that puts the weights in the tiles' rows (decode; `transposable`: no C and one matrix); other
+    GPUs, and operands TMA cannot read, the Sm80 kernel; Turing (sm_75) the two-stage float16
+    kernel; older GPUs have no tensor-core instruction tessel uses. FP8 and TF32 run on Hopper
+    only."""
     cc = _core.compute_capability(device)
     element, out = _ELEMENTS[element_ab], _ELEMENTS[element_c]
     layouts = ("row" if a_row else "col", "row" if b_row else "col")
@@ -56,16 +58,22 @@ def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue:
     if cc == 90 and tma_aligned:
         candidates = registry.hopper_configs(element, out, *layouts, epilogue_name, promoted)
         if not candidates:
-            return (default_config(element, out, *layouts, epilogue_name, hopper=True, promoted=promoted),
-                    "the default Hopper tile, compiled on first use: no kernel with this epilogue is shipped for this kind")
+            return registry.Choice(default_config(element, out, *layouts, epilogue_name, hopper=True, promoted=promoted), False,
+                                   "the default Hopper tile, compiled on first use: no kernel with this epilogue is shipped for this kind")
+        # D^T = B^T A^T: B^T is the new A, A^T the new B, each in the other layout.
+        flipped = ("row" if not b_row else "col", "row" if not a_row else "col")
+        transposed = registry.hopper_configs(element, out, *flipped, epilogue_name, promoted) if transposable else []
+        choice = registry.choose_oriented(candidates, transposed, m, n, k, _core.sm_count(device))
+        if choice.transpose_d:  # the tuning cache holds the problem as given
+            return choice
         tuned = _tuned(candidates, (element, out, *layouts, epilogue_name), device, m, n, k)
-        return tuned if tuned is not None else registry.choose(candidates, m, n, k, _core.sm_count(device))
+        return registry.Choice(tuned[0], False, tuned[1]) if tuned is not None else choice
     config = default_config(element, out, *layouts, epilogue_name)
     if cc < 80:
-        return config.replace(arch="sm75", stages=2), "Turing: the two-stage mma.sync kernel"
+        return registry.Choice(config.replace(arch="sm75", stages=2), False, "Turing: the two-stage mma.sync kernel")
     why = "TMA cannot read A or B (base addresses and leading dimensions must be 16-byte aligned)" if cc == 90 else \
         f"compute capability {cc // 10}.{cc % 10} has no Hopper kernel"
-    return config, f"the Sm80 kernel: {why}"
+    return registry.Choice(config, False, f"the Sm80 kernel: {why}")
 
 
 def _tuning_key(kind: tuple, device: int, shape: tuple) -> str:
@@ -130,7 +138,7 @@ def tune(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=N
         candidates = registry.hopper_configs(*kind) if _core.compute_capability(device) == 90 else []
         if len(candidates) < 2:
             results.append((shape, _kernel_for(_choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row",
-                                                       _epilogue(epilogue), device, True, *shape)[0], device).name, {}))
+                                                       _epilogue(epilogue), device, True, *shape).config, device).name, {}))
             continue
         name, timings = _tune_shape(candidates, kind, device, shape, _tuning_key(kind, device, shape), top)
         results.append((shape, name, timings))
@@ -155,10 +163,11 @@ def _shape_kind(dtype, out_dtype, layout_b, device) -> tuple:
 
 
 def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
-             m: int, n: int, k: int, promoted: bool):
-    """The dispatcher's question (dispatcher.hpp): the kernel for a kind of problem at a shape."""
-    config, _ = _choice(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted)
-    return _kernel_for(config, device)
+             m: int, n: int, k: int, promoted: bool, transposable: bool):
+    """The dispatcher's question (dispatcher.hpp): the kernel for a kind of problem at a shape,
+    and whether it runs on D^T's problem."""
+    choice = _choice(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable)
+    return _kernel_for(choice.config, device), choice.transpose_d
 
 
 _config_kernels: dict = {}
@@ -371,11 +380,11 @@ def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=
         return (kernel, "the configuration given") if explain else kernel
     D = _allocate(A, B, C, out_element) if out is None else out
     code = _epilogue(epilogue)
-    kernel = _dispatcher.select(A, B, C, D, code)
+    kernel, _ = _dispatcher.select(A, B, C, D, code)
     if not explain:
         return kernel
-    element_ab, element_c, a_row, b_row, device, tma, m, n, k, promoted = _dispatcher.question(A, B, C, D)
-    return kernel, _choice(element_ab, element_c, a_row, b_row, code, device, tma, m, n, k, promoted)[1]
+    element_ab, element_c, a_row, b_row, device, tma, m, n, k, promoted, transposable = _dispatcher.question(A, B, C, D)
+    return kernel, _choice(element_ab, element_c, a_row, b_row, code, device, tma, m, n, k, promoted, transposable).reason
 
 
 def warmup(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=None, device=None):
@@ -388,11 +397,12 @@ def warmup(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue
     names = []
     for shape in shapes:
         shape = _shape(shape)
-        config, _ = _choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row", _epilogue(epilogue), device, True,
-                            *shape)
-        kernel = _kernel_for(config, device)
-        kernel.load(device)
-        names.append(kernel.name)
+        # Without a C the call may run on D^T's problem, with one (a bias) it may not: both kernels.
+        choices = [_choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row", _epilogue(epilogue), device, True,
+                           *shape, transposable=t) for t in (True, False)]
+        for choice in choices:
+            _kernel_for(choice.config, device).load(device)
+        names.append(_kernel_for(choices[0].config, device).name)
     return names
 
 

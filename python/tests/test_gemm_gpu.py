@@ -6,6 +6,7 @@ configuration end to end, and the refusals only real CUDA tensors can provoke. S
 PyTorch or a CUDA device.
 """
 
+import importlib
 import itertools
 
 import pytest
@@ -371,6 +372,32 @@ def test_hopper_every_registry_tile(hopper):
             tessel.gemm(A, B, config=config, out=D)
             torch.cuda.synchronize()
             check(torch, D, A, B)
+
+
+def test_hopper_decode_runs_on_d_transposed(hopper):
+    """x @ W.t() with a few tokens runs as D^T = W x^T with D^T stored column-major (the weights
+    fill the tiles' rows): every registry kernel on that problem, ragged M, N and K, on a
+    NaN-poisoned D; tessel.gemm's own choice, with and without a fused activation; and with a
+    bias (a C), which keeps the problem as given."""
+    torch = hopper
+    from tessel import _core
+    from tessel.jit import registry
+    dispatcher = importlib.import_module("tessel.gemm")._dispatcher
+    stream = torch.cuda.current_stream().cuda_stream
+    for m, n, k in [(1, 4096, 4096), (7, 1000, 520), (33, 3000, 1024), (64, 8192, 4096)]:
+        x, W = make(torch, m, k, "bfloat16", True, 70), make(torch, n, k, "bfloat16", True, 71)
+        for config in registry.hopper_configs("bf16", "bf16", "row", "col"):
+            D = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+            _core.time_launches(tessel.kernel_for(x, W.t(), config=config), [(x, W.t(), D)], 1, stream, True)
+            torch.cuda.synchronize()
+            check(torch, D, x, W.t())
+        D = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        assert dispatcher.select(x, W.t(), None, D, 0)[1], f"{m}x{n}x{k} did not run on D^T"
+        check(torch, tessel.gemm(x, W.t(), out=D), x, W.t())
+        check(torch, tessel.gemm(x, W.t(), epilogue="relu"), x, W.t(), activation=torch.relu)
+        bias = make(torch, 1, n, "bfloat16", True, 72).expand(m, n)
+        assert not dispatcher.select(x, W.t(), bias, D, 0)[1]
+        check(torch, tessel.gemm(x, W.t(), bias, beta=1.0), x, W.t(), bias, beta=1.0)
 
 
 def test_hopper_choice_follows_the_shape(hopper, tmp_path, monkeypatch):

@@ -25,11 +25,27 @@ class Recorder:
         self.shapes = []  # and their (M, N, K)
         self.tile = tile
 
-    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted):
+    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable):
         self.asked.append((ab, c, a_row, b_row, epilogue, device, tma_aligned))
         self.shapes.append((m, n, k))
+        self.transposable = transposable
         return _core.Kernel(b"not a cubin", "test_kernel", "test_symbol", "sm_90a", ab, c, a_row, b_row, True, epilogue,
                             self.tile[0], self.tile[1], 128, 49152)
+
+
+class Transposer(Recorder):
+    """A resolver that answers D^T's problem (D^T = B^T A^T, D^T column-major) with a Hopper
+    kernel of that problem's layouts, or with the given layouts' kernel when `wrong_layouts`."""
+
+    def __init__(self, wrong_layouts=False):
+        super().__init__()
+        self.wrong_layouts = wrong_layouts
+
+    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable):
+        super().__call__(ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable)
+        layouts = (a_row, b_row) if self.wrong_layouts else (not b_row, not a_row)
+        return _core.Kernel(b"not a cubin", "test_kernel_t", "test_symbol", "sm_90a", ab, c, *layouts, True, epilogue,
+                            128, 64, 384, 49152, hopper=True, box_a=(64, 128), box_b=(64, 64)), True
 
 
 def run(A, B, C=None, D=None, *, alpha=1.0, beta=0.0, epilogue=0, resolver=None):
@@ -177,8 +193,26 @@ def test_question_is_the_problem_the_choice_sees():
     d = _core.Dispatcher(Recorder())
     D_row = FakeArray((M, N), "float32", ptr=0x7F0000400000)
     D_col = FakeArray((M, N), "float32", strides=(1, M), ptr=0x7F0000400000)
-    assert d.question(a_(), b_(), None, D_row) == (0, 2, True, True, 0, True, M, N, K, False)
-    assert d.question(a_(), b_(), None, D_col) == (0, 2, False, False, 0, True, N, M, K, False)
+    assert d.question(a_(), b_(), None, D_row) == (0, 2, True, True, 0, True, M, N, K, False, True)
+    assert d.question(a_(), b_(), None, D_col) == (0, 2, False, False, 0, True, N, M, K, False, True)
+    C = FakeArray((M, N), "float32", ptr=0x7F0000300000)
+    assert d.question(a_(), b_(), C, D_row)[-1] is False  # a C would have to be read transposed
+
+
+def test_the_resolver_may_run_the_transposed_problem():
+    """(kernel, True) runs D^T = B^T A^T with D^T column-major: a kernel of that problem's
+    layouts (A^T column-major of a row-major A, ...), where the problem allows it (no C)."""
+    d = _core.Dispatcher(Transposer())
+    D = FakeArray((16, N), "float32", ptr=0x7F0000400000)
+    kernel, transposed = d.select(a_((16, K)), b_(), None, D, 0)
+    assert transposed and kernel.name == "test_kernel_t" and kernel.hopper
+    reaches_device(lambda: d.run(a_((16, K)), b_(), None, D, 1.0, 0.0, 0, 0))
+    # A resolver's mistakes are internal errors (tessel.CudaError), named.
+    with pytest.raises(tessel.CudaError, match="returned test_kernel_t for a problem it does not compute"):
+        _core.Dispatcher(Transposer(wrong_layouts=True)).run(a_((16, K)), b_(), None, D, 1.0, 0.0, 0, 0)
+    C = FakeArray((16, N), "float32", ptr=0x7F0000300000)
+    with pytest.raises(tessel.CudaError, match="asked for D\\^T's problem where D cannot be transposed"):
+        _core.Dispatcher(Transposer()).run(a_((16, K)), b_(), C, D, 1.0, 1.0, 0, 0)
 
 
 def test_tma_alignment_is_part_of_the_kind_of_problem():

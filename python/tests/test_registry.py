@@ -130,7 +130,7 @@ def test_explain_prints_the_choice_and_reason(capsys):
     assert explain.main(["4096x4096x4096", "16x4096x4096", "--sms", "132"]) == 0
     out = capsys.readouterr().out
     assert "4096x4096x4096: tessel_sm90_gemm_bf16_bf16_bf16_128x256x64_c1x1_4stage_coop_tn\n" in out
-    assert "16x4096x4096: tessel_sm90_gemm_bf16_bf16_bf16_128x128x64_c1x1_6stage_coop_tn_streamk" in out and "stream-K" in out
+    assert "16x4096x4096: tessel_sm90_gemm_bf16_bf16_bf16_128x64x64_c1x1_8stage_coop_tn_streamk on D^T" in out and "stream-K" in out
 
 
 def test_explain_refuses_bad_arguments_with_one_line(capsys):
@@ -154,3 +154,32 @@ def test_warmup_and_tune_refuse_bad_shapes_before_any_work():
         tessel.warmup([(16, 16, 16)], layout_b="diagonal", device=0)
     with pytest.raises(ValueError, match="top True"):
         tessel.tune([(16, 16, 16)], top=True, device=0)
+
+
+def oriented(m, n, k, element="bf16"):
+    """The choice for x @ W.t() without a C: D^T = W x^T is the same kind (A row, B col)."""
+    candidates = registry.hopper_configs(element, element, "row", "col")
+    return registry.choose_oriented(candidates, candidates, m, n, k, SMS)
+
+
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (16, 28672, 8192), (64, 8192, 8192), (32, 14336, 4096)])
+def test_decode_runs_on_d_transposed(shape):
+    """A few tokens against many weight rows: the weights become the tiles' rows (D^T's problem),
+    and the reason says so with D^T's shape."""
+    m, n, k = shape
+    choice = oriented(m, n, k)
+    assert choice.transpose_d, choice.reason
+    assert choice.reason.startswith(f"D^T = B^T A^T ({n}x{m}x{k}"), choice.reason
+
+
+@pytest.mark.parametrize("shape", [(128, 6144, 4096), (4096, 4096, 4096), (16, 64, 4096), (1000, 1000, 1000)])
+def test_full_tiles_and_narrow_weights_stay_as_given(shape):
+    """M of a tile's rows or more, or N no wider than M could fill (16 x 64), keeps the problem."""
+    assert not oriented(*shape).transpose_d
+
+
+def test_no_transposed_kernels_no_transposition():
+    """Where D cannot be transposed (a C, a batch) the caller passes no transposed candidates."""
+    candidates = registry.hopper_configs("bf16", "bf16", "row", "col")
+    choice = registry.choose_oriented(candidates, [], 16, 28672, 8192, SMS)
+    assert not choice.transpose_d and not choice.reason.startswith("D^T")

@@ -24,6 +24,7 @@ PARAMS_LAYOUT = {
     "epi.alpha": 48, "epi.beta": 52, "epi.ptr_C": 56, "epi.ldc": 64, "epi.batch_stride_C": 72,
     "epi.ptr_scale_a": 80, "epi.ptr_scale_b": 88,
     "sched.raster": 96, "sched.along_n": 108, "sched.batches": 112, "sched.groups": 120, "tma_d": 256, "tma_store_d": 384,
+    "d_column_major": 385,
     # Sm90BlockScales (read by the block-scaled kernels only): the scales of A and of B as
     # BlockScaleTensor {ptr, row, k, batch}, whether TMA carries them, and their 1-D tensor maps.
     "scales.a": 512, "scales.a.row": 520, "scales.a.k": 528, "scales.a.batch": 536, "scales.b": 544, "scales.by_tma": 576,

@@ -144,7 +144,8 @@ def estimate(config: GemmConfig, m: int, n: int, k: int, sm_count: int, element_
     k_steps = math.ceil(k / bk)
     # NOTES: the floor is higher where the tile's rows run past M (decode): TMA fills the missing
     # rows with zeros, and a 128x64 k-step took 0.54 us at 16 rows against 0.28 us at 128 (run 6).
-    step = max(2 * bm * bn * bk / (_PEAK_PER_SM * t.efficiency), _STEP_FLOOR_PARTIAL if m < bm else _STEP_FLOOR)
+    # The same fill runs past N in D^T's problem, whose N is the tokens.
+    step = max(2 * bm * bn * bk / (_PEAK_PER_SM * t.efficiency), _STEP_FLOOR_PARTIAL if m < bm or n < bn else _STEP_FLOOR)
     epilogue = bm * bn * _EPILOGUE_PER_ELEMENT * t.epilogue_exposed
     compute = waves * (k_steps * step + epilogue)
     if config.scheduler == "stream_k":
@@ -176,6 +177,33 @@ def choose(candidates: list[GemmConfig], m: int, n: int, k: int, sm_count: int) 
               f"modelled {best.seconds * 1e6:.1f} us, bound by {bound}; next {_label(runner.config)} "
               f"at {runner.seconds * 1e6:.1f} us")
     return best.config, reason
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A kernel for a problem, whether it runs on D^T's problem, and why in a sentence."""
+    config: GemmConfig
+    transpose_d: bool
+    reason: str
+
+
+def transposes(m: int, n: int, candidates: list[GemmConfig]) -> bool:
+    """Whether D = A @ B (D row-major, M x N) is better run as D^T = B^T A^T with D^T stored
+    column-major: where M is short of every tile's rows and N is not (decode: a few tokens
+    against many weight rows), so that the tiles' rows hold weights instead of padding."""
+    rows = min(c.tile[0] for c in candidates)
+    return m < rows <= n
+
+
+def choose_oriented(candidates: list[GemmConfig], transposed: list[GemmConfig], m: int, n: int, k: int, sm_count: int) -> Choice:
+    """`choose` over the problem as given, or over D^T's (N x M x K, among `transposed`: the
+    kernels of that kind; empty where D cannot be transposed) where `transposes` says so."""
+    if transposed and transposes(m, n, transposed):
+        config, reason = choose(transposed, n, m, k, sm_count)
+        return Choice(config, True, f"D^T = B^T A^T ({n}x{m}x{k}, D^T column-major: M = {m} would fill "
+                                    f"{m} of a tile's {config.tile[0]} rows): {reason}")
+    config, reason = choose(candidates, m, n, k, sm_count)
+    return Choice(config, False, reason)
 
 
 def _label(config: GemmConfig) -> str:

@@ -183,6 +183,10 @@ struct Sm90GemmParams {
   // strides, and rows that end on a 16-byte boundary, since the store's clipping is per 16 bytes);
   // where it does not, the kernel stores from registers instead.
   bool tma_store_d;
+  // D^T's problem: the launcher ran D = A B as D^T = B^T A^T (the weights as A, for decode: M of a
+  // few tokens would waste most of a tile's rows), so this kernel's D is stored column-major,
+  // element (r, c) at c * ldd + r, from registers (tma_store_d and pairs_aligned are false).
+  bool d_column_major;
   Sm90BlockScales scales;  // block-scaled FP8 kernels only (last: the other kernels' layout stays)
 };
 
@@ -251,6 +255,8 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
   using ElementD = typename Fusion::ElementOutput;
   int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
   ElementD* d_batch = p.D + batch * p.batch_stride_D;
+  // Strides of D's rows and columns: (ldd, 1), or (1, ldd) where D is column-major.
+  std::int64_t const row_stride = p.d_column_major ? 1 : p.ldd, col_stride = p.d_column_major ? p.ldd : 1;
 #pragma unroll
   for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
@@ -260,7 +266,7 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
         int r = row0 + 64 * i + 16 * w + l / 4 + 8 * h;
         int c = n0 + 8 * c8 + 2 * (l % 4);
         if (r >= m_end || c >= p.n) continue;
-        ElementD* dst = d_batch + std::int64_t(r) * p.ldd + c;
+        ElementD* dst = d_batch + std::int64_t(r) * row_stride + std::int64_t(c) * col_stride;
         ElementD v0 = epi.visit(r, c, batch, acc[i][4 * c8 + 2 * h]);
         if (c + 1 < p.n) {
           ElementD v1 = epi.visit(r, c + 1, batch, acc[i][4 * c8 + 2 * h + 1]);
@@ -268,7 +274,7 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
             *reinterpret_cast<Pair<ElementD>*>(dst) = {v0, v1};
           } else {
             dst[0] = v0;
-            dst[1] = v1;
+            dst[col_stride] = v1;
           }
         } else {
           dst[0] = v0;
