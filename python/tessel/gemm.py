@@ -60,14 +60,9 @@ def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue:
         if not candidates:
             return registry.Choice(default_config(element, out, *layouts, epilogue_name, hopper=True, promoted=promoted), False,
                                    "the default Hopper tile, compiled on first use: no kernel with this epilogue is shipped for this kind")
-        # D^T = B^T A^T: B^T is the new A, A^T the new B, each in the other layout.
-        flipped = ("row" if not b_row else "col", "row" if not a_row else "col")
-        transposed = registry.hopper_configs(element, out, *flipped, epilogue_name, promoted) if transposable else []
-        choice = registry.choose_oriented(candidates, transposed, m, n, k, _core.sm_count(device))
-        if choice.transpose_d:  # the tuning cache holds the problem as given
-            return choice
-        tuned = _tuned(candidates, (element, out, *layouts, epilogue_name), device, m, n, k)
-        return registry.Choice(tuned[0], False, tuned[1]) if tuned is not None else choice
+        transposed = registry.hopper_configs(element, out, *_flipped(a_row, b_row), epilogue_name, promoted) if transposable else []
+        tuned = _tuned(candidates, transposed, (element, out, *layouts, epilogue_name), device, m, n, k)
+        return tuned if tuned is not None else registry.choose_oriented(candidates, transposed, m, n, k, _core.sm_count(device))
     config = default_config(element, out, *layouts, epilogue_name)
     if cc < 80:
         return registry.Choice(config.replace(arch="sm75", stages=2), False, "Turing: the two-stage mma.sync kernel")
@@ -84,43 +79,65 @@ def _tuning_key(kind: tuple, device: int, shape: tuple) -> str:
     return tuning.key(gpu, _core.sm_count(device), __version__, kind, shape)
 
 
-def _tuned(candidates, kind: tuple, device: int, m: int, n: int, k: int):
-    """(configuration, reason) from the tuning cache (tuning.py), tuning the shape now when
-    TESSEL_TUNE=1 and nothing is cached; None where neither applies."""
+def _flipped(a_row: bool, b_row: bool) -> tuple:
+    """The layouts of D^T = B^T A^T's A and B: B^T is the new A, A^T the new B, each in the
+    other layout."""
+    return "row" if not b_row else "col", "row" if not a_row else "col"
+
+
+_ON_DT = " on D^T"  # a tuning cache entry for a kernel run on D^T's problem: its name and this
+
+
+def _oriented(candidates, transposed, m: int, n: int, k: int, sms: int) -> list:
+    """(configuration, on D^T) of the problem as given and, where registry.transposes says so,
+    of D^T's, by the heuristic's estimate, fastest first: what tessel.tune times."""
+    ranked = [(e, False) for e in registry.ranked(candidates, m, n, k, sms)]
+    if transposed and registry.transposes(m, n, transposed):
+        ranked += [(e, True) for e in registry.ranked(transposed, n, m, k, sms)]
+    ranked.sort(key=lambda p: (round(p[0].seconds, 9), p[0].compute))
+    return [(e.config, t) for e, t in ranked]
+
+
+def _tuned(candidates, transposed, kind: tuple, device: int, m: int, n: int, k: int):
+    """The choice from the tuning cache (tuning.py), tuning the shape now when TESSEL_TUNE=1 and
+    nothing is cached; None where neither applies."""
     if len(candidates) < 2:
         return None
     key = _tuning_key(kind, device, (m, n, k))
     name = tuning.lookup(key)
     if name is None and tuning.enabled():
-        name = _tune_shape(candidates, kind, device, (m, n, k), key)[0]
-    for config in candidates:
-        if config.name == name:
-            return config, f"tuned on this GPU: the fastest of the heuristic's first candidates, timed ({tuning.FILE} in the cache folder)"
+        name = _tune_shape(candidates, transposed, kind, device, (m, n, k), key)[0]
+    for config, on_dt in [(c, False) for c in candidates] + [(c, True) for c in transposed]:
+        if config.name + (_ON_DT if on_dt else "") == name:
+            return registry.Choice(config, on_dt, "tuned on this GPU: the fastest of the heuristic's first candidates, timed "
+                                                  f"({tuning.FILE} in the cache folder)" + (", on D^T's problem" if on_dt else ""))
     return None
 
 
-def _tune_shape(candidates, kind: tuple, device: int, shape: tuple, key: str, top: int = 3):
-    """Time the heuristic's first `top` candidates on scratch operands of `shape` and store the
-    fastest. Returns (its name, {name: median us})."""
+def _tune_shape(candidates, transposed, kind: tuple, device: int, shape: tuple, key: str, top: int = 3):
+    """Time the heuristic's first `top` candidates (either problem, _oriented) on scratch
+    operands of `shape` and store the fastest. Returns (its name, {name: median us}); a kernel
+    run on D^T's problem is named with " on D^T"."""
     torch = _torch()
     if torch is None or not torch.cuda.is_available():
         raise RuntimeError("tessel.tune times kernels on scratch PyTorch tensors: import torch, with a CUDA device")
     element, out, layout_a, layout_b, _ = kind
     m, n, k = shape
-    first = [e.config for e in registry.ranked(candidates, m, n, k, _core.sm_count(device))[:top]]
-    kernels = [_kernel_for(c, device) for c in first]
+    first = _oriented(candidates, transposed, m, n, k, _core.sm_count(device))[:top]
+    kernels = [(_kernel_for(c, device), on_dt) for c, on_dt in first]
+    names = [c.name + (_ON_DT if on_dt else "") for c, on_dt in first]
     dtype, out_dtype = getattr(torch, _TORCH_NAMES[element]), getattr(torch, _TORCH_NAMES[out])
     with torch.cuda.device(device):
         A = torch.rand(m, k, device="cuda").to(dtype) if layout_a == "row" else torch.rand(k, m, device="cuda").to(dtype).t()
         B = torch.rand(k, n, device="cuda").to(dtype) if layout_b == "row" else torch.rand(n, k, device="cuda").to(dtype).t()
         D = torch.empty(m, n, device="cuda", dtype=out_dtype)
         stream = torch.cuda.current_stream().cuda_stream
-        for kernel in kernels:  # load, and warm the clocks
-            _core.time_launches(kernel, [(A, B, D)], 3, stream)
-        best, medians = tuning.fastest(kernels, lambda kern: [1e3 * t for t in _core.time_launches(kern, [(A, B, D)], 5, stream)])
-    timings = {c.name: round(us, 2) for c, us in zip(first, medians)}
-    tuning.store(key, first[best].name, timings)
-    return first[best].name, timings
+        for kernel, on_dt in kernels:  # load, and warm the clocks
+            _core.time_launches(kernel, [(A, B, D)], 3, stream, on_dt)
+        best, medians = tuning.fastest(kernels, lambda kt: [1e3 * t for t in _core.time_launches(kt[0], [(A, B, D)], 5, stream, kt[1])])
+    timings = {name: round(us, 2) for name, us in zip(names, medians)}
+    tuning.store(key, names[best], timings)
+    return names[best], timings
 
 
 def tune(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=None, device=None, top=3):
@@ -136,11 +153,13 @@ def tune(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=N
     for shape in shapes:
         shape = _shape(shape)
         candidates = registry.hopper_configs(*kind) if _core.compute_capability(device) == 90 else []
+        # As warmup assumes: no C, so D^T's problem may run too.
+        transposed = registry.hopper_configs(element, out, *_flipped(True, layout_b == "row"), kind[-1]) if candidates else []
         if len(candidates) < 2:
             results.append((shape, _kernel_for(_choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row",
                                                        _epilogue(epilogue), device, True, *shape).config, device).name, {}))
             continue
-        name, timings = _tune_shape(candidates, kind, device, shape, _tuning_key(kind, device, shape), top)
+        name, timings = _tune_shape(candidates, transposed, kind, device, shape, _tuning_key(kind, device, shape), top)
         results.append((shape, name, timings))
     _dispatcher.clear()  # the next call of each shape asks again, and finds the tuned kernel
     return results

@@ -116,12 +116,27 @@ def test_choice_prefers_a_tuned_kernel(tmp_path, monkeypatch):
     monkeypatch.setattr(g, "_tuning_key", lambda kind, device, shape: "K|" + "x".join(map(str, shape)))
     candidates = registry.hopper_configs("bf16", "bf16", "row", "col")
     kind = ("bf16", "bf16", "row", "col", "linear")
-    assert g._tuned(candidates, kind, 0, 16, 4096, 4096) is None  # nothing cached, tuning off
+    assert g._tuned(candidates, candidates, kind, 0, 16, 4096, 4096) is None  # nothing cached, tuning off
     tuning.store("K|16x4096x4096", candidates[2].name, {})
-    config, reason = g._tuned(candidates, kind, 0, 16, 4096, 4096)
-    assert config == candidates[2] and reason.startswith("tuned on this GPU")
-    assert g._tuned(candidates[:1], kind, 0, 16, 4096, 4096) is None  # a single kernel: nothing to tune
+    choice = g._tuned(candidates, candidates, kind, 0, 16, 4096, 4096)
+    assert choice.config == candidates[2] and not choice.transpose_d and choice.reason.startswith("tuned on this GPU")
+    assert g._tuned(candidates[:1], [], kind, 0, 16, 4096, 4096) is None  # a single kernel: nothing to tune
+    # A kernel tuned on D^T's problem runs there again, where D may be transposed; elsewhere the
+    # entry names no candidate and the heuristic decides.
+    tuning.store("K|16x4096x4096", candidates[4].name + " on D^T", {})
+    choice = g._tuned(candidates, candidates, kind, 0, 16, 4096, 4096)
+    assert choice.config == candidates[4] and choice.transpose_d and choice.reason.endswith("on D^T's problem")
+    assert g._tuned(candidates, [], kind, 0, 16, 4096, 4096) is None
     tuning.forget()
+
+
+def test_tuning_times_both_problems_only_for_decode():
+    """tessel.tune's candidates: D^T's problem joins where M is short of a tile's rows."""
+    import importlib
+    g = importlib.import_module("tessel.gemm")
+    candidates = registry.hopper_configs("bf16", "bf16", "row", "col")
+    assert any(on_dt for _, on_dt in g._oriented(candidates, candidates, 16, 4096, 4096, SMS)[:3])
+    assert not any(on_dt for _, on_dt in g._oriented(candidates, candidates, 4096, 4096, 4096, SMS))
 
 
 # ---- python -m tessel.explain: the choice for a shape list, without a GPU ---------------------------
