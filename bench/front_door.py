@@ -22,6 +22,7 @@ Ratios are tessel / torch (higher is better for tessel).
 """
 
 import argparse
+import importlib
 import math
 import re
 import statistics
@@ -50,6 +51,7 @@ SHAPES = [
 FUSED = [(4096, 14336, 4096, "bf16"), (8192, 18432, 7168, "bf16"), (512, 14336, 4096, "bf16")]
 ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu, "silu": F.silu}
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
+_DISPATCHER = importlib.import_module("tessel.gemm")._dispatcher  # the module's (tessel.gemm the attribute is the call)
 
 
 def operands(m, n, k, dtype, sets):
@@ -79,7 +81,7 @@ def shape_row(m, n, k, dt, reps, rounds, oracle):
     sets = operands(m, n, k, dtype, sets_for(m, n, k))
     x, Wt, D = sets[0]
     kernel, reason = tessel.kernel_for(x, Wt, out=D, explain=True)
-    _, transposed = tessel.gemm._dispatcher.select(x, Wt, None, D, 0)
+    _, transposed = _DISPATCHER.select(x, Wt, None, D, 0)  # whether it runs on D^T's problem
     checks = {}
     D.fill_(float("nan"))
     tessel.gemm(x, Wt, out=D)
