@@ -93,7 +93,7 @@ def _oriented(candidates, transposed, m: int, n: int, k: int, sms: int) -> list:
     of D^T's, by the heuristic's estimate, fastest first: what tessel.tune times."""
     ranked = [(e, False) for e in registry.ranked(candidates, m, n, k, sms)]
     if transposed and registry.transposes(m, n, transposed):
-        ranked += [(e, True) for e in registry.ranked(transposed, n, m, k, sms)]
+        ranked += [(e, True) for e in registry.ranked(registry.narrowest_n(transposed), n, m, k, sms)]
     ranked.sort(key=lambda p: (round(p[0].seconds, 9), p[0].compute))
     return [(e.config, t) for e, t in ranked]
 

@@ -198,3 +198,21 @@ def test_no_transposed_kernels_no_transposition():
     candidates = registry.hopper_configs("bf16", "bf16", "row", "col")
     choice = registry.choose_oriented(candidates, [], 16, 28672, 8192, SMS)
     assert not choice.transpose_d and not choice.reason.startswith("D^T")
+
+
+# The measured best of each decode shape on D^T's problem, among every registry kernel in both
+# problems (bench/runs/2026-12-04b_h200, run 3); and 128 tokens, whose problem stays as given.
+@pytest.mark.parametrize("shape, scheduler", [
+    ((16, 4096, 4096), "stream_k"),     # 32 tiles of D^T: the K loop over every SM
+    ((64, 4096, 14336), "stream_k"),
+    ((64, 8192, 8192), "persistent"),   # 64 tiles stream the weights as fast as 132 would
+    ((1, 14336, 4096), "persistent"),
+])
+def test_decode_tiles_on_d_transposed(shape, scheduler):
+    choice = oriented(*shape)
+    assert choice.transpose_d and choice.config.tile[:2] == (128, 64) and choice.config.scheduler == scheduler, choice.reason
+
+
+def test_full_tile_rows_with_few_tiles_stay_data_parallel():
+    choice = oriented(128, 6144, 4096)
+    assert not choice.transpose_d and choice.config.tile[:2] == (128, 64) and choice.config.scheduler == "persistent"

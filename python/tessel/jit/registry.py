@@ -70,7 +70,17 @@ HOPPER_TILES = (
 # The data-parallel tile with the most tiles per problem: where even it leaves SMs idle, stream-K.
 _NARROWEST = min((t.tile for t in HOPPER_TILES if t.scheduler == "persistent"), key=lambda t: t[0] * t[1])
 _FIXUP_STEPS = 4  # k-steps' worth of time a split tile's partials cost (written, read, summed)
-_STREAM_K_BELOW = 1.0  # stream-K where a _NARROWEST data-parallel grid would leave SMs idle
+# NOTES: stream-K where a _NARROWEST data-parallel grid would leave more than half the SMs idle.
+# On D^T's decode problems (bench/runs/2026-12-04b_h200, run 3) 128x64 data-parallel ran 9%
+# faster than stream-K with 64 tiles on 132 SMs (8192x64x8192: the weights stream at 3.3 TB/s
+# from 64 SMs, and the split costs its fixup), stream-K 40% faster with 32 tiles (4096x64x14336);
+# at 128x6144x4096, 96 tiles, data-parallel 128x64 was 18% faster than the 128x128 stream-K the
+# old threshold (1.0) chose. Where M is short of the tile's rows (a decode D with a C, which stays
+# as given), each data-parallel CTA streams only its BN rows of the weights per stage, half of
+# what a full 128-row tile of them is, and stream-K paid from fewer tiles than SMs on: 64 tiles
+# of 1x4096x4096 ran 20% faster on 128x64 stream-K than data-parallel (same run).
+_STREAM_K_BELOW = 0.45
+_STREAM_K_BELOW_PARTIAL = 1.0
 
 # H200 figures the estimate is in (any Hopper part scales the same way: only ratios matter).
 _PEAK_PER_SM = 989e12 / 132  # dense bf16 FLOP/s of one SM
@@ -153,7 +163,7 @@ def estimate(config: GemmConfig, m: int, n: int, k: int, sm_count: int, element_
         # over every SM, each split tile's partials added once. Elsewhere the data-parallel
         # kernels were as fast or faster (run 6), so stream-K is modelled slower there.
         most_tiles = math.ceil(m / _NARROWEST[0]) * math.ceil(n / _NARROWEST[1])
-        if most_tiles < _STREAM_K_BELOW * sm_count:
+        if most_tiles < (_STREAM_K_BELOW_PARTIAL if m < bm else _STREAM_K_BELOW) * sm_count:
             compute = (math.ceil(tiles * k_steps / sm_count) + _FIXUP_STEPS) * step + epilogue
         else:
             compute *= 1.03
@@ -195,11 +205,22 @@ def transposes(m: int, n: int, candidates: list[GemmConfig]) -> bool:
     return m < rows <= n
 
 
+def narrowest_n(configs: list[GemmConfig]) -> list[GemmConfig]:
+    """The configurations of the narrowest BN: the ones D^T's problem runs on.
+    NOTES: on D^T's problem N is the tokens, and a tile's columns past them cost far more than
+    their share of the MMA: at 28672x16x8192 a k-step took 0.54 us on 128x64 tiles, 0.83 on
+    128x128 and 2.7 on 128x256 (bench/runs/2026-12-04b_h200, run 3), where the model's floor is
+    0.5 for all three."""
+    narrowest = min(c.tile[1] for c in configs)
+    return [c for c in configs if c.tile[1] == narrowest]
+
+
 def choose_oriented(candidates: list[GemmConfig], transposed: list[GemmConfig], m: int, n: int, k: int, sm_count: int) -> Choice:
-    """`choose` over the problem as given, or over D^T's (N x M x K, among `transposed`: the
-    kernels of that kind; empty where D cannot be transposed) where `transposes` says so."""
+    """`choose` over the problem as given, or over D^T's (N x M x K, among the narrowest of
+    `transposed`: the kernels of that kind; empty where D cannot be transposed) where
+    `transposes` says so."""
     if transposed and transposes(m, n, transposed):
-        config, reason = choose(transposed, n, m, k, sm_count)
+        config, reason = choose(narrowest_n(transposed), n, m, k, sm_count)
         return Choice(config, True, f"D^T = B^T A^T ({n}x{m}x{k}, D^T column-major: M = {m} would fill "
                                     f"{m} of a tile's {config.tile[0]} rows): {reason}")
     config, reason = choose(candidates, m, n, k, sm_count)
