@@ -7,7 +7,8 @@ FILTER (a regular expression) finds, a manifest
 naming the cubin nvcc will write for each architecture the configuration runs on
 (<name>.sm_<ARCH>.cubin; Hopper kernels only for 90a), and OUT_DIR/sources.txt with one
 "<name>.cu ARCH..." per line for CMake; and the FP8 quantize kernels (tessel.jit.quantize) for every
-ARCH, under the manifest's "quantize". Runs before the extension exists,
+ARCH, under the manifest's "quantize", and the small-N TMA rings (tessel.jit.small_n) for 90a,
+under "small_n". Runs before the extension exists,
 so it loads the package's pure-Python modules without running tessel/__init__.py.
 """
 
@@ -22,7 +23,7 @@ stub = types.ModuleType("tessel")
 stub.__path__ = [str(package)]
 sys.modules["tessel"] = stub
 
-from tessel.jit import codegen, prebuilt, quantize  # noqa: E402
+from tessel.jit import codegen, prebuilt, quantize, small_n  # noqa: E402
 
 
 def _write(src: Path, text: str):
@@ -52,7 +53,15 @@ def main(out_dir: str, pattern: str, *archs: str):
         _write(src, quantize.source(element))
         names.append(" ".join([src.name, *archs]))
         quant.append({"input": element, "cubins": {f"sm_{a}": f"{quantize.name(element)}.sm_{a}.cubin" for a in archs}})
-    (out / "manifest.json").write_text(json.dumps({"kernels": entries, "quantize": quant}, indent=1))
+    # The small-N TMA rings (jit/small_n.py), on Hopper only, whatever the filter chose.
+    rings = []
+    if small_n.ARCH in archs:
+        for ring in small_n.RINGS:
+            src = out / f"{small_n.name(*ring)}.cu"
+            _write(src, small_n.source(*ring))
+            names.append(f"{src.name} {small_n.ARCH}")
+            rings.append({"ring": list(ring), "cubins": {f"sm_{small_n.ARCH}": f"{small_n.name(*ring)}.sm_{small_n.ARCH}.cubin"}})
+    (out / "manifest.json").write_text(json.dumps({"kernels": entries, "quantize": quant, "small_n": rings}, indent=1))
     (out / "sources.txt").write_text("\n".join(names) + "\n")
 
 

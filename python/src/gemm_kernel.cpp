@@ -110,7 +110,7 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
   args.element_bits = 8 * element_bytes(t_.ab);
   args.tile_m = t_.tile_m;
   args.tile_n = t_.tile_n;
-  args.tma_operands = t_.hopper;
+  args.tma_operands = t_.hopper || t_.small_n.n8 > 0;
   if (StatusInfo s = jit::check_gemm_arguments(args); !s.ok()) throw StatusError{s};
   if (t_.grouped != (p.group_m != nullptr))
     throw StatusError{{Status::kErrorNotSupported, t_.grouped ? "the kernel " + t_.name + " is a grouped kernel: run it with tessel.grouped_gemm"
@@ -124,10 +124,21 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
                                        : "the kernel " + t_.name + " applies no block scales: block-scaled FP8 runs on a kernel with "
                                                                    "schedule='cooperative_blockscaled'"}};
 
-  if (p.d_column_major && !t_.hopper)
+  bool const small_n = t_.small_n.n8 > 0;
+  if (p.d_column_major && !t_.hopper && !small_n)
     throw StatusError{{Status::kErrorInternal, "the kernel " + t_.name + " stores D row-major only; a column-major D runs on the Hopper kernels"}};
 
   Loaded const& l = loaded(p.device);
+  if (small_n) {
+    cuda::DeviceInfo const& info = cuda::device_info(p.device);
+    try {
+      cuda::ScopedContext scope(*cuda::driver(), info.context);
+      sm90_.launch_small_n(*cuda::driver(), l.fn, t_.small_n, info.sm_count, p, alpha, reinterpret_cast<cuda::CUstream>(stream));
+    } catch (cuda::CudaFailure const& f) {
+      cuda_failed(f, "launching " + t_.name);
+    }
+    return;
+  }
   if (t_.hopper) {
     cuda::DeviceInfo const& info = cuda::device_info(p.device);
     try {

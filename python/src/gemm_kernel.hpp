@@ -30,6 +30,9 @@ struct KernelTraits {
   std::string target;   // the SASS architecture of the cubin: "sm_80", "sm_90a"
   std::string name;     // tessel_sm80_gemm_f16_f16_f32_128x128x32_64x64x32_3stage_tn
   std::string symbol;   // the kernel's (mangled) name in the cubin
+  // The small-N TMA ring (kernel/sm90_gemm_small_n_tma.hpp) rather than a GEMM kernel: its N
+  // blocks, boxes and stages (n8 0: not one). bf16 in and out, A row-major, B column-major.
+  SmallNShape small_n{0};
 };
 
 // Can SASS compiled for `target` run on a device of compute capability `cc` (major*10+minor)?

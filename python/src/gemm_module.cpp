@@ -6,6 +6,7 @@
 #include <nanobind/stl/tuple.h>
 
 #include <cstddef>
+#include <tessel/gemm/kernel/small_n_rules.hpp>
 #include <tessel/jit/gemm_arguments.hpp>
 
 #include "bindings.hpp"
@@ -269,9 +270,42 @@ void bind_gemm(nb::module_& m) {
       .def_prop_ro("smem", [](Kernel const& k) { return k.traits().smem; })
       .def_prop_ro("hopper", [](Kernel const& k) { return k.traits().hopper; })
       .def_prop_ro("block_scaled", [](Kernel const& k) { return k.traits().block_scaled; })
+      .def_prop_ro("small_n", [](Kernel const& k) { return k.traits().small_n.n8 > 0; })
       .def("load", [](Kernel& k, int device) { k.function(device); }, nb::arg("device"),
            "Load the kernel on a device now instead of at its first launch.")
       .def("__repr__", [](Kernel const& k) { return "<tessel Kernel " + k.traits().name + " for " + k.traits().target + ">"; });
+
+  m.def(
+      "small_n_kernel",
+      [](nb::bytes cubin, std::string name, std::string symbol, std::string target, int n8, int boxes, int stages) {
+        SmallNShape const s = small_n_shape(n8, boxes, stages);
+        KernelTraits t;
+        t.ab = t.c = Element::bf16;
+        t.a_row = true;
+        t.b_row = false;
+        t.tile_m = s.rows;
+        t.tile_n = 8 * s.n8;
+        t.threads = s.threads;
+        t.smem = s.smem;
+        t.small_n = s;
+        t.target = std::move(target);
+        t.name = std::move(name);
+        t.symbol = std::move(symbol);
+        return new Kernel(std::string(static_cast<char const*>(cubin.data()), cubin.size()), std::move(t));
+      },
+      nb::arg("cubin"), nb::arg("name"), nb::arg("symbol"), nb::arg("target"), nb::arg("n8"), nb::arg("boxes"), nb::arg("stages"),
+      "A Kernel of the small-N TMA ring (kernel/sm90_gemm_small_n_tma.hpp) for 8 * n8 columns with `boxes` boxes and `stages` "
+      "stages per ring (tessel/jit/small_n.py); its threads and shared memory are the tile's.");
+  m.def(
+      "small_n_plan",
+      [](int m_, int n, int k, int sms) -> nb::object {
+        if (!gemm::kernel::small_n_tma_takes(m_, n, sms)) return nb::none();
+        auto const ring = gemm::kernel::small_n_tma_ring(k);
+        return nb::make_tuple(gemm::kernel::small_n_tma_n8(n), ring.boxes, ring.stages);
+      },
+      nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("sms"),
+      "(n8, boxes, stages) of the small-N TMA ring for D = A B with M weight rows and N <= 16 columns on `sms` SMs, as "
+      "device::GemmSmallN plans it (kernel/small_n_rules.hpp); None where the ring is not the decode kernel.");
 
   nb::class_<Dispatcher>(m, "Dispatcher", "Operands to kernel to launch, with the automatic choice memoised.",
                          nb::type_slots(dispatcher_slots))

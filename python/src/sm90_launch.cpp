@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <tessel/arch/tma_encode.hpp>
+#include <tessel/gemm/kernel/small_n_rules.hpp>
 
 namespace tessel::py {
 
@@ -49,7 +50,7 @@ int Sm90Launcher::max_active_clusters(cuda::Driver const& d, cuda::CUfunction fn
 
 Sm90Launcher::Map const& Sm90Launcher::map(cuda::Driver const& d, Map& slot, char const* name, void const* base, int bytes,
                                            std::int64_t inner, std::int64_t outer, std::int64_t ld, int const (&box)[2],
-                                           int batches, std::int64_t batch_stride) {
+                                           int batches, std::int64_t batch_stride, int l2_promotion) {
   if (slot.base == base && slot.inner == inner && slot.outer == outer && slot.ld == ld && slot.batches == batches &&
       slot.batch_stride == batch_stride)
     return slot;
@@ -64,7 +65,7 @@ Sm90Launcher::Map const& Sm90Launcher::map(cuda::Driver const& d, Map& slot, cha
                         std::uint32_t(box[1])};
   slot.base = nullptr;  // invalid until the encoding succeeded
   if (StatusInfo s = arch::encode_tma_map(d.cuTensorMapEncodeTiled, slot.bytes, arch::tma_data_type_code(bytes), bytes, v,
-                                          arch::kTmaSwizzle128B, name);
+                                          arch::kTmaSwizzle128B, name, l2_promotion);
       !s.ok())
     throw StatusError{s};
   slot.base = base;
@@ -202,6 +203,55 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
     cuda::CUlaunchConfig const c = launch_config(s, grid, stream, &attr);
     r = d.cuLaunchKernelEx(&c, fn, args, nullptr);
   }
+  if (r != cuda::CUDA_SUCCESS) throw cuda::CudaFailure{r, cuda::error_text(r)};
+}
+
+namespace {
+
+template <int N8, int Boxes, int Stages>
+SmallNShape shape_of() {
+  using Tile = gemm::kernel::SmallNTmaTile<N8, Boxes, Stages>;
+  return {N8, Boxes, Stages, Tile::kThreads, Tile::kSmemBytes, Tile::kRows, Tile::kBoxK, Tile::kChunk};
+}
+
+}  // namespace
+
+SmallNShape small_n_shape(int n8, int boxes, int stages) {
+  if (n8 == 1 && boxes == 4 && stages == 0) return shape_of<1, 4, 0>();
+  if (n8 == 2 && boxes == 4 && stages == 0) return shape_of<2, 4, 0>();
+  if (n8 == 1 && boxes == 8 && stages == 3) return shape_of<1, 8, 3>();
+  if (n8 == 2 && boxes == 8 && stages == 3) return shape_of<2, 8, 3>();
+  throw StatusError{{Status::kErrorNotSupported, "a small-N TMA ring of " + std::to_string(8 * n8) + " columns, " + std::to_string(boxes) +
+                                                     " boxes and " + std::to_string(stages) +
+                                                     " stages is not shipped: 8 or 16 columns, 4 boxes (stages as fit) or 8 boxes and 3 stages"}};
+}
+
+void Sm90Launcher::launch_small_n(cuda::Driver const& d, cuda::CUfunction fn, SmallNShape const& s, int sm_count, Problem const& p,
+                                  float alpha, cuda::CUstream stream) {
+  if (p.n > 8 * s.n8 || p.l != 1 || p.c_ptr || !p.a_row || p.b_row || p.ab != Element::bf16 || p.c != Element::bf16)
+    throw StatusError{{Status::kErrorInternal, "the small-N TMA ring computes one bf16 D = A B with A row-major, B column-major, no C "
+                                               "and N <= " + std::to_string(8 * s.n8) + "; this problem is not one"}};
+  gemm::kernel::SmallNParams<bfloat16_t> params;
+  params.m = static_cast<int>(p.m);
+  params.n = static_cast<int>(p.n);
+  params.k = static_cast<int>(p.k);
+  params.D = static_cast<bfloat16_t*>(p.d);
+  // D(r, c) at r * ldd + c * d_col_stride: column-major for D^T's problem.
+  params.ldd = p.d_column_major ? 1 : p.ldd;
+  params.d_col_stride = p.d_column_major ? p.ldd : 1;
+  params.alpha = alpha;
+  params.beta = 0.f;
+  int row_blocks = static_cast<int>((p.m + s.rows - 1) / s.rows);
+  int chunks = static_cast<int>((p.k + s.chunk - 1) / s.chunk);
+  unsigned const grid = static_cast<unsigned>(std::max(1, std::min(row_blocks, sm_count)));
+  std::lock_guard<std::mutex> lock(mutex_);
+  // A as (K, M) in boxes of 64 k x 32 rows, B as (K, N) in boxes of 64 k x 8 n8 columns.
+  // NOTES: L2 fetches 128 bytes around each box row of A, not 256, as device::GemmSmallN's maps.
+  int const box_a[2] = {s.box_k, s.rows}, box_b[2] = {s.box_k, 8 * s.n8};
+  Map const& ma = map(d, a_, "A", p.a, 2, p.k, p.m, p.lda, box_a, 1, 0, arch::kTmaL2Promotion128B);
+  Map const& mb = map(d, b_, "B", p.b, 2, p.k, p.n, p.ldb, box_b, 1, 0);
+  void* args[] = {const_cast<unsigned char*>(ma.bytes), const_cast<unsigned char*>(mb.bytes), &params, &row_blocks, &chunks};
+  auto r = d.cuLaunchKernel(fn, grid, 1, 1, static_cast<unsigned>(s.threads), 1, 1, static_cast<unsigned>(s.smem), stream, args, nullptr);
   if (r != cuda::CUDA_SUCCESS) throw cuda::CudaFailure{r, cuda::error_text(r)};
 }
 

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include <tessel/arch/tma_encode.hpp>
+
 #include "cuda_driver.hpp"
 #include "gemm_types.hpp"
 
@@ -26,6 +28,16 @@ struct Sm90Shape {
   bool grouped = false;  // GroupedScheduler kernels: the problem's groups fill the scheduler
   bool block_scaled = false;  // block-scaled FP8 kernels: the scales fill Sm90KernelParams::scales
 };
+
+// The launch-time facts of one small-N TMA ring kernel (kernel/sm90_gemm_small_n_tma.hpp,
+// kernel::sm90_gemm_small_n_tma<N8, Boxes, Stages, bfloat16_t>), read from its tile
+// (kernel/small_n_rules.hpp): N up to 8 * n8 columns, `chunk` k per stage.
+struct SmallNShape {
+  int n8 = 1, boxes = 4, stages = 0;
+  int threads = 0, smem = 0, rows = 0, box_k = 0, chunk = 0;
+};
+// The shape of a shipped ring: n8 1 or 2, (boxes, stages) (4, 0) or (8, 3). @throws StatusError
+SmallNShape small_n_shape(int n8, int boxes, int stages);
 
 // Where a stream-K launch's fixup workspace comes from: acquire(bytes) returns device memory in
 // the launch's stream order (PyTorch's caching allocator, which also serves CUDA-graph capture),
@@ -49,6 +61,13 @@ class Sm90Launcher {
   void launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape const& s, int sm_count, int max_clusters, Problem const& p,
               float alpha, float beta, cuda::CUstream stream, WorkspaceSource const* source = nullptr);
 
+  // The small-N TMA ring on D = alpha A B (A the weights, K-major; B K-major with at most
+  // 8 * s.n8 columns; D row- or column-major, no C), as device::GemmSmallN runs its variant 11:
+  // A's and B's maps, one persistent CTA per SM over 32-row blocks, no K split.
+  // @throws StatusError, cuda::CudaFailure
+  void launch_small_n(cuda::Driver const& d, cuda::CUfunction fn, SmallNShape const& s, int sm_count, Problem const& p, float alpha,
+                      cuda::CUstream stream);
+
  private:
   // A CUtensorMap and what it was encoded from.
   struct Map {
@@ -62,7 +81,8 @@ class Sm90Launcher {
   // `bytes` bytes, rows `ld` elements apart, in boxes of `box`, with the 128-byte swizzle; the
   // slot's own when it was encoded from the same.
   Map const& map(cuda::Driver const& d, Map& slot, char const* name, void const* base, int bytes, std::int64_t inner,
-                 std::int64_t outer, std::int64_t ld, int const (&box)[2], int batches, std::int64_t batch_stride);
+                 std::int64_t outer, std::int64_t ld, int const (&box)[2], int batches, std::int64_t batch_stride,
+                 int l2_promotion = arch::kTmaL2Promotion256B);
 
   // Sm90KernelParams::scales of a block-scaled problem (tile_m rows of A's scales per box).
   void fill_block_scales(cuda::Driver const& d, Sm90KernelParams& params, Problem const& p, int tile_m);

@@ -29,7 +29,7 @@ std::vector<float> time_launches(Kernel& kernel, nb::sequence sets, int reps, st
     }
     Problem const p = natural(read_operands(abd[0], abd[1], nb::none(), abd[2]));
     KernelTraits const& t = kernel.traits();
-    if (!d_transposable(p) || !t.hopper)
+    if (!d_transposable(p) || !(t.hopper || t.small_n.n8))
       throw nb::value_error("time_launches: transpose_d needs a Hopper kernel and one matrix with D row-major");
     Problem const q = transpose_d(p);
     if (t.a_row != q.a_row || t.b_row != q.b_row || t.ab != q.ab || t.c != q.c)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 
 from . import _core
-from .jit import compiler, prebuilt, registry, tuning
+from .jit import compiler, prebuilt, registry, small_n, tuning
 from .jit.config import ELEMENT_CODES, EPILOGUES, GemmConfig, block_scaled_config, default_config, element_name
 from .jit.status import refuse
 
@@ -55,6 +55,10 @@ def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue:
     epilogue_name = EPILOGUES[epilogue]
     if element in _HOPPER_ONLY:
         _hopper_only(element, layouts, cc, tma_aligned)
+    if cc == 90 and tma_aligned and transposable:
+        ring = _small_n_ring(element, out, a_row, b_row, epilogue_name, promoted, device, m, n, k)
+        if ring is not None:
+            return ring
     if cc == 90 and tma_aligned:
         candidates = registry.hopper_configs(element, out, *layouts, epilogue_name, promoted)
         if not candidates:
@@ -77,6 +81,22 @@ def _tuning_key(kind: tuple, device: int, shape: tuple) -> str:
     gpu = torch.cuda.get_device_name(device) if torch is not None and torch.cuda.is_available() else f"compute capability {cc}"
     from . import __version__
     return tuning.key(gpu, _core.sm_count(device), __version__, kind, shape)
+
+
+def _small_n_ring(element: str, out: str, a_row: bool, b_row: bool, epilogue: str, promoted: bool, device: int,
+                  m: int, n: int, k: int):
+    """The small-N TMA ring (jit/small_n.py) on D^T's problem, where its plan takes it (at most 16
+    tokens as M, enough weight rows as N: kernel/small_n_rules.hpp) and the package has it; else
+    None. bf16 in and out, the linear combination, A and B K-major on D^T's problem."""
+    if (element, out, epilogue, promoted) != ("bf16", "bf16", "linear", False) or _flipped(a_row, b_row) != ("row", "col"):
+        return None
+    plan = _core.small_n_plan(n, m, k, _core.sm_count(device))
+    if plan is None or prebuilt.find_small_n(plan, _core.compute_capability(device)) is None:
+        return None
+    ring = small_n.Ring(*plan)
+    return registry.Choice(ring, True, f"D^T = B^T A^T ({n}x{m}x{k}, D^T column-major): the small-N TMA ring {ring.name}, "
+                                       f"{-(-n // 32)} row blocks of 32 weight rows over {min(-(-n // 32), _core.sm_count(device))} "
+                                       "persistent CTAs, no K split (device::GemmSmallN's variant 11)")
 
 
 def _flipped(a_row: bool, b_row: bool) -> tuple:
@@ -152,6 +172,11 @@ def tune(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=N
     results = []
     for shape in shapes:
         shape = _shape(shape)
+        ring = _choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row", _epilogue(epilogue), device, True, *shape,
+                       transposable=True)
+        if isinstance(ring.config, small_n.Ring):  # the decode ring: one kernel, nothing to tune
+            results.append((shape, ring.config.name, {}))
+            continue
         candidates = registry.hopper_configs(*kind) if _core.compute_capability(device) == 90 else []
         # As warmup assumes: no C, so D^T's problem may run too.
         transposed = registry.hopper_configs(element, out, *_flipped(True, layout_b == "row"), kind[-1]) if candidates else []
@@ -197,7 +222,9 @@ def _kernel_for(config: GemmConfig, device: int):
     this GPU, else the configuration compiled (once; then from the memo)."""
     key = (config, device)
     kernel = _config_kernels.get(key)
-    if kernel is None:
+    if kernel is None and isinstance(config, small_n.Ring):  # prebuilt only: _small_n_ring found it
+        kernel = _config_kernels[key] = prebuilt.find_small_n((config.n8, config.boxes, config.stages), _core.compute_capability(device))
+    elif kernel is None:
         cc = _core.compute_capability(device)
         kernel = prebuilt.find(config, cc)
         if kernel is None:

@@ -400,6 +400,26 @@ def test_hopper_decode_runs_on_d_transposed(hopper):
         check(torch, tessel.gemm(x, W.t(), bias, beta=1.0), x, W.t(), bias, beta=1.0)
 
 
+def test_hopper_decode_on_the_small_n_ring(hopper):
+    """x @ W.t() with at most 16 tokens and enough weight rows runs on the small-N TMA ring on
+    D^T's problem (kernel/small_n_rules.hpp), both rings (K below and from 8192) and both widths
+    (8 and 16 tokens), ragged sizes, on a NaN-poisoned D; 17 tokens and a bias do not take it."""
+    torch = hopper
+    dispatcher = importlib.import_module("tessel.gemm")._dispatcher
+    for m, n, k in [(1, 4096, 4096), (7, 2048, 520), (16, 3000, 1000), (9, 4096, 8192), (3, 28672, 8192)]:
+        x, W = make(torch, m, k, "bfloat16", True, 80), make(torch, n, k, "bfloat16", True, 81)
+        D = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        kernel, transposed = dispatcher.select(x, W.t(), None, D, 0)
+        assert kernel.small_n and transposed, f"{m}x{n}x{k}: {kernel.name}"
+        check(torch, tessel.gemm(x, W.t(), out=D), x, W.t())
+        check(torch, tessel.gemm(x, W.t(), alpha=0.5), x, W.t(), alpha=0.5)
+    x, W = make(torch, 17, 4096, "bfloat16", True, 82), make(torch, 4096, 4096, "bfloat16", True, 83)
+    assert not dispatcher.select(x, W.t(), None, torch.empty(17, 4096, device="cuda", dtype=torch.bfloat16), 0)[0].small_n
+    bias = make(torch, 1, 4096, "bfloat16", True, 84).expand(16, 4096)
+    x16 = x[:16]
+    assert not dispatcher.select(x16, W.t(), bias, torch.empty(16, 4096, device="cuda", dtype=torch.bfloat16), 0)[0].small_n
+
+
 def test_hopper_choice_follows_the_shape(hopper, tmp_path, monkeypatch):
     """The dispatcher chooses by shape: a decode call (16 tokens through a 4096 x 4096 weight, as
     torch.nn.Linear calls it) gets the narrow 128x64 tile, a large square one the 128x256 tile,
@@ -412,14 +432,17 @@ def test_hopper_choice_follows_the_shape(hopper, tmp_path, monkeypatch):
     tuning.forget()
     importlib.import_module("tessel.gemm")._dispatcher.clear()
     W = make(torch, 4096, 4096, "bfloat16", True, 59)
-    x = make(torch, 16, 4096, "bfloat16", True, 60)
+    x = make(torch, 32, 4096, "bfloat16", True, 60)
     kernel, reason = tessel.kernel_for(x, W.t(), explain=True)
     assert kernel.name.endswith("_streamk") and "stream-K" in reason, (kernel.name, reason)
     check(torch, tessel.gemm(x, W.t()), x, W.t())
+    x16 = make(torch, 16, 4096, "bfloat16", True, 64)  # 16 tokens or fewer: the small-N TMA ring
+    kernel, reason = tessel.kernel_for(x16, W.t(), explain=True)
+    assert kernel.small_n and "small-N TMA ring" in reason, (kernel.name, reason)
     big = make(torch, 4096, 4096, "bfloat16", True, 61)
     kernel, reason = tessel.kernel_for(big, W.t(), explain=True)
     assert "_128x256x64_" in kernel.name and "4 wave(s)" in reason, (kernel.name, reason)
-    assert tessel.warmup([(16, 4096, 4096), (4096, 4096, 4096)]) == [tessel.kernel_for(x, W.t()).name, kernel.name]
+    assert tessel.warmup([(32, 4096, 4096), (4096, 4096, 4096)]) == [tessel.kernel_for(x, W.t()).name, kernel.name]
 
 
 def test_hopper_tune_keeps_the_fastest(hopper, tmp_path, monkeypatch):
@@ -430,16 +453,16 @@ def test_hopper_tune_keeps_the_fastest(hopper, tmp_path, monkeypatch):
     from tessel.jit import tuning
     monkeypatch.setenv("TESSEL_CACHE_DIR", str(tmp_path))
     tuning.forget()
-    [(shape, name, timings)] = tessel.tune([(16, 4096, 4096)], top=3)
-    assert shape == (16, 4096, 4096) and len(timings) == 3 and name in timings and min(timings.values()) == timings[name]
+    [(shape, name, timings)] = tessel.tune([(32, 4096, 4096)], top=3)
+    assert shape == (32, 4096, 4096) and len(timings) == 3 and name in timings and min(timings.values()) == timings[name]
     assert (tmp_path / tuning.FILE).is_file()
     W = make(torch, 4096, 4096, "bfloat16", True, 62)
-    x = make(torch, 16, 4096, "bfloat16", True, 63)
+    x = make(torch, 32, 4096, "bfloat16", True, 63)
     kernel, reason = tessel.kernel_for(x, W.t(), explain=True)
     on_dt = name.endswith(" on D^T")  # the fastest may run on D^T's problem (decode)
     assert kernel.name == name.removesuffix(" on D^T") and reason.startswith("tuned on this GPU"), (kernel.name, reason)
     assert on_dt == ("on D^T's problem" in reason) == importlib.import_module("tessel.gemm")._dispatcher.select(
-        x, W.t(), None, torch.empty(16, 4096, device="cuda", dtype=torch.bfloat16), 0)[1]
+        x, W.t(), None, torch.empty(32, 4096, device="cuda", dtype=torch.bfloat16), 0)[1]
     check(torch, tessel.gemm(x, W.t()), x, W.t())
     tuning.forget()
     importlib.import_module("tessel.gemm")._dispatcher.clear()

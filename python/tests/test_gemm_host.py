@@ -412,3 +412,24 @@ def test_time_launches_checks_its_sets():
           "kErrorInvalidDataType", "Error Invalid Data Type: the kernel tessel_test_kernel takes float16 A and B")
     B_col = FakeArray((N, K), "float16", ptr=0x7F0000200000).T
     reaches_device(lambda: _core.time_launches(k, [(a_(), B_col, FakeArray((M, N), "float32", ptr=0x7F0000400000))], 3, 0))
+
+
+def test_small_n_plan_is_the_cpp_handles():
+    """Which decode problems the small-N TMA ring takes (kernel/small_n_rules.hpp, as
+    device::GemmSmallN plans): at most 16 columns (tokens), at least 9/20 of a row block of 32
+    weight rows per SM; 8 or 16 columns; 8 boxes and 3 stages from K = 8192 on."""
+    assert _core.small_n_plan(4096, 16, 4096, 132) == (2, 4, 0)
+    assert _core.small_n_plan(4096, 8, 4096, 132) == (1, 4, 0)
+    assert _core.small_n_plan(28672, 1, 8192, 132) == (1, 8, 3)
+    assert _core.small_n_plan(4096, 17, 4096, 132) is None
+    assert _core.small_n_plan(1024, 16, 4096, 132) is None  # 32 row blocks for 132 SMs: split K elsewhere
+    assert _core.small_n_plan(1920, 16, 4096, 132) == (2, 4, 0)  # 60 row blocks: 20 * 60 >= 9 * 132
+
+
+def test_small_n_kernel_takes_the_shipped_rings_only():
+    from tessel.jit import small_n
+    for ring in small_n.RINGS:
+        k = _core.small_n_kernel(b"not a cubin", small_n.name(*ring), "sym", "sm_90a", *ring)
+        assert k.small_n and not k.hopper and k.name == small_n.name(*ring)
+    check(lambda: _core.small_n_kernel(b"x", "n", "s", "sm_90a", 4, 4, 0), "kErrorNotSupported",
+          "Error Not Supported: a small-N TMA ring of 32 columns")

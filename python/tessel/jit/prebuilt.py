@@ -13,7 +13,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from . import codegen, cubin, kernel, quantize, registry
+from . import codegen, cubin, kernel, quantize, registry, small_n
 from .config import GemmConfig
 
 KERNEL_DIR = Path(__file__).resolve().parent.parent / "kernels"
@@ -59,6 +59,24 @@ def find_quantize(element: str, compute_capability: int):
             if _core.target_runs_on(target, compute_capability):
                 data = (KERNEL_DIR / file).read_bytes()
                 return data, cubin.kernel_symbol(data, quantize.KERNEL_SYMBOL_PREFIX), target
+    return None
+
+
+def find_small_n(ring: tuple, compute_capability: int):
+    """A tessel._core.Kernel of the small-N TMA ring (n8, boxes, stages) (jit/small_n.py) whose
+    cubin runs on the device, or None (a package built without nvcc or without sm_90a)."""
+    from .. import _core
+    for entry in _manifest().get("small_n", []):
+        if tuple(entry["ring"]) != tuple(ring):
+            continue
+        for target, file in entry["cubins"].items():
+            if not _core.target_runs_on(target, compute_capability):
+                continue
+            if (file, target) not in _loaded:
+                data = (KERNEL_DIR / file).read_bytes()
+                _loaded[file, target] = _core.small_n_kernel(data, small_n.name(*ring), cubin.kernel_symbol(data, small_n.KERNEL_SYMBOL_PREFIX),
+                                                             target, *ring)
+            return _loaded[file, target]
     return None
 
 

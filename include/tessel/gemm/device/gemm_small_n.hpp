@@ -43,6 +43,7 @@
 #include "tessel/gemm/kernel/sm80_gemm_small_n.hpp"
 #include "tessel/gemm/kernel/sm80_gemm_small_n_stream.hpp"
 #include "tessel/gemm/kernel/sm90_gemm_small_n_tma.hpp"
+#include "tessel/gemm/kernel/small_n_rules.hpp"
 #include "tessel/gemm/kernel/stream_k_fixup.hpp"
 #include "tessel/status.hpp"
 
@@ -152,12 +153,10 @@ class GemmSmallN {
     plan.sms = std::max(plan.sms, 1);
     if (a.variant == kHopperVariant || (a.variant < 0 && p.n > 16 && Hopper::can_implement(hopper_args(a)).ok()))
       return make_hopper_plan(a, plan);
-    // Like the streaming variants, variant 11 runs the chunked kernel from N = 17 on.
-    // NOTES: the TMA ring was the fastest or within 3% of it from M = 2048 (64 row blocks on 132
-    // SMs) to 28672 in the sweep of bench/NOTES.md ("Decode through TMA"). It does not split K,
-    // so with fewer row blocks than about half the SMs the streaming kernels, which do, stay.
+    // Like the streaming variants, variant 11 runs the chunked kernel from N = 17 on; where the
+    // plan takes it on its own: kernel::small_n_tma_takes.
     if (p.n <= 16 && (a.variant == kTmaVariant ||
-                      (a.variant < 0 && 20 * ((p.m + 31) / 32) >= 9 * plan.sms && tma_kernel_runs(plan.n8))))
+                      (a.variant < 0 && kernel::small_n_tma_takes(p.m, p.n, plan.sms) && tma_kernel_runs(plan.n8))))
       return make_tma_plan(a, plan);
     plan.variant = a.variant >= 0 ? a.variant : pick_variant(p.m, plan.sms);
     if (plan.n8 > 2) plan.variant = 0;  // the streaming kernels take N <= 16
@@ -389,11 +388,14 @@ class GemmSmallN {
             Tile::kStages, Tile::kChunk};
   }
   // Two rings: 256-k stages, 8 (10 at N <= 8) of them, for K < 8192; 512-k stages, 3 of them,
-  // from K = 8192 on (kernel/sm90_gemm_small_n_tma.hpp says why).
+  // from K = 8192 on (kernel::small_n_tma_ring, kernel/small_n_rules.hpp).
   static RingInfo tma_ring(int n8, int k) {
-    if (k >= 8192) return n8 == 1 ? ring_info<1, 8, 3>() : ring_info<2, 8, 3>();
+    if (kernel::small_n_tma_ring(k).boxes == 8) return n8 == 1 ? ring_info<1, 8, 3>() : ring_info<2, 8, 3>();
     return n8 == 1 ? ring_info<1, 4, 0>() : ring_info<2, 4, 0>();
   }
+  static_assert(kernel::small_n_tma_ring(8192).boxes == 8 && kernel::small_n_tma_ring(8192).stages == 3 &&
+                    kernel::small_n_tma_ring(8191).boxes == 4 && kernel::small_n_tma_ring(8191).stages == 0,
+                "tma_ring instantiates the two rings small_n_tma_ring names");
   static bool tma_kernel_runs(int n8) { return n8 <= 2 && arch::check_sm90a_image(tma_ring(n8, 0).fn).ok(); }
 
   static StatusInfo make_tma_plan(Arguments const& a, Plan& plan) {

@@ -36,6 +36,7 @@
 #include "tessel/arch/tags.hpp"
 #include "tessel/atom/mma_traits.hpp"
 #include "tessel/gemm/kernel/decomposition.hpp"
+#include "tessel/gemm/kernel/small_n_rules.hpp"
 #include "tessel/gemm/kernel/stream_k_fixup.hpp"
 #include "tessel/numeric.hpp"
 
@@ -74,20 +75,6 @@ struct SmallNTile {
   static constexpr int kSmemBytes = 2 * kStageVectors * 16;  // double-buffered B chunk
   static constexpr int kAccumulators = 4 * N8;               // f32 per thread: N8 C fragments
   static_assert(kStageVectors % kThreads == 0, "SmallNTile: the B chunk is a whole number of copies per thread");
-};
-
-template <class ElementD>
-struct SmallNParams {
-  int m = 0, n = 0, k = 0;
-  bfloat16_t const* A = nullptr;  // M x K, row-major
-  std::int64_t lda = 0;
-  bfloat16_t const* B = nullptr;  // N x K, row-major
-  std::int64_t ldb = 0;
-  ElementD* D = nullptr;  // M x N, row-major
-  std::int64_t ldd = 0;
-  float alpha = 1.f, beta = 0.f;
-  Decomposition split;  // SplitK: tiles = 128-row blocks, k-tiles = chunks; one unit per CTA
-  FixupWorkspace fixup;
 };
 
 namespace detail {
@@ -163,7 +150,7 @@ __device__ __forceinline__ void store_c_fragment(const SmallNParams<ElementD>& p
       for (int i = 0; i < 2; ++i) {
         const int col = 8 * q + 2 * t + i;
         if (col >= p.n) continue;
-        ElementD* out = p.D + row * p.ldd + col;
+        ElementD* out = p.D + row * p.ldd + col * p.d_col_stride;
         float v = p.alpha * acc[4 * q + 2 * h + i];
         if (p.beta != 0.f) v += p.beta * to_f32(*out);
         *out = from_f32<ElementD>(v);

@@ -35,37 +35,7 @@
 
 namespace tessel::gemm::kernel {
 
-// NOTES: one 256-k box per operand and stage, unswizzled (512-byte runs of each row per request),
-// was slower on every shape measured (bench/NOTES.md, "Decode through TMA"): the two-way bank
-// conflicts it brings cost more than the longer runs gave.
-/// Boxes per operand and stage: 4 (256 k a stage) or 8 (512 k: each row read in 1 KB runs);
-/// Stages: 0 for as many as fit (8, or 10 at N <= 8, with 4 boxes).
-/// NOTES: at K >= 8192, 8 boxes and 3 stages ran 3-4% faster than 4 boxes and 8 stages (28672 and
-/// 8192 rows, bench/NOTES.md "Decode through TMA", runs 12-13); at K = 4096 2% slower.
-template <int N8, int Boxes = 4, int Stages = 0>
-struct SmallNTmaTile {
-  static_assert(N8 == 1 || N8 == 2, "SmallNTmaTile: N up to 16");
-  static_assert(Boxes == 4 || Boxes == 8, "SmallNTmaTile: 4 or 8 boxes a stage");
-  static constexpr int kRows = 32;                   // rows of a row block: two m16 blocks
-  static constexpr int kBoxK = 64;                   // k per box: one 128-byte swizzled row
-  static constexpr int kBoxes = Boxes;               // boxes per stage and operand
-  static constexpr int kChunk = kBoxK * kBoxes;      // k per stage
-  static constexpr int kParts = 4;                   // box groups: warp (mw, part) takes boxes part, part + 4, ...
-  static constexpr int kConsumerWarps = 2 * kParts;  // (m16 block, part)
-  static constexpr int kThreads = 32 * (kConsumerWarps + 1);  // and one producer warp
-  static constexpr int kABoxBytes = kRows * 128;
-  static constexpr int kBBoxBytes = 8 * N8 * 128;
-  static constexpr int kStageBytes = kBoxes * (kABoxBytes + kBBoxBytes);
-  // NOTES: as many stages as fit beside the reduction area: 128 KB (N8 = 2) to 160 KB (N8 = 1)
-  // of A in flight per SM, against the ~33 KB Little's law asks for at 4.3 TB/s over 132 SMs.
-  static constexpr int kStages = Stages ? Stages : N8 == 1 ? 10 : 8;
-  static constexpr int kAccumulators = 4 * N8;
-  static constexpr int kReduceBytes = (kParts - 1) * 2 * kAccumulators * 32 * 4;
-  // The ring, 1024-byte aligned for the swizzle (+1024 of slack to align the dynamic base), the
-  // reduction area, and a full and an empty barrier per stage.
-  static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kReduceBytes + 2 * kStages * 8;
-  static_assert(kStageBytes % 1024 == 0 && kABoxBytes % 1024 == 0 && kBBoxBytes % 1024 == 0, "boxes stay 1024-aligned");
-};
+// The CTA's tile (SmallNTmaTile) and which ring a K takes: small_n_rules.hpp.
 
 namespace detail {
 __device__ __forceinline__ void consumer_barrier(int threads) { asm volatile("bar.sync 1, %0;" ::"r"(threads) : "memory"); }

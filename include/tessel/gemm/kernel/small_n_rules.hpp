@@ -1,0 +1,84 @@
+#pragma once
+// The small-N (decode) kernels' parameter block and the TMA ring's tile and plan rules, in a
+// plain header (no CUDA headers): what a launcher needs to size, choose and fill a launch. The
+// C++ handle (device/gemm_small_n.hpp) and the Python package's launcher (python/src) both read
+// them here. The kernels: kernel/sm80_gemm_small_n.hpp, sm80_gemm_small_n_stream.hpp and
+// sm90_gemm_small_n_tma.hpp.
+
+#include <cstdint>
+
+#include "tessel/gemm/kernel/decomposition.hpp"
+#include "tessel/gemm/kernel/stream_k_fixup.hpp"
+#include "tessel/numeric.hpp"
+
+namespace tessel::gemm::kernel {
+
+template <class ElementD>
+struct SmallNParams {
+  int m = 0, n = 0, k = 0;
+  bfloat16_t const* A = nullptr;  // M x K, row-major
+  std::int64_t lda = 0;
+  bfloat16_t const* B = nullptr;  // N x K, row-major
+  std::int64_t ldb = 0;
+  ElementD* D = nullptr;  // M x N: D(r, c) at r * ldd + c * d_col_stride
+  std::int64_t ldd = 0;
+  float alpha = 1.f, beta = 0.f;
+  Decomposition split;  // SplitK: tiles = 128-row blocks, k-tiles = chunks; one unit per CTA
+  FixupWorkspace fixup;
+  // 1: D row-major. A PyTorch decode call D = x W^T runs here as D^T = W x^T, whose D^T is D
+  // column-major: ldd 1 and d_col_stride D's row stride.
+  std::int64_t d_col_stride = 1;
+};
+
+// NOTES: one 256-k box per operand and stage, unswizzled (512-byte runs of each row per request),
+// was slower on every shape measured (bench/NOTES.md, "Decode through TMA"): the two-way bank
+// conflicts it brings cost more than the longer runs gave.
+/// The TMA ring's CTA (sm90_gemm_small_n_tma.hpp). Boxes per operand and stage: 4 (256 k a
+/// stage) or 8 (512 k: each row read in 1 KB runs); Stages: 0 for as many as fit (8, or 10 at
+/// N <= 8, with 4 boxes).
+/// NOTES: at K >= 8192, 8 boxes and 3 stages ran 3-4% faster than 4 boxes and 8 stages (28672 and
+/// 8192 rows, bench/NOTES.md "Decode through TMA", runs 12-13); at K = 4096 2% slower.
+template <int N8, int Boxes = 4, int Stages = 0>
+struct SmallNTmaTile {
+  static_assert(N8 == 1 || N8 == 2, "SmallNTmaTile: N up to 16");
+  static_assert(Boxes == 4 || Boxes == 8, "SmallNTmaTile: 4 or 8 boxes a stage");
+  static constexpr int kRows = 32;                   // rows of a row block: two m16 blocks
+  static constexpr int kBoxK = 64;                   // k per box: one 128-byte swizzled row
+  static constexpr int kBoxes = Boxes;               // boxes per stage and operand
+  static constexpr int kChunk = kBoxK * kBoxes;      // k per stage
+  static constexpr int kParts = 4;                   // box groups: warp (mw, part) takes boxes part, part + 4, ...
+  static constexpr int kConsumerWarps = 2 * kParts;  // (m16 block, part)
+  static constexpr int kThreads = 32 * (kConsumerWarps + 1);  // and one producer warp
+  static constexpr int kABoxBytes = kRows * 128;
+  static constexpr int kBBoxBytes = 8 * N8 * 128;
+  static constexpr int kStageBytes = kBoxes * (kABoxBytes + kBBoxBytes);
+  // NOTES: as many stages as fit beside the reduction area: 128 KB (N8 = 2) to 160 KB (N8 = 1)
+  // of A in flight per SM, against the ~33 KB Little's law asks for at 4.3 TB/s over 132 SMs.
+  static constexpr int kStages = Stages ? Stages : N8 == 1 ? 10 : 8;
+  static constexpr int kAccumulators = 4 * N8;
+  static constexpr int kReduceBytes = (kParts - 1) * 2 * kAccumulators * 32 * 4;
+  // The ring, 1024-byte aligned for the swizzle (+1024 of slack to align the dynamic base), the
+  // reduction area, and a full and an empty barrier per stage.
+  static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kReduceBytes + 2 * kStages * 8;
+  static_assert(kStageBytes % 1024 == 0 && kABoxBytes % 1024 == 0 && kBBoxBytes % 1024 == 0, "boxes stay 1024-aligned");
+};
+
+/// The TMA ring's N blocks of 8 for N columns (N <= 16).
+constexpr int small_n_tma_n8(int n) { return n <= 8 ? 1 : 2; }
+
+/// Which of the two shipped rings a K takes: 4 boxes a stage and as many stages as fit below
+/// K = 8192, 8 boxes and 3 stages from there (SmallNTmaTile's NOTES).
+struct SmallNTmaRing {
+  int boxes, stages;
+};
+constexpr SmallNTmaRing small_n_tma_ring(int k) { return k >= 8192 ? SmallNTmaRing{8, 3} : SmallNTmaRing{4, 0}; }
+
+/// Whether the TMA ring is the decode kernel for M rows and N <= 16 columns on `sms` SMs.
+/// NOTES: the TMA ring was the fastest or within 3% of it from M = 2048 (64 row blocks on 132
+/// SMs) to 28672 in the sweep of bench/NOTES.md ("Decode through TMA"). It does not split K, so
+/// with fewer row blocks than about half the SMs the streaming kernels, which do, stay.
+constexpr bool small_n_tma_takes(int m, int n, int sms) {
+  return n >= 1 && n <= 16 && 20 * ((m + SmallNTmaTile<1>::kRows - 1) / SmallNTmaTile<1>::kRows) >= 9 * sms;
+}
+
+}  // namespace tessel::gemm::kernel
