@@ -332,28 +332,29 @@ def test_hopper_fused_activations(hopper, name, ab, out):
     check(torch, D, A, B, C, 1.5, 0.5, activation)
 
 
-def test_hopper_stream_k_in_a_cuda_graph(hopper, tmp_path, monkeypatch):
-    """A decode call the heuristic sends to a stream-K kernel, captured in a CUDA graph after
-    tessel.warmup and replayed on new data: the fixup workspace comes from PyTorch's caching
-    allocator (the graph's pool), so capture needs no call of its own first."""
+@pytest.mark.parametrize("tokens, kernel", [(32, "_streamk"), (16, "_small_n_tma_bf16_n16_4box")])
+def test_hopper_decode_in_a_cuda_graph(hopper, tmp_path, monkeypatch, tokens, kernel):
+    """Decode calls captured in a CUDA graph after tessel.warmup and replayed on new data: 32
+    tokens go to a stream-K kernel on D^T's problem, whose fixup workspace comes from PyTorch's
+    caching allocator (the graph's pool), so capture needs no call of its own first; 16 tokens to
+    the small-N TMA ring."""
     torch = hopper
-    import importlib
     from tessel.jit import tuning
     monkeypatch.setenv("TESSEL_CACHE_DIR", str(tmp_path))
     tuning.forget()
     importlib.import_module("tessel.gemm")._dispatcher.clear()
     W = make(torch, 4096, 4096, "bfloat16", True, 64)
-    x = make(torch, 16, 4096, "bfloat16", True, 65)
-    [name] = tessel.warmup([(16, 4096, 4096)])
-    assert name.endswith("_streamk"), name
-    D = torch.full((16, 4096), float("nan"), device="cuda", dtype=torch.bfloat16)
+    x = make(torch, tokens, 4096, "bfloat16", True, 65)
+    [name] = tessel.warmup([(tokens, 4096, 4096)])
+    assert name.endswith(kernel), name
+    D = torch.full((tokens, 4096), float("nan"), device="cuda", dtype=torch.bfloat16)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         tessel.gemm(x, W.t(), out=D)
     graph.replay()
     torch.cuda.synchronize()
     check(torch, D, x, W.t())
-    x.copy_(make(torch, 16, 4096, "bfloat16", True, 66))
+    x.copy_(make(torch, tokens, 4096, "bfloat16", True, 66))
     D.fill_(float("nan"))
     graph.replay()
     torch.cuda.synchronize()
