@@ -15,7 +15,8 @@ import argparse
 import re
 import sys
 
-from .jit import registry
+from . import _core
+from .jit import registry, small_n
 from .jit.config import EPILOGUES, element_name
 from .jit.status import ConfigError
 
@@ -32,11 +33,18 @@ def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = 
     element = element_name(dtype)
     candidates = registry.hopper_configs(element, element, "row", layout_b, epilogue)
     # D^T = B^T A^T (no C): A^T is column-major, B^T row-major where B is column-major.
-    transposed = registry.hopper_configs(element, element, "row" if layout_b == "col" else "col", "col", epilogue)
+    flipped = ("row" if layout_b == "col" else "col", "col")
+    transposed = registry.hopper_configs(element, element, *flipped, epilogue)
     out = []
     for shape in shapes:
         if not candidates:
             out.append((shape, "-", "no Hopper kernel is shipped"))
+            continue
+        m, n, k = shape
+        plan = _core.small_n_plan(n, m, k, sms) if small_n.takes(element, element, flipped, epilogue, False) else None
+        if plan is not None:  # a package built with the rings (nvcc, sm_90a) runs this one
+            ring = small_n.Ring(*plan)
+            out.append((shape, ring.name + " on D^T", small_n.reason(ring, m, n, k, sms)))
             continue
         choice = registry.choose_oriented(candidates, transposed, *shape, sms)
         out.append((shape, choice.config.name + (" on D^T" if choice.transpose_d else ""), choice.reason))

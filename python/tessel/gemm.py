@@ -88,15 +88,14 @@ def _small_n_ring(element: str, out: str, a_row: bool, b_row: bool, epilogue: st
     """The small-N TMA ring (jit/small_n.py) on D^T's problem, where its plan takes it (at most 16
     tokens as M, enough weight rows as N: kernel/small_n_rules.hpp) and the package has it; else
     None. bf16 in and out, the linear combination, A and B K-major on D^T's problem."""
-    if (element, out, epilogue, promoted) != ("bf16", "bf16", "linear", False) or _flipped(a_row, b_row) != ("row", "col"):
+    if not small_n.takes(element, out, _flipped(a_row, b_row), epilogue, promoted):
         return None
-    plan = _core.small_n_plan(n, m, k, _core.sm_count(device))
+    sms = _core.sm_count(device)
+    plan = _core.small_n_plan(n, m, k, sms)
     if plan is None or prebuilt.find_small_n(plan, _core.compute_capability(device)) is None:
         return None
     ring = small_n.Ring(*plan)
-    return registry.Choice(ring, True, f"D^T = B^T A^T ({n}x{m}x{k}, D^T column-major): the small-N TMA ring {ring.name}, "
-                                       f"{-(-n // 32)} row blocks of 32 weight rows over {min(-(-n // 32), _core.sm_count(device))} "
-                                       "persistent CTAs, no K split (device::GemmSmallN's variant 11)")
+    return registry.Choice(ring, True, small_n.reason(ring, m, n, k, sms))
 
 
 def _flipped(a_row: bool, b_row: bool) -> tuple:

@@ -142,10 +142,11 @@ def test_tuning_times_both_problems_only_for_decode():
 # ---- python -m tessel.explain: the choice for a shape list, without a GPU ---------------------------
 def test_explain_prints_the_choice_and_reason(capsys):
     from tessel import explain
-    assert explain.main(["4096x4096x4096", "16x4096x4096", "--sms", "132"]) == 0
+    assert explain.main(["4096x4096x4096", "32x4096x4096", "16x4096x4096", "--sms", "132"]) == 0
     out = capsys.readouterr().out
     assert "4096x4096x4096: tessel_sm90_gemm_bf16_bf16_bf16_128x256x64_c1x1_4stage_coop_tn\n" in out
-    assert "16x4096x4096: tessel_sm90_gemm_bf16_bf16_bf16_128x64x64_c1x1_8stage_coop_tn_streamk on D^T" in out and "stream-K" in out
+    assert "32x4096x4096: tessel_sm90_gemm_bf16_bf16_bf16_128x64x64_c1x1_8stage_coop_tn_streamk on D^T" in out and "stream-K" in out
+    assert "16x4096x4096: tessel_sm90_gemm_small_n_tma_bf16_n16_4box on D^T" in out and "small-N TMA ring" in out
 
 
 def test_explain_refuses_bad_arguments_with_one_line(capsys):

@@ -59,3 +59,17 @@ class Ring:
     @property
     def name(self) -> str:
         return name(self.n8, self.boxes, self.stages)
+
+
+def reason(ring: Ring, m: int, n: int, k: int, sms: int) -> str:
+    """Why a decode call of M tokens against N weight rows runs on `ring`, in a sentence."""
+    blocks = -(-n // 32)
+    return (f"D^T = B^T A^T ({n}x{m}x{k}, D^T column-major): the small-N TMA ring {ring.name}, {blocks} row blocks of 32 "
+            f"weight rows over {min(blocks, sms)} persistent CTAs, no K split (device::GemmSmallN's variant 11)")
+
+
+def takes(element: str, out: str, layouts: tuple, epilogue: str, promoted: bool) -> bool:
+    """Whether a kind of problem (D^T's layouts) is one the rings compute: bf16 in and out, the
+    linear combination, A and B K-major. Where it is, tessel._core.small_n_plan says whether the
+    shape takes a ring and which."""
+    return (element, out, layouts, epilogue, promoted) == ("bf16", "bf16", ("row", "col"), "linear", False)
