@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <tessel/arch/tma_encode.hpp>
+#include <tessel/gemm/kernel/sm90_launch_plan.hpp>
 #include <tessel/gemm/kernel/small_n_rules.hpp>
 
 namespace tessel::py {
@@ -133,23 +134,19 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   params.batch_stride_d = p.batch_d;
   // A column-major D (D^T's problem) is stored element by element from registers.
   params.d_column_major = p.d_column_major;
-  params.pairs_aligned = !p.d_column_major && p.ldd % 2 == 0 && p.batch_d % 2 == 0 &&
-                         reinterpret_cast<std::uintptr_t>(p.d) % (2 * s.d_bytes) == 0;
+  params.pairs_aligned = !p.d_column_major && gemm::kernel::sm90_pairs_aligned(p.d, p.ldd, p.batch_d, s.d_bytes);
   params.epi = {alpha, beta, p.c_ptr, p.ldc, p.batch_c, p.scale_a, p.scale_b};
-  int const tiles_m = (m + s.tile_m - 1) / s.tile_m, tiles_n = (n + s.tile_n - 1) / s.tile_n;
   // A and D hold one matrix for contiguous groups; B is batched by group in every grouped launch.
   int const l_ad = s.grouped && !p.group_masked ? 1 : p.l;
-  params.sched = s.grouped ? gemm::kernel::Sm90TileScheduler::make_grouped(
-                                 gemm::kernel::Sm90Groups{p.group_m, p.l, int(p.group_masked ? gemm::kernel::GroupedLayout::kMasked : gemm::kernel::GroupedLayout::kContiguous),
-                                  m, tiles_n},
-                                 s.tile_m)
-                           : gemm::kernel::Sm90TileScheduler::make((tiles_m + s.cluster_m - 1) / s.cluster_m, tiles_n, p.l,
-                                                                   gemm::kernel::RasterOrder::Heuristic, 8);
-  // Persistent: as many clusters as can be resident at once, but no more than there are tiles.
-  int clusters = sm_count / s.cluster_m;
-  if (max_clusters > 0) clusters = std::min(clusters, max_clusters);
-  clusters = std::max(1, std::min(clusters, params.sched.tile_count()));
-  unsigned grid = static_cast<unsigned>(clusters * s.cluster_m);
+  // The scheduler, the persistent grid and (stream-K) the decomposition, as the C++ adapter plans
+  // them with its default arguments: the heuristic raster in groups of 8, the heuristic decomposition.
+  using gemm::kernel::GroupedLayout;
+  gemm::kernel::Sm90LaunchPlan const plan = gemm::kernel::make_sm90_launch_plan(
+      {s.tile_m, s.tile_n, sm90_tile_k(p.ab), s.cluster_m, s.stream_k, s.grouped}, m, n, static_cast<int>(p.k), p.l,
+      gemm::kernel::Sm90Groups{p.group_m, p.l, int(p.group_masked ? GroupedLayout::kMasked : GroupedLayout::kContiguous), m, 0},
+      gemm::kernel::RasterOrder::Heuristic, 8, gemm::kernel::DecompositionOptions{}, sm_count, max_clusters);
+  params.sched = plan.sched;
+  unsigned const grid = static_cast<unsigned>(plan.grid);
 
   std::lock_guard<std::mutex> lock(mutex_);
   std::uintptr_t borrowed = 0;  // a workspace from `source`, given back once the launch is enqueued
@@ -164,10 +161,8 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
     }
   } give_back{source, borrowed};
   if (s.stream_k) {
-    // The decomposition as GemmUniversalAdapter chooses it (kernel::make_decomposition's
-    // heuristic: data-parallel, split-K or stream-K); the fixup's counters start at zero.
-    gemm::kernel::TileGrid const g{tiles_m, tiles_n, p.l, static_cast<int>((p.k + sm90_tile_k(p.ab) - 1) / sm90_tile_k(p.ab))};
-    params.dec = gemm::kernel::make_decomposition(g, sm_count, gemm::kernel::DecompositionOptions{});
+    // The fixup's counters start at zero.
+    params.dec = plan.dec;
     if (std::size_t const bytes = gemm::kernel::workspace_bytes(params.dec, s.slot_floats); bytes > 0) {
       if (!d.cuMemsetD8Async) missing("cuMemsetD8Async");
       if (source && *source) borrowed = source->acquire(bytes);  // 0: the source has none to give
@@ -177,7 +172,6 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
           r != cuda::CUDA_SUCCESS)
         throw cuda::CudaFailure{r, cuda::error_text(r) + " (clearing the fixup counters)"};
     }
-    grid = static_cast<unsigned>(params.dec.grid);
   }
   // K-major operands are K elements wide, MN-major ones M (or N).
   int const ab = element_bytes(p.ab);

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "tessel/gemm/kernel/sm90_launch_plan.hpp"
 #include "tessel/gemm/kernel/sm90_tile_scheduler.hpp"
 #include "tessel/gemm/kernel/tile_scheduler.hpp"
 
@@ -140,4 +141,54 @@ TEST(GroupCursor, MaskedCountsClampedToTheBlock) {
 TEST(GroupCursor, NoGroupsNoTiles) {
   Sm90Groups gs{nullptr, 0, int(GroupedLayout::kContiguous), 100, 4};
   EXPECT_TRUE(walk(gs, 0, 1).empty());
+}
+
+// The launch plan both Hopper launchers share (kernel/sm90_launch_plan.hpp): the persistent grid
+// is one CTA per SM, capped by the tiles and by resident clusters; stream-K takes the
+// decomposition's grid; a grouped walk gets the groups' column tiles.
+namespace {
+using tessel::gemm::kernel::DecompositionOptions;
+using tessel::gemm::kernel::make_decomposition;
+using tessel::gemm::kernel::make_sm90_launch_plan;
+using tessel::gemm::kernel::Sm90Groups;
+using tessel::gemm::kernel::Sm90PlanShape;
+using tessel::gemm::kernel::TileGrid;
+}  // namespace
+
+TEST(Sm90LaunchPlan, PersistentGridAndRaster) {
+  Sm90PlanShape const s{128, 256, 64, 1, false, false};
+  auto p = make_sm90_launch_plan(s, 4096, 6144, 4096, 1, {}, RasterOrder::Heuristic, 8, {}, 132, 0);
+  EXPECT_EQ(p.sched.tile_count(), 32 * 24);
+  EXPECT_TRUE(p.sched.along_n);  // more row tiles than column tiles
+  EXPECT_EQ(p.grid, 132);
+  p = make_sm90_launch_plan(s, 200, 300, 64, 1, {}, RasterOrder::Heuristic, 8, {}, 132, 0);
+  EXPECT_EQ(p.grid, 2 * 2);  // one CTA per tile when tiles are fewer than SMs
+  EXPECT_EQ(make_sm90_launch_plan(s, 1, 1, 64, 1, {}, RasterOrder::Heuristic, 8, {}, 132, 0).grid, 1);
+}
+
+TEST(Sm90LaunchPlan, ClustersAndResidency) {
+  Sm90PlanShape const s{128, 128, 64, 2, false, false};
+  auto p = make_sm90_launch_plan(s, 8192, 8192, 8192, 1, {}, RasterOrder::Heuristic, 8, {}, 132, 0);
+  EXPECT_EQ(p.sched.tile_count(), 32 * 64);  // cluster tiles along M
+  EXPECT_EQ(p.grid, 132);
+  p = make_sm90_launch_plan(s, 8192, 8192, 8192, 1, {}, RasterOrder::Heuristic, 8, {}, 132, 60);
+  EXPECT_EQ(p.grid, 120);  // 60 clusters resident at once
+}
+
+TEST(Sm90LaunchPlan, StreamKTakesTheDecomposition) {
+  Sm90PlanShape const s{128, 64, 64, 1, true, false};
+  auto const p = make_sm90_launch_plan(s, 4096, 16, 4096, 1, {}, RasterOrder::Heuristic, 8, {}, 132, 0);
+  auto const d = make_decomposition(TileGrid{32, 1, 1, 64}, 132, DecompositionOptions{});
+  EXPECT_EQ(p.grid, d.grid);
+  EXPECT_EQ(p.dec.grid, d.grid);
+  EXPECT_GT(p.grid, 32);  // 32 tiles spread over more CTAs than tiles
+}
+
+TEST(Sm90LaunchPlan, GroupedWalkGetsColumnTiles) {
+  Sm90PlanShape const s{128, 256, 64, 1, false, true};
+  Sm90Groups const g{nullptr, 8, 0, 1000, 0};  // contiguous: 8 groups over 1000 rows
+  auto const p = make_sm90_launch_plan(s, 1000, 1024, 512, 8, g, RasterOrder::Heuristic, 8, {}, 132, 0);
+  EXPECT_EQ(p.sched.groups.tiles_n, 4);
+  EXPECT_EQ(p.sched.tile_count(), (8 + 8 - 1) * 4);  // 8 row tiles, each boundary splitting one
+  EXPECT_EQ(p.grid, 60);
 }

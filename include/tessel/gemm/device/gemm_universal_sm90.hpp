@@ -27,6 +27,7 @@
 #include "tessel/element_tag.hpp"
 #include "tessel/gemm/collective/sm90_builder.hpp"
 #include "tessel/gemm/gemm_shape.hpp"
+#include "tessel/gemm/kernel/sm90_launch_plan.hpp"
 #include "tessel/layout/layout.hpp"
 
 namespace tessel::gemm {
@@ -238,43 +239,36 @@ class GemmUniversalAdapter {
     }
     auto e = cudaFuncSetAttribute(kernel_function(), cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
     if (auto s = arch::status_from_cuda(e, "setting the kernel's shared-memory size"); !s.ok()) return s;
-    int sms = sm_count(a);
-    int tiles_m = (p.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (p.n + Cfg::BN - 1) / Cfg::BN;
-    int cluster_tiles_m = (tiles_m + Cfg::ClusterM - 1) / Cfg::ClusterM;
+    // Persistent: as many clusters as can be resident at once (the occupancy query, for clusters),
+    // but no more than there are tiles (kernel::make_sm90_launch_plan).
+    int max_clusters = 0;
+    if constexpr (Cfg::ClusterM > 1) {
+      cudaLaunchConfig_t cfg = launch_config(1, nullptr);
+      cudaLaunchAttribute attr[1];
+      cfg.attrs = cluster_attribute(attr);
+      cfg.numAttrs = 1;
+      cfg.gridDim = dim3(Cfg::ClusterM * (sm_count(a) / Cfg::ClusterM), 1, 1);
+      if (cudaOccupancyMaxActiveClusters(&max_clusters, kernel_function(), &cfg) != cudaSuccess) max_clusters = 0;
+      (void)cudaGetLastError();
+    }
+    kernel::Sm90LaunchPlan const plan = launch_plan(a, max_clusters);
     params_ = {p.m,
                p.n,
                p.k,
                ks.ptr_d,
                ks.ldd,
                ks.batch_d,
-               ks.ldd % 2 == 0 && ks.batch_d % 2 == 0 && reinterpret_cast<std::uintptr_t>(ks.ptr_d) % (2 * sizeof(ElementD)) == 0,
+               kernel::sm90_pairs_aligned(ks.ptr_d, ks.ldd, ks.batch_d, int(sizeof(ElementD))),
                Fusion::to_params(fusion_arguments(a, ks)),
-               GemmKernel::kGrouped
-                   ? kernel::Sm90TileScheduler::make_grouped(kernel::Sm90Groups{a.grouped.group_m, p.l, int(a.grouped.layout), p.m, tiles_n},
-                                                             Cfg::BM)
-                   : kernel::Sm90TileScheduler::make(cluster_tiles_m, tiles_n, p.l, a.scheduler.raster_order, a.scheduler.max_swizzle_size)};
-    // Persistent: as many clusters as can be resident at once, but no more than there are tiles.
-    int clusters = sms / Cfg::ClusterM;
-    if constexpr (Cfg::ClusterM > 1) {
-      cudaLaunchConfig_t cfg = launch_config(1, nullptr);
-      cudaLaunchAttribute attr[1];
-      cfg.attrs = cluster_attribute(attr);
-      cfg.numAttrs = 1;
-      cfg.gridDim = dim3(Cfg::ClusterM * clusters, 1, 1);
-      int active = 0;
-      if (cudaOccupancyMaxActiveClusters(&active, kernel_function(), &cfg) == cudaSuccess && active > 0)
-        clusters = std::min(clusters, active);
-      (void)cudaGetLastError();
-    }
+               plan.sched};
     params_.tma_d = tma_d;
     params_.tma_store_d = tma_store_d;
     if constexpr (Cfg::kBlockScaled) {
       if (auto s = make_block_scales(a, p, l_ad); !s.ok()) return s;
     }
-    clusters = std::max(1, std::min(clusters, params_.sched.tile_count()));
-    grid_ = clusters * Cfg::ClusterM;
+    grid_ = plan.grid;
     if constexpr (GemmKernel::kStreamK) {
-      params_.dec = decompose(a);
+      params_.dec = plan.dec;
       std::size_t bytes = kernel::workspace_bytes(params_.dec, kSlotFloats);
       if (bytes > 0 && !workspace)
         return {Status::kErrorWorkspaceNull, "this problem's " + std::string(kernel::to_string(params_.dec.mode)) +
@@ -288,7 +282,6 @@ class GemmUniversalAdapter {
         auto e = cudaMemsetAsync(workspace, 0, zeroed, stream);
         if (auto s = arch::status_from_cuda(e, "clearing the fixup counters"); !s.ok()) return s;
       }
-      grid_ = params_.dec.grid;
     }
     initialized_ = true;
     return {};
@@ -342,9 +335,15 @@ class GemmUniversalAdapter {
     o.deterministic = a.scheduler.reduction == kernel::ReductionMode::kDeterministic;
     return o;
   }
-  static kernel::Decomposition decompose(Arguments const& a) {
-    return kernel::make_decomposition(tile_grid(a), sm_count(a), options(a));
+  /// The scheduler, grid and decomposition of `a` (kernel/sm90_launch_plan.hpp, as the Python
+  /// package's launcher plans them); max_clusters: resident clusters, 0 for the SM count.
+  static kernel::Sm90LaunchPlan launch_plan(Arguments const& a, int max_clusters) {
+    auto const& p = to_kernel(a).p;
+    return kernel::make_sm90_launch_plan({Cfg::BM, Cfg::BN, Cfg::BK, Cfg::ClusterM, GemmKernel::kStreamK, GemmKernel::kGrouped}, p.m, p.n,
+                                         p.k, p.l, kernel::Sm90Groups{a.grouped.group_m, p.l, int(a.grouped.layout), p.m, 0},
+                                         a.scheduler.raster_order, a.scheduler.max_swizzle_size, options(a), sm_count(a), max_clusters);
   }
+  static kernel::Decomposition decompose(Arguments const& a) { return launch_plan(a, 0).dec; }
   static std::string dims(ProblemShapeMNKL p) {
     return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + "x" + std::to_string(p.l);
   }
