@@ -90,7 +90,7 @@ def shape_row(m, n, k, dt, reps, rounds, oracle):
     # Candidates (name, kernel, on D^T): every registry kernel of the kind, on the problem as given
     # and, where M is short of a tile, on D^T's (x @ W.t()'s D^T = W x^T is the same kind).
     candidates = []
-    if oracle and kernel.hopper:
+    if oracle and (kernel.hopper or kernel.small_n):
         for config in registry.hopper_configs(dt, dt, "row", "col"):
             k_ = prebuilt.find(config, 90)
             if k_ is None:

@@ -171,12 +171,12 @@ def tune(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=N
     results = []
     for shape in shapes:
         shape = _shape(shape)
-        ring = _choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row", _epilogue(epilogue), device, True, *shape,
-                       transposable=True)
-        if isinstance(ring.config, small_n.Ring):  # the decode ring: one kernel, nothing to tune
+        hopper = _core.compute_capability(device) == 90
+        ring = _small_n_ring(element, out, True, layout_b == "row", kind[-1], False, device, *shape) if hopper else None
+        if ring is not None:  # the decode ring: one kernel, nothing to tune
             results.append((shape, ring.config.name, {}))
             continue
-        candidates = registry.hopper_configs(*kind) if _core.compute_capability(device) == 90 else []
+        candidates = registry.hopper_configs(*kind) if hopper else []
         # As warmup assumes: no C, so D^T's problem may run too.
         transposed = registry.hopper_configs(element, out, *_flipped(True, layout_b == "row"), kind[-1]) if candidates else []
         if len(candidates) < 2:

@@ -217,3 +217,14 @@ def test_decode_tiles_on_d_transposed(shape, scheduler):
 def test_full_tile_rows_with_few_tiles_stay_data_parallel():
     choice = oriented(128, 6144, 4096)
     assert not choice.transpose_d and choice.config.tile[:2] == (128, 64) and choice.config.scheduler == "persistent"
+
+
+def test_kinds_without_a_narrow_tile_stay_as_given():
+    """FP8 ships 128x256 (fast) and 128x128 (promoted) only: on D^T's problem the tokens would be
+    the N of a tile at least twice as wide as the 64 that pays, so decode keeps its problem."""
+    for promoted in (False, True):
+        fp8 = registry.hopper_configs("e4m3", "bf16", "row", "col", promoted=promoted)
+        assert not registry.transposes(16, 28672, fp8)
+        assert not registry.choose_oriented(fp8, fp8, 16, 28672, 8192, SMS).transpose_d
+    bf16 = registry.hopper_configs("bf16", "bf16", "row", "col")
+    assert registry.transposes(16, 28672, bf16)

@@ -199,10 +199,13 @@ class Choice:
 
 def transposes(m: int, n: int, candidates: list[GemmConfig]) -> bool:
     """Whether D = A @ B (D row-major, M x N) is better run as D^T = B^T A^T with D^T stored
-    column-major: where M is short of every tile's rows and N is not (decode: a few tokens
-    against many weight rows), so that the tiles' rows hold weights instead of padding."""
+    column-major, among D^T's `candidates`: where M is short of every tile's rows and N is not
+    (decode: a few tokens against many weight rows), so that the tiles' rows hold weights
+    instead of padding, and a tile 64 wide at most takes the tokens as its N (narrowest_n's
+    NOTES: wider ones ran D^T's problem slower than the problem as given; the FP8 kinds ship
+    128 and 256 only)."""
     rows = min(c.tile[0] for c in candidates)
-    return m < rows <= n
+    return m < rows <= n and min(c.tile[1] for c in candidates) <= 64
 
 
 def narrowest_n(configs: list[GemmConfig]) -> list[GemmConfig]:
