@@ -16,6 +16,10 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
     any 16-bit kind on Ampere/Turing, or operands TMA     the Sm80 (or sm75) default tile
       cannot read (FP8 and TF32: Hopper only)
 
+A decode call (M short of every tile's rows, no C) runs as D^T = B^T A^T with D^T stored
+column-major, on the narrowest N tile of D^T's kind (`choose_oriented`); up to 16 tokens in bf16
+the dispatcher takes the small-N TMA ring (jit/small_n.py) before asking here.
+
 The heuristic (`estimate`) models a persistent data-parallel launch: the tiles run in waves of
 one per SM, a partial wave costs a whole one, and each tile costs its k-steps (the whole tile's
 MMA work, padding rows included, at that tile's measured rate, and never less than the
