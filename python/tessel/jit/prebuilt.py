@@ -66,18 +66,11 @@ def find_small_n(ring: tuple, compute_capability: int):
     """A tessel._core.Kernel of the small-N TMA ring (n8, boxes, stages) (jit/small_n.py) whose
     cubin runs on the device, or None (a package built without nvcc or without sm_90a)."""
     from .. import _core
-    for entry in _manifest().get("small_n", []):
-        if tuple(entry["ring"]) != tuple(ring):
-            continue
-        for target, file in entry["cubins"].items():
-            if not _core.target_runs_on(target, compute_capability):
-                continue
-            if (file, target) not in _loaded:
-                data = (KERNEL_DIR / file).read_bytes()
-                _loaded[file, target] = _core.small_n_kernel(data, small_n.name(*ring), cubin.kernel_symbol(data, small_n.KERNEL_SYMBOL_PREFIX),
-                                                             target, *ring)
-            return _loaded[file, target]
-    return None
+
+    def load(data: bytes, target: str):
+        symbol = cubin.kernel_symbol(data, small_n.KERNEL_SYMBOL_PREFIX)
+        return _core.small_n_kernel(data, small_n.name(*ring), symbol, target, *ring)
+    return _first_runnable(_manifest().get("small_n", []), lambda e: tuple(e["ring"]) == tuple(ring), compute_capability, load)
 
 
 def _config(entry) -> GemmConfig:
@@ -87,17 +80,24 @@ def _config(entry) -> GemmConfig:
 _loaded: dict = {}
 
 
-def find(config: GemmConfig, compute_capability: int):
-    """A tessel._core.Kernel for `config` whose cubin runs on the device, or None."""
+def _first_runnable(entries, matches, compute_capability: int, load):
+    """The kernel of the first manifest entry that `matches` and has a cubin the device runs,
+    made by load(cubin bytes, target) on first use and kept in _loaded; None without one."""
     from .. import _core
-    for entry in manifest():
-        if _config(entry) != config:
+    for entry in entries:
+        if not matches(entry):
             continue
         for target, file in entry["cubins"].items():
             if not _core.target_runs_on(target, compute_capability):
                 continue
             if (file, target) not in _loaded:
-                data = (KERNEL_DIR / file).read_bytes()
-                _loaded[file, target] = kernel.load(config, data, cubin.kernel_symbol(data, codegen.symbol_prefix(config)), target)
+                _loaded[file, target] = load((KERNEL_DIR / file).read_bytes(), target)
             return _loaded[file, target]
     return None
+
+
+def find(config: GemmConfig, compute_capability: int):
+    """A tessel._core.Kernel for `config` whose cubin runs on the device, or None."""
+    def load(data: bytes, target: str):
+        return kernel.load(config, data, cubin.kernel_symbol(data, codegen.symbol_prefix(config)), target)
+    return _first_runnable(manifest(), lambda e: _config(e) == config, compute_capability, load)
