@@ -20,79 +20,52 @@ A decode call (M short of every tile's rows, no C) runs as D^T = B^T A^T with D^
 column-major, on the narrowest N tile of D^T's kind (`choose_oriented`); up to 16 tokens in bf16
 the dispatcher takes the small-N TMA ring (jit/small_n.py) before asking here.
 
-The heuristic (`estimate`) models a persistent data-parallel launch: the tiles run in waves of
-one per SM, a partial wave costs a whole one, and each tile costs its k-steps (the whole tile's
-MMA work, padding rows included, at that tile's measured rate, and never less than the
-shortest k-step measured) plus the part of its epilogue the schedule cannot hide; the whole
-launch costs at least the time to stream the operands' bytes from DRAM. Its constants are fitted to H200 measurements (bench/NOTES.md, "The front door's
-heuristic"); `reason` says in words which term decided.
+The heuristic (`estimate`, `choose`, ...) is C++'s (include/tessel/gemm/dispatch/heuristic.hpp),
+asked through tessel._core, so that the C++ front door, tessel-prof's dispatch mode and this
+module give one answer; the tiles and the figures it models are hopper_tiles.def's, which this
+module reads for the configurations it ships. `reason` says in words which term decided.
 
-Only the standard library is imported here (see config.py).
+Only the standard library is imported at module level (see config.py); the extension on first use.
 """
 
 from __future__ import annotations
 
-import math
+import re
 from dataclasses import dataclass
 
 from .config import EPILOGUES, GemmConfig, block_scaled_config, default_config
+from .paths import include_dir
 
 
 @dataclass(frozen=True)
 class HopperTile:
-    """One Hopper tile the registry ships, with what the heuristic knows of it."""
+    """One Hopper tile the registry ships, with what the heuristic knows of it (hopper_tiles.def)."""
     tile: tuple
     schedule: str
     # Mainloop throughput per SM as a share of the dense peak, on large problems (measured).
     efficiency: float
-    # Share of the epilogue's time that shows: the cooperative schedule's two warpgroups store
-    # after the mainloop of the tile; ping-pong stores one tile while the other warpgroup computes.
+    # Share of the epilogue's time that shows.
     epilogue_exposed: float
     # "stream_k": the K loop divided among CTAs when tiles are fewer than SMs (decode); shipped
     # for the linear combination only.
     scheduler: str = "persistent"
 
 
-# NOTES: measured on the H200 through tessel.gemm's own launch, every candidate on every shape of
-# bench/front_door.py (bench/NOTES.md, "The front door's heuristic"), D through TMA: 128x256
-# cooperative runs its k-steps at 0.71 of the dense peak, 128x192 at 0.70, 128x128 ping-pong at
-# 0.67, 128x64 at 0.48; the stream-K kernels at 0.60 (128x128) and 0.44 (128x64). The TMA store
-# drains while the next tile runs, so about half of a cooperative tile's epilogue shows.
-# 128x256 wins where the waves come out even; 128x192 for ragged N (6144x3000x4096: 0.93 against
-# 128x256's 0.90 of cuBLAS); 128x128 ping-pong for short K, where the epilogue is a large share
-# of a tile (8192x8192x256); the narrow tiles where there are few tiles (decode, M of 1-64
-# tokens): no k-step takes less than 0.28 us, 0.5 us where M is short of the tile (_STEP_FLOOR), so a narrow tile
-# only wins where it puts more SMs to work.
-HOPPER_TILES = (
-    HopperTile((128, 256, 64), "cooperative", 0.71, 0.5),
-    HopperTile((128, 192, 64), "cooperative", 0.70, 0.5),
-    HopperTile((128, 128, 64), "pingpong", 0.67, 0.25),
-    HopperTile((128, 64, 64), "cooperative", 0.48, 0.5),
-    HopperTile((128, 64, 64), "cooperative", 0.44, 0.5, "stream_k"),
-    HopperTile((128, 128, 64), "cooperative", 0.60, 0.5, "stream_k"),
-)
-# The data-parallel tile with the most tiles per problem: where even it leaves SMs idle, stream-K.
-_NARROWEST = min((t.tile for t in HOPPER_TILES if t.scheduler == "persistent"), key=lambda t: t[0] * t[1])
-_FIXUP_STEPS = 4  # k-steps' worth of time a split tile's partials cost (written, read, summed)
-# NOTES: stream-K where a _NARROWEST data-parallel grid would leave more than half the SMs idle.
-# On D^T's decode problems (bench/runs/2026-12-04b_h200, run 3) 128x64 data-parallel ran 9%
-# faster than stream-K with 64 tiles on 132 SMs (8192x64x8192: the weights stream at 3.3 TB/s
-# from 64 SMs, and the split costs its fixup), stream-K 40% faster with 32 tiles (4096x64x14336);
-# at 128x6144x4096, 96 tiles, data-parallel 128x64 was 18% faster than the 128x128 stream-K the
-# old threshold (1.0) chose. Where M is short of the tile's rows (a decode D with a C, which stays
-# as given), each data-parallel CTA streams only its BN rows of the weights per stage, half of
-# what a full 128-row tile of them is, and stream-K paid from fewer tiles than SMs on: 64 tiles
-# of 1x4096x4096 ran 20% faster on 128x64 stream-K than data-parallel (same run).
-_STREAM_K_BELOW = 0.45
-_STREAM_K_BELOW_PARTIAL = 1.0
+def _read_tiles() -> tuple:
+    """hopper_tiles.def's TESSEL_HOPPER_TILE rows, in order: the one list of the Hopper tiles."""
+    text = (include_dir() / "tessel" / "gemm" / "dispatch" / "hopper_tiles.def").read_text()
+    rows = []
+    for line in text.splitlines():
+        match = re.fullmatch(r"\s*TESSEL_HOPPER_TILE\(([^)]*)\)\s*", line)
+        if match:
+            bm, bn, bk, schedule, scheduler, efficiency, exposed = (f.strip() for f in match.group(1).split(","))
+            rows.append(HopperTile((int(bm), int(bn), int(bk)), schedule, float(efficiency), float(exposed), scheduler))
+    if not rows:
+        raise RuntimeError("hopper_tiles.def lists no TESSEL_HOPPER_TILE: the package's headers are incomplete")
+    return tuple(rows)
 
-# H200 figures the estimate is in (any Hopper part scales the same way: only ratios matter).
-_PEAK_PER_SM = 989e12 / 132  # dense bf16 FLOP/s of one SM
-_EPILOGUE_PER_ELEMENT = 1e-6 / (128 * 256)  # ~1 us to write a 128x256 tile out (bench/NOTES.md)
-_STEP_FLOOR = 0.28e-6  # seconds: the shortest k-step measured (barriers, TMA issue, wgmma wait)
-_STEP_FLOOR_PARTIAL = 0.5e-6  # the same where M is less than the tile's rows
-_DRAM = 3.3e12  # bytes/s the kernels stream from DRAM at best (16x28672x8192)
-_LAUNCH = 4e-6  # seconds of a launch's fixed cost: start, pipeline fill, last epilogue
+
+HOPPER_TILES = _read_tiles()
 
 
 def _full_set(element: str, out: str, layout_a: str) -> bool:
@@ -142,55 +115,39 @@ class Estimate:
     memory: float   # seconds of the operands' bytes at DRAM speed
 
 
-def _tile_of(config: GemmConfig) -> HopperTile:
-    for t in HOPPER_TILES:
-        if t.tile == config.tile and t.schedule == config.kernel_schedule and t.scheduler == config.scheduler:
-            return t
-    return HOPPER_TILES[0]
+def _core():
+    """The extension module, imported on first use: the build step imports this module before
+    the extension exists (it needs configs() only)."""
+    from .. import _core as core
+    return core
+
+
+def _candidate(config: GemmConfig) -> tuple:
+    """A configuration as the C++ heuristic's candidate: (BM, BN, BK, schedule, stream_k)."""
+    return (*config.tile, config.kernel_schedule, config.scheduler == "stream_k")
+
+
+def _estimate(config: GemmConfig, answer: tuple) -> Estimate:
+    _, seconds, tiles, waves, compute, memory = answer
+    return Estimate(config, seconds, tiles, waves, compute, memory)
 
 
 def estimate(config: GemmConfig, m: int, n: int, k: int, sm_count: int, element_bytes: int = 2) -> Estimate:
     """The modelled time of `config` on an M x N x K problem (see the module's docstring)."""
-    t = _tile_of(config)
-    bm, bn, bk = config.tile
-    tiles = math.ceil(m / bm) * math.ceil(n / bn)
-    waves = math.ceil(tiles / sm_count)
-    k_steps = math.ceil(k / bk)
-    # NOTES: the floor is higher where the tile's rows run past M (decode): TMA fills the missing
-    # rows with zeros, and a 128x64 k-step took 0.54 us at 16 rows against 0.28 us at 128 (run 6).
-    # The same fill runs past N in D^T's problem, whose N is the tokens.
-    step = max(2 * bm * bn * bk / (_PEAK_PER_SM * t.efficiency), _STEP_FLOOR_PARTIAL if m < bm or n < bn else _STEP_FLOOR)
-    epilogue = bm * bn * _EPILOGUE_PER_ELEMENT * t.epilogue_exposed
-    compute = waves * (k_steps * step + epilogue)
-    if config.scheduler == "stream_k":
-        # Where even the narrowest data-parallel tile leaves SMs idle, the tiles' k-steps spread
-        # over every SM, each split tile's partials added once. Elsewhere the data-parallel
-        # kernels were as fast or faster (run 6), so stream-K is modelled slower there.
-        most_tiles = math.ceil(m / _NARROWEST[0]) * math.ceil(n / _NARROWEST[1])
-        if most_tiles < (_STREAM_K_BELOW_PARTIAL if m < bm else _STREAM_K_BELOW) * sm_count:
-            compute = (math.ceil(tiles * k_steps / sm_count) + _FIXUP_STEPS) * step + epilogue
-        else:
-            compute *= 1.03
-    memory = element_bytes * (m * k + k * n + m * n) / _DRAM
-    return Estimate(config, _LAUNCH + max(compute, memory), tiles, waves, compute, memory)
+    return _estimate(config, _core().dispatch_estimate(_candidate(config), m, n, k, sm_count, element_bytes))
 
 
 def ranked(candidates: list[GemmConfig], m: int, n: int, k: int, sm_count: int) -> list[Estimate]:
     """The candidates' estimates, fastest first; among equals (all bound by the same bytes) the one
     with the least compute, which has the most slack."""
-    return sorted((estimate(c, m, n, k, sm_count) for c in candidates), key=lambda e: (round(e.seconds, 9), e.compute))
+    answers = _core().dispatch_ranked([_candidate(c) for c in candidates], m, n, k, sm_count)
+    return [_estimate(candidates[a[0]], a) for a in answers]
 
 
 def choose(candidates: list[GemmConfig], m: int, n: int, k: int, sm_count: int) -> tuple[GemmConfig, str]:
     """The candidate with the least estimated time, and why, in a sentence."""
-    if len(candidates) == 1:
-        return candidates[0], "the only kernel shipped for this kind of problem"
-    best, runner = ranked(candidates, m, n, k, sm_count)[:2]
-    bound = "streaming the operands" if best.memory > best.compute else "its waves of tiles"
-    reason = (f"{_label(best.config)}: {best.tiles} tiles in {best.waves} wave(s) on {sm_count} SMs, "
-              f"modelled {best.seconds * 1e6:.1f} us, bound by {bound}; next {_label(runner.config)} "
-              f"at {runner.seconds * 1e6:.1f} us")
-    return best.config, reason
+    choice = choose_oriented(candidates, [], m, n, k, sm_count)
+    return choice.config, choice.reason
 
 
 @dataclass(frozen=True)
@@ -203,38 +160,20 @@ class Choice:
 
 def transposes(m: int, n: int, candidates: list[GemmConfig]) -> bool:
     """Whether D = A @ B (D row-major, M x N) is better run as D^T = B^T A^T with D^T stored
-    column-major, among D^T's `candidates`: where M is short of every tile's rows and N is not
-    (decode: a few tokens against many weight rows), so that the tiles' rows hold weights
-    instead of padding, and a tile 64 wide at most takes the tokens as its N (narrowest_n's
-    NOTES: wider ones ran D^T's problem slower than the problem as given; the FP8 kinds ship
-    128 and 256 only)."""
-    rows = min(c.tile[0] for c in candidates)
-    return m < rows <= n and min(c.tile[1] for c in candidates) <= 64
+    column-major, among D^T's `candidates` (dispatch::transposes: M short of every tile's rows
+    and N not, and a tile 64 wide at most to take the tokens as its N)."""
+    return _core().dispatch_transposes(m, n, [_candidate(c) for c in candidates])
 
 
 def narrowest_n(configs: list[GemmConfig]) -> list[GemmConfig]:
-    """The configurations of the narrowest BN: the ones D^T's problem runs on.
-    NOTES: on D^T's problem N is the tokens, and a tile's columns past them cost far more than
-    their share of the MMA: at 28672x16x8192 a k-step took 0.54 us on 128x64 tiles, 0.83 on
-    128x128 and 2.7 on 128x256 (bench/runs/2026-12-04b_h200, run 3), where the model's floor is
-    0.5 for all three."""
-    narrowest = min(c.tile[1] for c in configs)
-    return [c for c in configs if c.tile[1] == narrowest]
+    """The configurations of the narrowest BN: the ones D^T's problem runs on."""
+    return [configs[i] for i in _core().dispatch_narrowest_n([_candidate(c) for c in configs])]
 
 
 def choose_oriented(candidates: list[GemmConfig], transposed: list[GemmConfig], m: int, n: int, k: int, sm_count: int) -> Choice:
     """`choose` over the problem as given, or over D^T's (N x M x K, among the narrowest of
     `transposed`: the kernels of that kind; empty where D cannot be transposed) where
     `transposes` says so."""
-    if transposed and transposes(m, n, transposed):
-        config, reason = choose(narrowest_n(transposed), n, m, k, sm_count)
-        return Choice(config, True, f"D^T = B^T A^T ({n}x{m}x{k}, D^T column-major: M = {m} would fill "
-                                    f"{m} of a tile's {config.tile[0]} rows): {reason}")
-    config, reason = choose(candidates, m, n, k, sm_count)
-    return Choice(config, False, reason)
-
-
-def _label(config: GemmConfig) -> str:
-    """'128x64 cooperative' (and ' stream-K')."""
-    tile = "x".join(map(str, config.tile[:2]))
-    return f"{tile} {config.kernel_schedule}" + (" stream-K" if config.scheduler == "stream_k" else "")
+    index, on_dt, reason = _core().dispatch_choose_oriented([_candidate(c) for c in candidates],
+                                                            [_candidate(c) for c in transposed], m, n, k, sm_count)
+    return Choice((transposed if on_dt else candidates)[index], on_dt, reason)

@@ -1,0 +1,235 @@
+#pragma once
+// The dispatcher's heuristic: which of a kind's Hopper kernels a problem gets, and why, in a
+// sentence. One model, read by the C++ front door (tessel::gemm), the Python registry
+// (tessel/jit/registry.py, through tessel._core) and tessel-prof's dispatch mode. Host code only.
+//
+// The model (estimate) is a persistent data-parallel launch: the tiles run in waves of one per
+// SM, a partial wave costs a whole one, and each tile costs its k-steps (the whole tile's MMA
+// work, padding rows included, at that tile's measured rate, never less than the shortest
+// k-step measured) plus the part of its epilogue the schedule cannot hide; the whole launch costs
+// at least the time to stream the operands' bytes from DRAM. The figures are hopper_tiles.def's.
+//
+//   std::vector<dispatch::Candidate> tiles = dispatch::shipped_tiles();
+//   dispatch::Choice c = dispatch::choose_oriented(tiles, tiles, 16, 4096, 4096, 132);
+//   // c.index = 3 (128x64 cooperative), c.transpose_d = true: D^T = B^T A^T, whose 4096 rows
+//   // fill the tiles where 16 tokens would fill 16 of 128; c.reason says so.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessel::gemm::dispatch {
+
+/// A tile the estimate models: hopper_tiles.def's rows.
+struct TileModel {
+  int bm, bn, bk;
+  std::string_view schedule;   // "cooperative" or "pingpong"
+  std::string_view scheduler;  // "persistent" or "stream_k"
+  double efficiency;           // mainloop rate per SM, share of the dense peak
+  double epilogue_exposed;     // share of the epilogue that shows
+};
+
+inline constexpr TileModel kHopperTiles[] = {
+#define TESSEL_HOPPER_TILE(bm, bn, bk, schedule, scheduler, efficiency, exposed) \
+  {bm, bn, bk, #schedule, #scheduler, efficiency, exposed},
+#define TESSEL_DISPATCH_CONSTANT(name, value)
+#include "tessel/gemm/dispatch/hopper_tiles.def"
+#undef TESSEL_HOPPER_TILE
+#undef TESSEL_DISPATCH_CONSTANT
+};
+
+/// The estimate's constants (hopper_tiles.def says what each is).
+struct Constants {
+#define TESSEL_HOPPER_TILE(...)
+#define TESSEL_DISPATCH_CONSTANT(name, value) static constexpr double name = value;
+#include "tessel/gemm/dispatch/hopper_tiles.def"
+#undef TESSEL_HOPPER_TILE
+#undef TESSEL_DISPATCH_CONSTANT
+};
+
+/// A kernel among which the heuristic chooses: its tile, schedule and scheduler. A candidate
+/// whose (tile, schedule, scheduler) is not one of kHopperTiles is modelled with the first row's
+/// figures at its own tile (the FP8 and TF32 kinds ship tiles of another K).
+struct Candidate {
+  int bm = 128, bn = 256, bk = 64;
+  std::string schedule = "cooperative";
+  bool stream_k = false;
+};
+
+/// One candidate's modelled launch: seconds in all; its tiles and waves; the waves' mainloops and
+/// epilogues (compute) and the operands' bytes at DRAM speed (memory), in seconds.
+struct Estimate {
+  std::size_t index = 0;  // into the candidates
+  double seconds = 0;
+  std::int64_t tiles = 0, waves = 0;
+  double compute = 0, memory = 0;
+};
+
+/// A choice: the candidate, whether it runs on D^T = B^T A^T (D^T stored column-major), and why.
+struct Choice {
+  std::size_t index = 0;
+  bool transpose_d = false;
+  std::string reason;
+};
+
+/// Every tile of kHopperTiles as a candidate, in the table's order.
+inline std::vector<Candidate> shipped_tiles() {
+  std::vector<Candidate> out;
+  for (TileModel const& t : kHopperTiles) out.push_back({t.bm, t.bn, t.bk, std::string(t.schedule), t.scheduler == "stream_k"});
+  return out;
+}
+
+/// The model of a candidate: its row of kHopperTiles, else the first row.
+inline TileModel const& model_of(Candidate const& c) {
+  for (TileModel const& t : kHopperTiles)
+    if (t.bm == c.bm && t.bn == c.bn && t.bk == c.bk && t.schedule == c.schedule && (t.scheduler == "stream_k") == c.stream_k) return t;
+  return kHopperTiles[0];
+}
+
+/// "128x64 cooperative" (and " stream-K").
+inline std::string label(Candidate const& c) {
+  return std::to_string(c.bm) + "x" + std::to_string(c.bn) + " " + c.schedule + (c.stream_k ? " stream-K" : "");
+}
+
+namespace detail {
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// The data-parallel tile with the most tiles per problem: where even it leaves SMs idle, stream-K.
+inline TileModel const& narrowest_persistent() {
+  TileModel const* best = nullptr;
+  for (TileModel const& t : kHopperTiles)
+    if (t.scheduler == "persistent" && (!best || t.bm * t.bn < best->bm * best->bn)) best = &t;
+  return *best;
+}
+
+inline void require_problem(std::int64_t m, std::int64_t n, std::int64_t k, int sm_count) {
+  if (m < 1 || n < 1 || k < 1 || sm_count < 1)
+    throw std::invalid_argument("dispatch: M, N, K and the SM count must be at least 1 (got " + std::to_string(m) + ", " +
+                                std::to_string(n) + ", " + std::to_string(k) + ", " + std::to_string(sm_count) + ")");
+}
+
+inline std::string microseconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", seconds * 1e6);
+  return text;
+}
+}  // namespace detail
+
+/// The modelled time of candidate `c` on an M x N x K problem over `sm_count` SMs.
+/// @pre m, n, k, sm_count >= 1 (else std::invalid_argument)
+inline Estimate estimate(Candidate const& c, std::int64_t m, std::int64_t n, std::int64_t k, int sm_count, int element_bytes = 2) {
+  detail::require_problem(m, n, k, sm_count);
+  using K = Constants;
+  TileModel const& t = model_of(c);
+  Estimate e;
+  e.tiles = detail::ceil_div(m, c.bm) * detail::ceil_div(n, c.bn);
+  e.waves = detail::ceil_div(e.tiles, sm_count);
+  std::int64_t const k_steps = detail::ceil_div(k, c.bk);
+  double const peak_per_sm = K::peak_flops / K::peak_sms;
+  // NOTES: the floor is higher where the tile's rows run past M (decode): TMA fills the missing
+  // rows with zeros. The same fill runs past N in D^T's problem, whose N is the tokens.
+  double const floor = (m < c.bm || n < c.bn ? K::step_floor_partial_us : K::step_floor_us) * 1e-6;
+  double const step = std::max(2.0 * c.bm * c.bn * c.bk / (peak_per_sm * t.efficiency), floor);
+  double const epilogue = c.bm * c.bn * (K::epilogue_us * 1e-6 / (128 * 256)) * t.epilogue_exposed;
+  e.compute = double(e.waves) * (double(k_steps) * step + epilogue);
+  if (c.stream_k) {
+    // Where even the narrowest data-parallel tile leaves SMs idle, the tiles' k-steps spread over
+    // every SM, each split tile's partials added once. Elsewhere the data-parallel kernels were as
+    // fast or faster, so stream-K is modelled slower there.
+    TileModel const& narrow = detail::narrowest_persistent();
+    double const most_tiles = double(detail::ceil_div(m, narrow.bm) * detail::ceil_div(n, narrow.bn));
+    double const below = m < c.bm ? K::stream_k_below_partial : K::stream_k_below;
+    if (most_tiles < below * sm_count)
+      e.compute = (double(detail::ceil_div(e.tiles * k_steps, sm_count)) + K::fixup_steps) * step + epilogue;
+    else
+      e.compute *= K::stream_k_elsewhere;
+  }
+  e.memory = double(element_bytes) * (double(m) * double(k) + double(k) * double(n) + double(m) * double(n)) / K::dram_bytes_per_s;
+  e.seconds = K::launch_us * 1e-6 + std::max(e.compute, e.memory);
+  return e;
+}
+
+/// Every candidate's estimate, fastest first; among equals (all bound by the same bytes) the one
+/// with the least compute, which has the most slack; among those, the candidates' order.
+inline std::vector<Estimate> ranked(std::vector<Candidate> const& candidates, std::int64_t m, std::int64_t n, std::int64_t k,
+                                    int sm_count, int element_bytes = 2) {
+  std::vector<Estimate> out;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    out.push_back(estimate(candidates[i], m, n, k, sm_count, element_bytes));
+    out.back().index = i;
+  }
+  auto key = [](Estimate const& e) { return std::nearbyint(e.seconds * 1e9); };  // nanoseconds decide
+  std::stable_sort(out.begin(), out.end(), [&](Estimate const& a, Estimate const& b) {
+    return key(a) != key(b) ? key(a) < key(b) : a.compute < b.compute;
+  });
+  return out;
+}
+
+/// The candidate with the least estimated time, and why.
+/// @pre candidates is not empty (else std::invalid_argument)
+inline Choice choose(std::vector<Candidate> const& candidates, std::int64_t m, std::int64_t n, std::int64_t k, int sm_count,
+                     int element_bytes = 2) {
+  if (candidates.empty()) throw std::invalid_argument("dispatch: no candidate kernel to choose among");
+  detail::require_problem(m, n, k, sm_count);
+  if (candidates.size() == 1) return {0, false, "the only kernel shipped for this kind of problem"};
+  std::vector<Estimate> const r = ranked(candidates, m, n, k, sm_count, element_bytes);
+  Estimate const &best = r[0], &runner = r[1];
+  std::string const bound = best.memory > best.compute ? "streaming the operands" : "its waves of tiles";
+  return {best.index, false,
+          label(candidates[best.index]) + ": " + std::to_string(best.tiles) + " tiles in " + std::to_string(best.waves) +
+              " wave(s) on " + std::to_string(sm_count) + " SMs, modelled " + detail::microseconds(best.seconds) +
+              " us, bound by " + bound + "; next " + label(candidates[runner.index]) + " at " +
+              detail::microseconds(runner.seconds) + " us"};
+}
+
+/// Whether D = A @ B (D row-major, M x N) is better run as D^T = B^T A^T with D^T stored
+/// column-major, among D^T's `candidates`: where M is short of every tile's rows and N is not
+/// (decode: a few tokens against many weight rows), so that the tiles' rows hold weights instead
+/// of padding, and a tile 64 wide at most takes the tokens as its N.
+/// NOTES: wider tiles ran D^T's problem slower than the problem as given (at 28672x16x8192 a
+/// k-step took 0.54 us on 128x64 tiles, 0.83 on 128x128 and 2.7 on 128x256; bench/runs/
+/// 2026-12-04b_h200, run 3); the FP8 kinds ship 128 and 256 only, so they keep their problem.
+inline bool transposes(std::int64_t m, std::int64_t n, std::vector<Candidate> const& candidates) {
+  if (candidates.empty()) return false;
+  int rows = candidates[0].bm, cols = candidates[0].bn;
+  for (Candidate const& c : candidates) rows = std::min(rows, c.bm), cols = std::min(cols, c.bn);
+  return m < rows && rows <= n && cols <= 64;
+}
+
+/// The indices of the candidates of the narrowest BN: the ones D^T's problem runs on.
+inline std::vector<std::size_t> narrowest_n(std::vector<Candidate> const& candidates) {
+  std::vector<std::size_t> out;
+  if (candidates.empty()) return out;
+  int narrowest = candidates[0].bn;
+  for (Candidate const& c : candidates) narrowest = std::min(narrowest, c.bn);
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (candidates[i].bn == narrowest) out.push_back(i);
+  return out;
+}
+
+/// `choose` over the problem as given, or over D^T's (N x M x K, among the narrowest of
+/// `transposed`: D^T's kind's kernels; empty where D cannot be transposed) where `transposes`
+/// says so. The index is into `transposed` when transpose_d, else into `candidates`.
+inline Choice choose_oriented(std::vector<Candidate> const& candidates, std::vector<Candidate> const& transposed, std::int64_t m,
+                              std::int64_t n, std::int64_t k, int sm_count, int element_bytes = 2) {
+  if (!transposed.empty() && transposes(m, n, transposed)) {
+    std::vector<std::size_t> const idx = narrowest_n(transposed);
+    std::vector<Candidate> narrow;
+    for (std::size_t i : idx) narrow.push_back(transposed[i]);
+    Choice c = choose(narrow, n, m, k, sm_count, element_bytes);
+    Candidate const& picked = narrow[c.index];
+    return {idx[c.index], true,
+            "D^T = B^T A^T (" + std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(k) +
+                ", D^T column-major: M = " + std::to_string(m) + " would fill " + std::to_string(m) + " of a tile's " +
+                std::to_string(picked.bm) + " rows): " + c.reason};
+  }
+  return choose(candidates, m, n, k, sm_count, element_bytes);
+}
+
+}  // namespace tessel::gemm::dispatch

@@ -1,0 +1,85 @@
+// tessel._core's view of the dispatcher's heuristic (include/tessel/gemm/dispatch/heuristic.hpp),
+// which python/tessel/jit/registry.py asks: candidates go in as (BM, BN, BK, schedule, stream_k)
+// tuples, answers come back as indices into them.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <tuple>
+
+#include "bindings.hpp"
+#include "tessel/gemm/dispatch/heuristic.hpp"
+
+namespace tessel::py {
+
+namespace {
+
+namespace dispatch = gemm::dispatch;
+using CandidateTuple = std::tuple<int, int, int, std::string, bool>;
+
+std::vector<dispatch::Candidate> candidates_of(std::vector<CandidateTuple> const& in) {
+  std::vector<dispatch::Candidate> out;
+  for (auto const& [bm, bn, bk, schedule, stream_k] : in) {
+    if (bm < 1 || bn < 1 || bk < 1) throw nb::value_error("dispatch: a candidate's tile extents must be at least 1");
+    out.push_back({bm, bn, bk, schedule, stream_k});
+  }
+  return out;
+}
+
+nb::tuple as_tuple(dispatch::Estimate const& e) {
+  return nb::make_tuple(e.index, e.seconds, e.tiles, e.waves, e.compute, e.memory);
+}
+
+// std::invalid_argument (a bad problem) becomes ValueError.
+template <class F>
+auto value_errors(F&& f) {
+  try {
+    return f();
+  } catch (std::invalid_argument const& e) {
+    throw nb::value_error(e.what());
+  }
+}
+
+}  // namespace
+
+void bind_dispatch(nb::module_& m) {
+  m.def(
+      "dispatch_estimate",
+      [](CandidateTuple const& c, std::int64_t m_, std::int64_t n, std::int64_t k, int sms, int element_bytes) {
+        return value_errors([&] { return as_tuple(dispatch::estimate(candidates_of({c})[0], m_, n, k, sms, element_bytes)); });
+      },
+      nb::arg("candidate"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("sm_count"), nb::arg("element_bytes") = 2,
+      "(index 0, seconds, tiles, waves, compute, memory): the heuristic's model of one candidate.");
+  m.def(
+      "dispatch_ranked",
+      [](std::vector<CandidateTuple> const& cs, std::int64_t m_, std::int64_t n, std::int64_t k, int sms, int element_bytes) {
+        return value_errors([&] {
+          nb::list out;
+          for (auto const& e : dispatch::ranked(candidates_of(cs), m_, n, k, sms, element_bytes)) out.append(as_tuple(e));
+          return out;
+        });
+      },
+      nb::arg("candidates"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("sm_count"), nb::arg("element_bytes") = 2,
+      "The candidates' estimates as (index, seconds, tiles, waves, compute, memory), fastest first.");
+  m.def(
+      "dispatch_choose_oriented",
+      [](std::vector<CandidateTuple> const& cs, std::vector<CandidateTuple> const& transposed, std::int64_t m_, std::int64_t n,
+         std::int64_t k, int sms) {
+        return value_errors([&] {
+          dispatch::Choice c = dispatch::choose_oriented(candidates_of(cs), candidates_of(transposed), m_, n, k, sms);
+          return std::make_tuple(c.index, c.transpose_d, c.reason);
+        });
+      },
+      nb::arg("candidates"), nb::arg("transposed"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("sm_count"),
+      "(index, transpose_d, reason): the heuristic's choice, on D^T's problem (index into `transposed`) where it says so.");
+  m.def(
+      "dispatch_transposes",
+      [](std::int64_t m_, std::int64_t n, std::vector<CandidateTuple> const& cs) { return dispatch::transposes(m_, n, candidates_of(cs)); },
+      nb::arg("m"), nb::arg("n"), nb::arg("candidates"), "Whether the heuristic runs an M x N problem on D^T's among these.");
+  m.def(
+      "dispatch_narrowest_n", [](std::vector<CandidateTuple> const& cs) { return dispatch::narrowest_n(candidates_of(cs)); },
+      nb::arg("candidates"), "Indices of the candidates of the narrowest BN: the ones D^T's problem runs on.");
+}
+
+}  // namespace tessel::py

@@ -1,0 +1,110 @@
+// The dispatcher's heuristic (tessel/gemm/dispatch/heuristic.hpp) on shapes whose best Hopper
+// tile the H200 measured (bench/RESULTS.md): it must pick that tile and say why. The Python
+// registry asks the same code (python/tests/test_registry.py checks it from there).
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "tessel/gemm/dispatch/heuristic.hpp"
+
+namespace {
+
+using namespace tessel::gemm::dispatch;
+constexpr int kSms = 132;
+
+std::vector<Candidate> persistent_tiles() {
+  std::vector<Candidate> out;
+  for (Candidate const& c : shipped_tiles())
+    if (!c.stream_k) out.push_back(c);
+  return out;
+}
+
+struct Measured {
+  std::int64_t m, n, k;
+  char const* tile;  // label() of the fastest data-parallel tile, by more than 1%
+};
+
+TEST(DispatchHeuristic, PicksTheMeasuredBestTile) {
+  // bench/runs/2026-12-01_h200/run6_front_door.md, through tessel.gemm's launch, D through TMA.
+  Measured const cases[] = {
+      {4096, 4096, 4096, "128x256 cooperative"},   // 4 even waves of the widest tile
+      {16384, 1024, 4096, "128x256 cooperative"},
+      {8192, 8192, 256, "128x128 pingpong"},       // short K: the epilogue hides under the other warpgroup
+      {6144, 3000, 4096, "128x192 cooperative"},   // ragged N: 3000 = 15.6 x 192, 11.7 x 256
+      {3000, 5120, 1536, "128x192 cooperative"},
+      {128, 6144, 4096, "128x64 cooperative"},     // few tiles: 96 SMs at work, not 24
+      {1000, 1000, 1000, "128x64 cooperative"},
+      {16, 28672, 8192, "128x256 cooperative"},    // decode bound by the weights' bytes
+  };
+  std::vector<Candidate> const tiles = persistent_tiles();
+  for (Measured const& c : cases) {
+    Choice const got = choose(tiles, c.m, c.n, c.k, kSms);
+    EXPECT_EQ(label(tiles[got.index]), c.tile) << c.m << "x" << c.n << "x" << c.k << ": " << got.reason;
+    EXPECT_NE(got.reason.find(c.tile), std::string::npos) << got.reason;
+    EXPECT_NE(got.reason.find("wave"), std::string::npos) << got.reason;
+  }
+}
+
+TEST(DispatchHeuristic, FewTilesGoToStreamKManyNever) {
+  std::vector<Candidate> const all = shipped_tiles();
+  for (std::int64_t m : {1, 16, 64}) {
+    Choice const c = choose(all, m, m == 64 ? 8192 : 4096, m == 64 ? 8192 : 4096, kSms);
+    EXPECT_TRUE(all[c.index].stream_k) << c.reason;
+    EXPECT_NE(c.reason.find("stream-K"), std::string::npos);
+  }
+  EXPECT_FALSE(all[choose(all, 4096, 4096, 4096, kSms).index].stream_k);
+}
+
+TEST(DispatchHeuristic, TheReasonNamesTheBound) {
+  std::vector<Candidate> const tiles = persistent_tiles();
+  EXPECT_NE(choose(tiles, 16, 28672, 8192, kSms).reason.find("streaming the operands"), std::string::npos);
+  EXPECT_NE(choose(tiles, 4096, 4096, 4096, kSms).reason.find("its waves of tiles"), std::string::npos);
+  EXPECT_EQ(choose({tiles[0]}, 16, 4096, 4096, kSms).reason, "the only kernel shipped for this kind of problem");
+}
+
+TEST(DispatchHeuristic, PartialWavesCountAsWhole) {
+  Candidate const wide = shipped_tiles()[0];  // 128x256
+  Estimate const one = estimate(wide, 128 * 12, 256 * 11, 4096, kSms);      // 132 tiles: one wave
+  Estimate const two = estimate(wide, 128 * 12, 256 * 11 + 1, 4096, kSms);  // 144 tiles: two
+  EXPECT_EQ(one.tiles, 132);
+  EXPECT_EQ(one.waves, 1);
+  EXPECT_EQ(two.tiles, 144);
+  EXPECT_EQ(two.waves, 2);
+  EXPECT_DOUBLE_EQ(two.compute, 2 * one.compute);
+}
+
+TEST(DispatchHeuristic, DecodeRunsOnDTransposedOnTheNarrowestTile) {
+  std::vector<Candidate> const all = shipped_tiles();
+  Choice const c = choose_oriented(all, all, 16, 4096, 4096, kSms);
+  ASSERT_TRUE(c.transpose_d) << c.reason;
+  EXPECT_EQ(all[c.index].bn, 64);
+  EXPECT_EQ(c.reason.rfind("D^T = B^T A^T (4096x16x4096", 0), 0u) << c.reason;
+  // Full tiles keep their problem; so does a kind whose narrowest tile is wider than 64 (FP8).
+  EXPECT_FALSE(choose_oriented(all, all, 4096, 4096, 4096, kSms).transpose_d);
+  std::vector<Candidate> const fp8 = {{128, 256, 128, "cooperative", false}, {128, 128, 128, "cooperative", false}};
+  EXPECT_FALSE(choose_oriented(fp8, fp8, 16, 4096, 4096, kSms).transpose_d);
+  EXPECT_FALSE(transposes(16, 4096, {}));
+}
+
+TEST(DispatchHeuristic, NarrowestNKeepsEveryTileOfThatWidth) {
+  std::vector<Candidate> const all = shipped_tiles();
+  std::vector<std::size_t> const narrow = narrowest_n(all);
+  ASSERT_EQ(narrow.size(), 2u);  // 128x64 data-parallel and stream-K
+  for (std::size_t i : narrow) EXPECT_EQ(all[i].bn, 64);
+}
+
+TEST(DispatchHeuristic, RefusesEmptyProblemsAndEmptyChoices) {
+  std::vector<Candidate> const all = shipped_tiles();
+  EXPECT_THROW(choose(all, 0, 4096, 4096, kSms), std::invalid_argument);
+  EXPECT_THROW(choose(all, 16, 4096, 4096, 0), std::invalid_argument);
+  EXPECT_THROW(choose({}, 16, 4096, 4096, kSms), std::invalid_argument);
+  EXPECT_THROW(estimate(all[0], 16, -1, 4096, kSms), std::invalid_argument);
+}
+
+TEST(DispatchHeuristic, UnknownTilesTakeTheFirstRowsFigures) {
+  Candidate const fp8{128, 256, 128, "cooperative", false};
+  EXPECT_EQ(&model_of(fp8), &kHopperTiles[0]);
+  EXPECT_EQ(model_of(shipped_tiles()[2]).schedule, "pingpong");
+}
+
+}  // namespace
