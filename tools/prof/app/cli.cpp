@@ -46,6 +46,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     switch (opt.mode) {
       case Mode::kEnumerate: return run_enumerate(opt, out);
       case Mode::kAnalyze: return run_analyze(opt, out);
+      case Mode::kDispatch: return run_dispatch(opt, out);
       case Mode::kReport: return run_report(opt, out);
       case Mode::kProfile: return run_profile(opt, command_line, out, err);
     }

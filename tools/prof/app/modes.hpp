@@ -13,6 +13,7 @@ namespace tessel::prof {
 
 int run_enumerate(const Options& opt, std::ostream& out);
 int run_analyze(const Options& opt, std::ostream& out);
+int run_dispatch(const Options& opt, std::ostream& out);
 int run_profile(const Options& opt, const std::string& command_line, std::ostream& out, std::ostream& err);
 int run_report(const Options& opt, std::ostream& out);
 int run_device_info(const Options& opt, std::ostream& out);

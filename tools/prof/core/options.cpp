@@ -20,6 +20,7 @@ std::string_view to_string(Mode m) {
     case Mode::kEnumerate: return "enumerate";
     case Mode::kAnalyze: return "analyze";
     case Mode::kReport: return "report";
+    case Mode::kDispatch: return "dispatch";
   }
   return "?";
 }
@@ -124,9 +125,10 @@ const std::vector<Flag>& flags() {
       {{"--mode"}, false,
        [](Options& o, auto& f, auto& v) {
          o.mode = parse_enum_list<Mode>(f, v, {{"profile", Mode::kProfile}, {"enumerate", Mode::kEnumerate},
-                                               {"analyze", Mode::kAnalyze}, {"report", Mode::kReport}})
+                                               {"analyze", Mode::kAnalyze}, {"report", Mode::kReport},
+                                               {"dispatch", Mode::kDispatch}})
                       .at(0);
-         if (v.find(',') != std::string::npos) bad_value(f, v, "one mode: profile, enumerate, analyze or report");
+         if (v.find(',') != std::string::npos) bad_value(f, v, "one mode: profile, enumerate, analyze, report or dispatch");
        }},
       {{"--kernels", "--kernel"}, false,
        [](Options& o, auto& f, auto& v) {
@@ -233,7 +235,8 @@ void check_mode_flags(const Options& o, const std::set<std::string>& given) {
       {"--sm-count", Mode::kAnalyze}, {"--ctas-per-sm", Mode::kAnalyze}, {"--tile", Mode::kAnalyze},
       {"--matrix-tflops", Mode::kAnalyze}, {"--bandwidth-gbps", Mode::kAnalyze}, {"--input", Mode::kReport}};
   for (const auto& [flag, mode] : only) {
-    if (given.count(flag) && o.mode != mode) {
+    const bool dispatch_sms = flag == "--sm-count" && o.mode == Mode::kDispatch;  // the heuristic's SMs too
+    if (given.count(flag) && o.mode != mode && !dispatch_sms) {
       throw usage_error(flag + " applies to --mode=" + std::string(to_string(mode)) + ", not --mode=" +
                         std::string(to_string(o.mode)));
     }
@@ -293,7 +296,7 @@ Options parse_options(const std::vector<std::string>& args) {
 std::string usage_text() {
   return R"(tessel-prof: profile tessel's GEMM kernels against cuBLAS, analyze waves and rooflines.
 
-Usage: tessel-prof [--mode=profile|enumerate|analyze|report] [options]
+Usage: tessel-prof [--mode=profile|enumerate|analyze|report|dispatch] [options]
 
 Selection
   --operation=gemm                 the operation (gemm only)
@@ -326,6 +329,11 @@ Analyze mode (no GPU needed)
   --tile=MxN[xK],...               analyze these tiles instead of the compiled kernels
   --matrix-tflops=X --bandwidth-gbps=Y   ceilings for the roofline floor
   --device-profile=FILE            read SM count and ceilings measured by profile mode
+
+Dispatch mode (no GPU needed): the kernel tessel.gemm / tessel::gemm picks per problem, and why
+  --sm-count=N                     SMs (default: the GPU's)
+  --A=bf16|f16                     the 16-bit type of D = x @ W.t() (default bf16)
+  --beta=B                         nonzero: a C is read, which keeps the problem as given
 
 Report mode
   --input=FILE.csv                 re-read a CSV written by profile mode

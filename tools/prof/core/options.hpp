@@ -12,7 +12,7 @@
 
 namespace tessel::prof {
 
-enum class Mode { kProfile, kEnumerate, kAnalyze, kReport };
+enum class Mode { kProfile, kEnumerate, kAnalyze, kReport, kDispatch };
 enum class Raster { kHeuristic, kAlongM, kAlongN };
 enum class Provider { kTessel, kCublas };
 enum class Verifier { kCublas, kDevice };

@@ -1,0 +1,88 @@
+#pragma once
+// tessel::gemm::gemm: one call for a GEMM, the kernel chosen for the problem. (tessel::gemm is the
+// namespace of the GEMM hierarchy, so the call lives inside it: `using namespace tessel::gemm;
+// gemm(args, stream);`.)
+//
+//   D = alpha * A @ B + beta * C        A: M x K, B: K x N, C and D: M x N
+//
+// Each matrix is a device pointer with its element type, its layout (row- or column-major) and
+// its leading dimension, as cuBLAS and CUTLASS callers pass them. The call picks among the
+// Hopper kernels the library ships (tessel/gemm/dispatch/hopper_tiles.def) with the dispatcher's
+// heuristic (tessel/gemm/dispatch/heuristic.hpp, the same that tessel.gemm asks from Python and
+// tessel-prof --mode=dispatch prints), and says why:
+//
+//   tessel::gemm::GemmArguments args;
+//   args.m = 4096; args.n = 14336; args.k = 4096;
+//   args.A = {x, DataType::kBF16, MatrixLayout::kRowMajor, 4096};     // tokens x hidden
+//   args.B = {w, DataType::kBF16, MatrixLayout::kColumnMajor, 4096};  // W.t(), W row-major
+//   args.D = {y, DataType::kBF16, MatrixLayout::kRowMajor, 14336};
+//   tessel::StatusInfo s = tessel::gemm::gemm(args, stream);  // s.what(): what is wrong and how to fix it
+//   tessel::gemm::GemmChoice c;  gemm_choice(args, c);          // c.kernel, c.reason
+//
+// What is served (a request outside it is refused with a Status and a sentence, never run
+// wrong): f16 or bf16 A, B, C and D of one type, f32 accumulation, alpha and beta; A row-major
+// and B column-major (x @ W.t(): both read K-major by TMA), D and C row- or column-major (a
+// column-major D is D^T = B^T A^T row-major, whose operands are K-major too);
+// 16-byte-aligned pointers and leading dimensions; a Hopper GPU (compute capability 9.0).
+// Kernels that divide K (stream-K) need a workspace (gemm_workspace_size); without one the call
+// takes the fastest kernel that needs none.
+//
+// Linked as the compiled library tessel::gemm (CMake target tessel_gemm), so that a program
+// including this header compiles no kernel of its own.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "tessel/status.hpp"
+
+namespace tessel::gemm {
+
+enum class DataType { kF16, kBF16 };
+enum class MatrixLayout { kRowMajor, kColumnMajor };
+
+/// One matrix: device pointer, element type, layout, leading dimension (elements between rows of
+/// a row-major matrix, between columns of a column-major one).
+struct MatrixArgument {
+  void const* ptr = nullptr;
+  DataType type = DataType::kBF16;
+  MatrixLayout layout = MatrixLayout::kRowMajor;
+  std::int64_t ld = 0;
+};
+
+struct GemmArguments {
+  int m = 0, n = 0, k = 0;
+  MatrixArgument A, B;
+  MatrixArgument C;  // read only where beta != 0; may be null otherwise
+  MatrixArgument D;  // written: its ptr must be writable device memory
+  float alpha = 1.f, beta = 0.f;
+  int device = -1;  // -1: the current device
+};
+
+/// The kernel a call runs, why, and the workspace it needs.
+struct GemmChoice {
+  std::string kernel;  // Gemm::name() of the kernel
+  std::string reason;  // the heuristic's sentence
+  std::size_t workspace_bytes = 0;
+};
+
+/// Whether tessel::gemm computes `args` on this device, with the reason where not.
+StatusInfo gemm_can_implement(GemmArguments const& args);
+
+/// The kernel gemm() would run with a workspace of `workspace_bytes` (SIZE_MAX: as large as the
+/// best kernel wants), and why.
+StatusInfo gemm_choice(GemmArguments const& args, GemmChoice& choice, std::size_t workspace_bytes = SIZE_MAX);
+
+/// The workspace the heuristic's first choice wants (0 for most problems); `bytes` is set only
+/// when the status is success.
+StatusInfo gemm_workspace_size(GemmArguments const& args, std::size_t& bytes);
+
+/// D = alpha * A @ B + beta * C on `stream`, enqueued without a synchronisation. `workspace`:
+/// device memory of `workspace_bytes`, for the kernels that divide K; null takes a kernel that
+/// needs none.
+StatusInfo gemm(GemmArguments const& args, cudaStream_t stream = nullptr, void* workspace = nullptr,
+                std::size_t workspace_bytes = 0);
+
+}  // namespace tessel::gemm

@@ -1,0 +1,188 @@
+// tessel::gemm::gemm (tessel/gemm/front_door.hpp): the checks, the problem put in the kernels' form,
+// the heuristic's choice among the shipped Hopper tiles, and the launch.
+#include "tessel/gemm/front_door.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+#include "sm90_ops.hpp"
+#include "tessel/gemm/dispatch/heuristic.hpp"
+
+namespace tessel::gemm {
+
+namespace front_door {
+
+std::vector<Sm90Op> const& sm90_ops(DataType type) {
+  static std::vector<Sm90Op> const f16 = sm90_ops_f16(), bf16 = sm90_ops_bf16();
+  return type == DataType::kF16 ? f16 : bf16;
+}
+
+namespace {
+
+char const* type_name(DataType t) { return t == DataType::kF16 ? "f16" : "bf16"; }
+char const* layout_name(MatrixLayout l) { return l == MatrixLayout::kRowMajor ? "row-major" : "column-major"; }
+
+bool valid_type(DataType t) { return t == DataType::kF16 || t == DataType::kBF16; }
+bool valid_layout(MatrixLayout l) { return l == MatrixLayout::kRowMajor || l == MatrixLayout::kColumnMajor; }
+
+/// The extent a matrix's leading dimension must cover: its columns if row-major, else its rows.
+std::int64_t ld_floor(MatrixArgument const& x, int rows, int cols) {
+  return x.layout == MatrixLayout::kRowMajor ? cols : rows;
+}
+
+StatusInfo check_matrix(char const* name, MatrixArgument const& x, int rows, int cols, DataType type) {
+  if (!valid_type(x.type) || !valid_layout(x.layout))
+    return {Status::kErrorInvalidDataType, std::string(name) + " has an element type or layout value outside DataType / MatrixLayout"};
+  if (x.type != type)
+    return {Status::kErrorInvalidDataType, std::string(name) + " is " + type_name(x.type) + " but A is " + type_name(type) +
+                                               ": tessel::gemm takes A, B, C and D of one type (f16 or bf16)"};
+  if (!x.ptr) return {Status::kErrorInvalidProblem, std::string(name) + " is a null pointer: pass the device address of the matrix"};
+  if (x.ld < ld_floor(x, rows, cols))
+    return {Status::kErrorInvalidProblem, std::string("the leading dimension of ") + name + " (" + std::to_string(x.ld) +
+                                              ") is smaller than its " + (x.layout == MatrixLayout::kRowMajor ? "column" : "row") +
+                                              " count (" + std::to_string(ld_floor(x, rows, cols)) + ") for a " +
+                                              layout_name(x.layout) + " " + std::to_string(rows) + " x " + std::to_string(cols) +
+                                              " matrix"};
+  // NOTES: TMA reads A and B, and the epilogue's vector stores write C and D, in 16-byte units.
+  if (reinterpret_cast<std::uintptr_t>(x.ptr) % 16 != 0 || (x.ld * 2) % 16 != 0)
+    return {Status::kErrorMisalignedOperand, std::string(name) + "'s address and leading dimension must be multiples of 16 bytes " +
+                                                 "(8 elements of f16/bf16); its leading dimension is " + std::to_string(x.ld) +
+                                                 ": pad it to a multiple of 8, or copy the matrix into an aligned buffer"};
+  return {};
+}
+
+/// The arguments' rules, before any device is asked.
+StatusInfo check_arguments(GemmArguments const& g) {
+  if (g.m <= 0 || g.n <= 0 || g.k <= 0)
+    return {Status::kErrorInvalidProblem, "problem size " + std::to_string(g.m) + " x " + std::to_string(g.n) + " x " +
+                                              std::to_string(g.k) + " is empty or negative: M, N and K must all be positive"};
+  if (!valid_type(g.A.type)) return {Status::kErrorInvalidDataType, "A's element type is not a DataType value (kF16 or kBF16)"};
+  DataType const t = g.A.type;
+  if (auto s = check_matrix("A", g.A, g.m, g.k, t); !s.ok()) return s;
+  if (auto s = check_matrix("B", g.B, g.k, g.n, t); !s.ok()) return s;
+  if (auto s = check_matrix("D", g.D, g.m, g.n, t); !s.ok()) return s;
+  if (g.beta != 0.f) {
+    if (!g.C.ptr) return {Status::kErrorInvalidProblem, "beta is nonzero but C is null: pass C, or set beta to 0"};
+    if (auto s = check_matrix("C", g.C, g.m, g.n, t); !s.ok()) return s;
+    if (g.C.layout != g.D.layout)
+      return {Status::kErrorInvalidLayout, std::string("C is ") + layout_name(g.C.layout) + " and D " + layout_name(g.D.layout) +
+                                               ": give C in D's layout"};
+  }
+  if (g.A.layout != MatrixLayout::kRowMajor || g.B.layout != MatrixLayout::kColumnMajor)
+    return {Status::kErrorInvalidLayout,
+            std::string("A is ") + layout_name(g.A.layout) + " and B " + layout_name(g.B.layout) +
+                ": tessel::gemm reads A row-major and B column-major (K contiguous in both, as x @ W.t() with W row-major); "
+                "pass A^T's or B^T's storage as the other operand of D^T = B^T A^T, copy the operand, or run "
+                "device::GemmUniversalAdapter with an MN-major operand"};
+  return {};
+}
+
+/// The device's SM count, after checking that it is a Hopper GPU.
+StatusInfo device_facts(GemmArguments const& g, int& device, int& sm_count) {
+  device = g.device;
+  if (device < 0 && cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return {Status::kErrorNotSupported, "no CUDA device is visible: tessel::gemm runs on a Hopper GPU"};
+  }
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return {Status::kErrorNotSupported, "CUDA device " + std::to_string(device) + " cannot be queried: pass a visible device"};
+  }
+  if (major != 9 || minor != 0)
+    return {Status::kErrorArchMismatch, "tessel::gemm's kernels are Hopper's (compute capability 9.0); device " +
+                                            std::to_string(device) + " is " + std::to_string(major) + "." + std::to_string(minor) +
+                                            ": run device::Gemm (the Sm80 kernels) there"};
+  return {};
+}
+
+/// The problem in the kernels' form: D row-major as given, or D^T = B^T A^T where D is column-major.
+Sm90Problem kernel_form(GemmArguments const& g, int device, int sm_count) {
+  Sm90Problem p;
+  bool const dt = g.D.layout == MatrixLayout::kColumnMajor;
+  p.m = dt ? g.n : g.m;
+  p.n = dt ? g.m : g.n;
+  p.k = g.k;
+  p.a = dt ? g.B.ptr : g.A.ptr;  // B column-major (K x N) is B^T row-major (N x K)
+  p.lda = dt ? g.B.ld : g.A.ld;
+  p.b = dt ? g.A.ptr : g.B.ptr;  // A row-major (M x K) is the N' x K row-major B of D^T's problem
+  p.ldb = dt ? g.A.ld : g.B.ld;
+  p.c = g.beta != 0.f ? g.C.ptr : nullptr;
+  p.ldc = g.beta != 0.f ? g.C.ld : g.D.ld;
+  p.d = const_cast<void*>(g.D.ptr);
+  p.ldd = g.D.ld;
+  p.alpha = g.alpha;
+  p.beta = g.beta;
+  p.device = device;
+  p.sm_count = sm_count;
+  return p;
+}
+
+struct Picked {
+  Sm90Op const* op = nullptr;
+  Sm90Problem problem;
+  std::string reason;
+};
+
+StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out) {
+  if (auto s = check_arguments(g); !s.ok()) return s;
+  int device = 0, sms = 0;
+  if (auto s = device_facts(g, device, sms); !s.ok()) return s;
+  out.problem = kernel_form(g, device, sms);
+  Sm90Problem const& p = out.problem;
+  std::vector<Sm90Op> const& ops = sm90_ops(g.A.type);
+  std::vector<dispatch::Candidate> all;
+  for (Sm90Op const& op : ops) all.push_back(op.candidate);
+  dispatch::Choice best = dispatch::choose(all, p.m, p.n, p.k, sms);
+  std::size_t const wanted = ops[best.index].workspace_size(p);
+  if (wanted <= workspace_bytes) {
+    out.op = &ops[best.index];
+    out.reason = best.reason;
+  } else {
+    // The best kernel divides K and no workspace holds its partial tiles: the best of the rest.
+    std::vector<dispatch::Candidate> fits;
+    std::vector<std::size_t> index;
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if (ops[i].workspace_size(p) <= workspace_bytes) fits.push_back(all[i]), index.push_back(i);
+    if (fits.empty()) return {Status::kErrorWorkspaceNull, "every kernel for this problem needs a workspace: pass gemm_workspace_size's bytes"};
+    dispatch::Choice const c = dispatch::choose(fits, p.m, p.n, p.k, sms);
+    out.op = &ops[index[c.index]];
+    out.reason = c.reason + " (the model's first, " + dispatch::label(all[best.index]) + ", needs a workspace of " +
+                 std::to_string(wanted) + " bytes and " + std::to_string(workspace_bytes) + " were given)";
+  }
+  return out.op->can_implement(p);
+}
+
+}  // namespace
+}  // namespace front_door
+
+StatusInfo gemm_can_implement(GemmArguments const& args) {
+  front_door::Picked p;
+  return front_door::pick(args, SIZE_MAX, p);
+}
+
+StatusInfo gemm_choice(GemmArguments const& args, GemmChoice& choice, std::size_t workspace_bytes) {
+  front_door::Picked p;
+  if (auto s = front_door::pick(args, workspace_bytes, p); !s.ok()) return s;
+  choice = {p.op->name(), p.reason, p.op->workspace_size(p.problem)};
+  return {};
+}
+
+StatusInfo gemm_workspace_size(GemmArguments const& args, std::size_t& bytes) {
+  GemmChoice c;
+  if (auto s = gemm_choice(args, c); !s.ok()) return s;
+  bytes = c.workspace_bytes;
+  return {};
+}
+
+StatusInfo gemm(GemmArguments const& args, cudaStream_t stream, void* workspace, std::size_t workspace_bytes) {
+  front_door::Picked p;
+  if (auto s = front_door::pick(args, workspace ? workspace_bytes : 0, p); !s.ok()) return s;
+  return p.op->run(p.problem, workspace, stream);
+}
+
+}  // namespace tessel::gemm

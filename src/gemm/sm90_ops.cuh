@@ -1,0 +1,72 @@
+#pragma once
+// Sm90Op for one tile: the GemmUniversalAdapter the collective builders assemble for it, and its
+// three entry points. Included by sm90_ops_<type>.cu, which instantiates every tile of
+// hopper_tiles.def for its element type.
+#include "sm90_ops.hpp"
+#include "tessel/gemm/device/gemm_universal_sm90.hpp"
+
+namespace tessel::gemm::front_door {
+
+template <class T, int BM, int BN, int BK, class Schedule, class Scheduler>
+struct Sm90TileOp {
+  using Tile = ::tessel::gemm::GemmShape<BM, BN, BK>;
+  using Cluster = ::tessel::gemm::GemmShape<1, 1, 1>;
+  using Epilogue = typename ::tessel::gemm::collective::EpilogueBuilder<arch::Sm90, ::tessel::gemm::OpClassTensorOp, Tile, Cluster,
+                                                              ::tessel::gemm::collective::EpilogueTileAuto, float, float, T, ::tessel::gemm::RowMajor,
+                                                              8, T, ::tessel::gemm::RowMajor, 8,
+                                                              ::tessel::gemm::collective::EpilogueScheduleAuto>::CollectiveOp;
+  using Mainloop = typename ::tessel::gemm::collective::CollectiveBuilder<
+      arch::Sm90, ::tessel::gemm::OpClassTensorOp, T, ::tessel::gemm::RowMajor, 8, T, ::tessel::gemm::ColumnMajor, 8, float, Tile, Cluster,
+      ::tessel::gemm::collective::StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>, Schedule>::CollectiveOp;
+  using Gemm = ::tessel::gemm::device::GemmUniversalAdapter<::tessel::gemm::kernel::GemmUniversal<::tessel::gemm::ProblemShapeMNKL, Mainloop, Epilogue, Scheduler>>;
+
+  static typename Gemm::Arguments arguments(Sm90Problem const& p) {
+    typename Gemm::Arguments a;
+    a.problem_shape = {p.m, p.n, p.k, 1};
+    a.mainloop.ptr_A = static_cast<T const*>(p.a);
+    a.mainloop.dA = {p.lda, Int<1>{}, 0};
+    a.mainloop.ptr_B = static_cast<T const*>(p.b);
+    a.mainloop.dB = {p.ldb, Int<1>{}, 0};
+    a.epilogue.thread.alpha = p.alpha;
+    a.epilogue.thread.beta = p.beta;
+    a.epilogue.ptr_C = static_cast<T const*>(p.c);
+    a.epilogue.dC = {p.ldc, Int<1>{}, 0};
+    a.epilogue.ptr_D = static_cast<T*>(p.d);
+    a.epilogue.dD = {p.ldd, Int<1>{}, 0};
+    a.hw_info = {p.device, p.sm_count};
+    return a;
+  }
+  static StatusInfo can_implement(Sm90Problem const& p) { return Gemm::can_implement(arguments(p)); }
+  static std::size_t workspace_size(Sm90Problem const& p) { return Gemm::get_workspace_size(arguments(p)); }
+  static StatusInfo run(Sm90Problem const& p, void* workspace, cudaStream_t stream) {
+    Gemm gemm;
+    return gemm(arguments(p), workspace, stream);
+  }
+  static std::string name() { return Gemm::name(); }
+};
+
+namespace schedules {
+using cooperative = ::tessel::gemm::collective::KernelTmaWarpSpecializedCooperative;
+using pingpong = ::tessel::gemm::collective::KernelTmaWarpSpecializedPingpong;
+using persistent = ::tessel::gemm::PersistentScheduler;
+using stream_k = ::tessel::gemm::StreamKScheduler;
+}  // namespace schedules
+
+/// Every tile of hopper_tiles.def for element type T.
+template <class T>
+std::vector<Sm90Op> make_sm90_ops() {
+  std::vector<Sm90Op> ops;
+#define TESSEL_HOPPER_TILE(bm, bn, bk, schedule, scheduler, efficiency, exposed)                                      \
+  {                                                                                                                  \
+    using Op = Sm90TileOp<T, bm, bn, bk, schedules::schedule, schedules::scheduler>;                                 \
+    ops.push_back({{bm, bn, bk, #schedule, std::string_view(#scheduler) == "stream_k"}, &Op::name, &Op::can_implement, \
+                   &Op::workspace_size, &Op::run});                                                                  \
+  }
+#define TESSEL_DISPATCH_CONSTANT(name, value)
+#include "tessel/gemm/dispatch/hopper_tiles.def"
+#undef TESSEL_HOPPER_TILE
+#undef TESSEL_DISPATCH_CONSTANT
+  return ops;
+}
+
+}  // namespace tessel::gemm::front_door

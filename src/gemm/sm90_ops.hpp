@@ -1,0 +1,47 @@
+#pragma once
+// The front door's kernels, type-erased: one Sm90Op per shipped Hopper tile and element type
+// (hopper_tiles.def), each running a GemmUniversalAdapter on a problem already put in the
+// kernels' form (A row-major M x K, B as N x K row-major, i.e. column-major K x N, C and D
+// row-major). Instantiated in sm90_ops_<type>.cu; front_door.cpp chooses among them.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessel/gemm/dispatch/heuristic.hpp"
+#include "tessel/gemm/front_door.hpp"
+
+namespace tessel::gemm::front_door {
+
+/// A problem in the kernels' form.
+struct Sm90Problem {
+  int m = 0, n = 0, k = 0;
+  void const* a = nullptr;  // M x K, row-major
+  std::int64_t lda = 0;
+  void const* b = nullptr;  // N x K, row-major
+  std::int64_t ldb = 0;
+  void const* c = nullptr;  // M x N, row-major (null where beta is 0)
+  std::int64_t ldc = 0;
+  void* d = nullptr;  // M x N, row-major
+  std::int64_t ldd = 0;
+  float alpha = 1.f, beta = 0.f;
+  int device = 0, sm_count = 0;
+};
+
+struct Sm90Op {
+  dispatch::Candidate candidate;
+  std::string (*name)();
+  StatusInfo (*can_implement)(Sm90Problem const&);
+  std::size_t (*workspace_size)(Sm90Problem const&);
+  StatusInfo (*run)(Sm90Problem const&, void* workspace, cudaStream_t);
+};
+
+/// The shipped tiles of one element type, in hopper_tiles.def's order.
+std::vector<Sm90Op> const& sm90_ops(DataType type);
+std::vector<Sm90Op> sm90_ops_f16();
+std::vector<Sm90Op> sm90_ops_bf16();
+
+}  // namespace tessel::gemm::front_door

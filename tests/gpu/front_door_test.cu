@@ -1,0 +1,116 @@
+// tessel::gemm::gemm, the compiled front door (include/tessel/gemm/front_door.hpp): its results on
+// ragged shapes in both D layouts, with and without C and a workspace, checked element by
+// element against the host reference on a poisoned D; the kernel it names; and its refusals.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+#include "sm90_test_support.hpp"
+#include "tessel/gemm/front_door.hpp"
+#include "tessel/verify/compare.hpp"
+#include "tessel/verify/device_buffer.cuh"
+#include "tessel/verify/host_reference.hpp"
+#include "tessel/verify/poison.hpp"
+#include "tessel/verify/random.hpp"
+#include "tessel/verify/tolerance.hpp"
+
+namespace {
+
+using namespace tessel;
+using gemm::DataType;
+using gemm::GemmArguments;
+using gemm::GemmChoice;
+using gemm::MatrixLayout;
+
+struct Case {
+  int m, n, k;
+  bool d_column_major, with_c, with_workspace;
+  char const* kernel_part;  // a piece of the name the choice must have ("" for any)
+};
+
+template <class T>
+void run_case(Case const& c, DataType type) {
+  std::int64_t const lda = c.k + 8, ldb = c.k + 16;                                  // padded on purpose
+  std::int64_t const ldd = (c.d_column_major ? c.m : c.n) + 8;                       // padding stays poisoned
+  std::size_t const d_elems = std::size_t(ldd) * (c.d_column_major ? c.n : c.m);
+  std::vector<T> a(std::size_t(c.m) * lda), b(std::size_t(c.n) * ldb), cm(d_elems), d(d_elems);
+  verify::fill_random(a.data(), a.size(), 11, verify::Distribution::uniform(-1, 1));
+  verify::fill_random(b.data(), b.size(), 12, verify::Distribution::uniform(-1, 1));
+  verify::fill_random(cm.data(), cm.size(), 13, verify::Distribution::uniform(-1, 1));
+  verify::poison(d.data(), d.size());
+  verify::DeviceBuffer<T> da(a), db(b), dc(cm), dd(d);
+
+  GemmArguments args;
+  args.m = c.m, args.n = c.n, args.k = c.k;
+  args.A = {da.data(), type, MatrixLayout::kRowMajor, lda};
+  args.B = {db.data(), type, MatrixLayout::kColumnMajor, ldb};
+  args.D = {dd.data(), type, c.d_column_major ? MatrixLayout::kColumnMajor : MatrixLayout::kRowMajor, ldd};
+  args.alpha = 1.5f;
+  if (c.with_c) args.C = {dc.data(), type, args.D.layout, ldd}, args.beta = -0.5f;
+
+  std::size_t bytes = 0;
+  ASSERT_TRUE(gemm::gemm_workspace_size(args, bytes).ok());
+  verify::DeviceBuffer<unsigned char> ws(std::vector<unsigned char>(bytes ? bytes : 1));
+  GemmChoice choice;
+  ASSERT_TRUE(gemm::gemm_choice(args, choice, c.with_workspace ? bytes : 0).ok());
+  EXPECT_FALSE(choice.reason.empty());
+  if (!c.with_workspace) EXPECT_EQ(choice.workspace_bytes, 0u) << choice.kernel;
+  EXPECT_NE(choice.kernel.find(c.kernel_part), std::string::npos) << choice.kernel << ": " << choice.reason;
+  auto s = gemm::gemm(args, nullptr, c.with_workspace ? ws.data() : nullptr, c.with_workspace ? bytes : 0);
+  ASSERT_TRUE(s.ok()) << s.what();
+  TESSEL_CUDA_CHECK(cudaDeviceSynchronize());
+  d = dd.download();
+
+  verify::Order const dord = c.d_column_major ? verify::Order::kColumnMajor : verify::Order::kRowMajor;
+  auto ref = verify::host_reference_gemm<T, T, T>(1.5f, verify::make_view<const T>(a.data(), c.m, c.k, verify::Order::kRowMajor, lda),
+                                                  verify::make_view<const T>(b.data(), c.k, c.n, verify::Order::kColumnMajor, ldb),
+                                                  c.with_c ? -0.5f : 0.f, verify::make_view<const T>(cm.data(), c.m, c.n, dord, ldd));
+  auto report = verify::compare(verify::make_view<const T>(d.data(), c.m, c.n, dord, ldd), ref, verify::make_tolerance<float, T>());
+  EXPECT_TRUE(report.passed()) << choice.kernel << " " << c.m << "x" << c.n << "x" << c.k << "\n" << report.details();
+  // The leading dimension's padding is not written.
+  std::size_t const rows = c.d_column_major ? c.n : c.m, cols = c.d_column_major ? c.m : c.n;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = cols; j < std::size_t(ldd); ++j)
+      ASSERT_TRUE(verify::is_poison(d[r * ldd + j])) << "padding at " << r << "," << j << " written by " << choice.kernel;
+}
+
+TEST(FrontDoor, ComputesAndNamesItsKernel) {
+  TESSEL_SKIP_WITHOUT_SM90();
+  Case const cases[] = {
+      {1000, 1000, 1000, false, false, false, "128x64x64"},      // few tiles: the narrow tile (RESULTS, front door)
+      {1536, 2816, 512, false, true, false, "128x256x64"},       // one even wave of the widest tile, with C
+      {16, 4096, 1024, false, false, true, "_streamk"},          // decode with a workspace: K divided among CTAs
+      {16, 4096, 1024, false, false, false, "_tn_tmastore"},     // the same without one: data-parallel
+      {200, 328, 136, true, true, false, ""},                    // ragged, D and C column-major (D^T's problem)
+      {1536, 1000, 264, true, false, false, ""},
+  };
+  for (Case const& c : cases) run_case<bfloat16_t>(c, DataType::kBF16);
+  run_case<half_t>(cases[1], DataType::kF16);
+  run_case<half_t>(cases[4], DataType::kF16);
+}
+
+TEST(FrontDoor, RefusesWhatItCannotComputeWithASentence) {
+  TESSEL_SKIP_WITHOUT_SM90();
+  verify::DeviceBuffer<bfloat16_t> buf(std::vector<bfloat16_t>(1 << 16));
+  GemmArguments args;
+  args.m = args.n = args.k = 64;
+  args.A = {buf.data(), DataType::kBF16, MatrixLayout::kRowMajor, 64};
+  args.B = {buf.data(), DataType::kBF16, MatrixLayout::kColumnMajor, 64};
+  args.D = {buf.data() + 8192, DataType::kBF16, MatrixLayout::kRowMajor, 64};
+  ASSERT_TRUE(gemm::gemm_can_implement(args).ok()) << gemm::gemm_can_implement(args).what();
+  auto bad = args;
+  bad.A.ptr = buf.data() + 1;  // 2 bytes off
+  auto s = gemm::gemm(bad);
+  EXPECT_EQ(s.status, Status::kErrorMisalignedOperand);
+  EXPECT_NE(s.message.find("A's address"), std::string::npos) << s.message;
+  bad = args;
+  bad.B.layout = MatrixLayout::kRowMajor;
+  EXPECT_EQ(gemm::gemm(bad).status, Status::kErrorInvalidLayout);
+  bad = args;
+  bad.beta = 1.f;
+  EXPECT_EQ(gemm::gemm(bad).status, Status::kErrorInvalidProblem);
+}
+
+}  // namespace

@@ -1,0 +1,88 @@
+// tessel::gemm::gemm's refusals (include/tessel/gemm/front_door.hpp), each a Status and a sentence
+// that names the rule and the fix. The argument checks come before any device is asked, so no
+// GPU is needed: the pointers are never read.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "tessel/gemm/front_door.hpp"
+
+namespace {
+
+using namespace tessel;
+using gemm::DataType;
+using gemm::GemmArguments;
+using gemm::GemmChoice;
+using gemm::MatrixLayout;
+
+// Addresses that are never dereferenced: the checks refuse before a kernel could read them.
+void const* fake(std::uintptr_t offset) { return reinterpret_cast<void const*>(std::uintptr_t(1) << 20 | offset); }
+
+GemmArguments valid() {
+  GemmArguments a;
+  a.m = 256, a.n = 512, a.k = 128;
+  a.A = {fake(0), DataType::kBF16, MatrixLayout::kRowMajor, 128};
+  a.B = {fake(0x100000), DataType::kBF16, MatrixLayout::kColumnMajor, 128};
+  a.D = {fake(0x200000), DataType::kBF16, MatrixLayout::kRowMajor, 512};
+  return a;
+}
+
+void expect_refusal(GemmArguments const& a, Status status, char const* phrase) {
+  StatusInfo const s = gemm::gemm(a);
+  EXPECT_EQ(s.status, status) << s.what();
+  EXPECT_NE(s.message.find(phrase), std::string::npos) << s.message;
+  GemmChoice c;
+  EXPECT_EQ(gemm::gemm_choice(a, c).status, status);
+  EXPECT_EQ(gemm::gemm_can_implement(a).status, status);
+}
+
+TEST(FrontDoorArguments, EachRuleRefusedWithItsSentence) {
+  GemmArguments a = valid();
+  a.k = 0;
+  expect_refusal(a, Status::kErrorInvalidProblem, "M, N and K must all be positive");
+  a = valid();
+  a.B.type = DataType::kF16;
+  expect_refusal(a, Status::kErrorInvalidDataType, "B is f16 but A is bf16");
+  a = valid();
+  a.A.type = static_cast<DataType>(7);
+  expect_refusal(a, Status::kErrorInvalidDataType, "not a DataType value");
+  a = valid();
+  a.D.ptr = nullptr;
+  expect_refusal(a, Status::kErrorInvalidProblem, "D is a null pointer");
+  a = valid();
+  a.A.ld = 100;
+  expect_refusal(a, Status::kErrorInvalidProblem, "leading dimension of A (100) is smaller than its column count (128)");
+  a = valid();
+  a.D.layout = MatrixLayout::kColumnMajor;  // column-major D: ld covers its M rows
+  a.D.ld = 200;
+  expect_refusal(a, Status::kErrorInvalidProblem, "smaller than its row count (256)");
+  a = valid();
+  a.B.ld = 132;  // 264 bytes: not a multiple of 16
+  expect_refusal(a, Status::kErrorMisalignedOperand, "B's address and leading dimension must be multiples of 16 bytes");
+  a = valid();
+  a.A.ptr = fake(2);
+  expect_refusal(a, Status::kErrorMisalignedOperand, "A's address");
+  a = valid();
+  a.beta = 1.f;
+  expect_refusal(a, Status::kErrorInvalidProblem, "beta is nonzero but C is null");
+  a.C = {fake(0x300000), DataType::kBF16, MatrixLayout::kColumnMajor, 512};
+  expect_refusal(a, Status::kErrorInvalidLayout, "give C in D's layout");
+  a = valid();
+  a.A.layout = MatrixLayout::kColumnMajor;
+  a.A.ld = 256;
+  expect_refusal(a, Status::kErrorInvalidLayout, "reads A row-major and B column-major");
+}
+
+TEST(FrontDoorArguments, AValidCallWithoutAHopperGpuSaysWhatItNeeds) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) {
+    (void)cudaGetLastError();
+    GTEST_SKIP() << "a GPU is visible: the GPU test (front_door) covers valid calls";
+  }
+  (void)cudaGetLastError();
+  StatusInfo const s = gemm::gemm(valid());
+  EXPECT_EQ(s.status, Status::kErrorNotSupported) << s.what();
+  EXPECT_NE(s.message.find("Hopper GPU"), std::string::npos) << s.message;
+}
+
+}  // namespace
