@@ -5,7 +5,10 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <unordered_map>
+#include <utility>
 
 #include "sm90_ops.hpp"
 #include "tessel/gemm/dispatch/heuristic.hpp"
@@ -128,6 +131,69 @@ struct Picked {
   std::string reason;
 };
 
+/// D^T's problem of a kernel-form problem: D^T = B^T A^T, N x M, its D stored column-major.
+Sm90Problem transposed(Sm90Problem p) {
+  std::swap(p.m, p.n);
+  std::swap(p.a, p.b);
+  std::swap(p.lda, p.ldb);
+  p.d_column_major = !p.d_column_major;
+  return p;
+}
+
+/// The heuristic's choice among `ops` for a problem in the kernels' form, or its D^T's where the
+/// model says so and there is no C, with a workspace of `workspace_bytes`: the model's first where
+/// its workspace fits, else the best of the rest on the same problem.
+StatusInfo choose_op(std::vector<Sm90Op> const& ops, Sm90Problem const& p, bool transposable, std::size_t workspace_bytes,
+                     std::size_t& index, bool& transpose_d, std::string& reason) {
+  std::vector<dispatch::Candidate> all;
+  for (Sm90Op const& op : ops) all.push_back(op.candidate);
+  dispatch::Choice const best =
+      dispatch::choose_oriented(all, transposable ? all : std::vector<dispatch::Candidate>{}, p.m, p.n, p.k, p.sm_count);
+  transpose_d = best.transpose_d;
+  Sm90Problem const q = transpose_d ? transposed(p) : p;
+  std::size_t const wanted = ops[best.index].workspace_size(q);
+  if (wanted <= workspace_bytes) {
+    index = best.index;
+    reason = best.reason;
+    return {};
+  }
+  // The best kernel divides K and no workspace holds its partial tiles: the best of the rest.
+  std::vector<dispatch::Candidate> fits;
+  std::vector<std::size_t> fit_index;
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].workspace_size(q) <= workspace_bytes) fits.push_back(all[i]), fit_index.push_back(i);
+  if (fits.empty()) return {Status::kErrorWorkspaceNull, "every kernel for this problem needs a workspace: pass gemm_workspace_size's bytes"};
+  dispatch::Choice const c = dispatch::choose(fits, q.m, q.n, q.k, q.sm_count);
+  index = fit_index[c.index];
+  reason = (transpose_d ? "D^T = B^T A^T (D^T column-major): " : "") + c.reason + " (the model's first, " +
+           dispatch::label(all[best.index]) + ", needs a workspace of " + std::to_string(wanted) + " bytes and " +
+           std::to_string(workspace_bytes) + " were given)";
+  return {};
+}
+
+// NOTES: the choice is remembered per problem (type, device, kernel-form M, N, K, workspace), as
+// tessel.gemm's dispatcher does: the model and the workspace queries cost more than a launch.
+// The memo forgets everything past kMaxRemembered problems, so a sweep cannot grow it unbounded.
+struct MemoKey {
+  int type, device, m, n, k;
+  std::size_t workspace;
+  bool transposable;
+  bool operator==(MemoKey const&) const = default;
+};
+struct MemoHash {
+  std::size_t operator()(MemoKey const& key) const {
+    std::size_t h = std::hash<std::size_t>{}(key.workspace);
+    for (int v : {key.type, key.device, key.m, key.n, key.k, int(key.transposable)}) h = h * 1000003u ^ std::hash<int>{}(v);
+    return h;
+  }
+};
+struct MemoEntry {
+  std::size_t index;
+  bool transpose_d;
+  std::string reason;
+};
+constexpr std::size_t kMaxRemembered = 4096;
+
 StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out) {
   if (auto s = check_arguments(g); !s.ok()) return s;
   int device = 0, sms = 0;
@@ -135,26 +201,28 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
   out.problem = kernel_form(g, device, sms);
   Sm90Problem const& p = out.problem;
   std::vector<Sm90Op> const& ops = sm90_ops(g.A.type);
-  std::vector<dispatch::Candidate> all;
-  for (Sm90Op const& op : ops) all.push_back(op.candidate);
-  dispatch::Choice best = dispatch::choose(all, p.m, p.n, p.k, sms);
-  std::size_t const wanted = ops[best.index].workspace_size(p);
-  if (wanted <= workspace_bytes) {
-    out.op = &ops[best.index];
-    out.reason = best.reason;
-  } else {
-    // The best kernel divides K and no workspace holds its partial tiles: the best of the rest.
-    std::vector<dispatch::Candidate> fits;
-    std::vector<std::size_t> index;
-    for (std::size_t i = 0; i < ops.size(); ++i)
-      if (ops[i].workspace_size(p) <= workspace_bytes) fits.push_back(all[i]), index.push_back(i);
-    if (fits.empty()) return {Status::kErrorWorkspaceNull, "every kernel for this problem needs a workspace: pass gemm_workspace_size's bytes"};
-    dispatch::Choice const c = dispatch::choose(fits, p.m, p.n, p.k, sms);
-    out.op = &ops[index[c.index]];
-    out.reason = c.reason + " (the model's first, " + dispatch::label(all[best.index]) + ", needs a workspace of " +
-                 std::to_string(wanted) + " bytes and " + std::to_string(workspace_bytes) + " were given)";
+  static std::mutex mutex;
+  static std::unordered_map<MemoKey, MemoEntry, MemoHash> memo;
+  bool const transposable = g.beta == 0.f;  // a C would have to flip its layout too
+  MemoKey const key{int(g.A.type), device, p.m, p.n, p.k, workspace_bytes, transposable};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = memo.find(key); it != memo.end()) {
+      out.op = &ops[it->second.index];
+      out.reason = it->second.reason;
+      if (it->second.transpose_d) out.problem = transposed(p);
+      return {};
+    }
   }
-  return out.op->can_implement(p);
+  std::size_t index = 0;
+  bool transpose_d = false;
+  if (auto s = choose_op(ops, p, transposable, workspace_bytes, index, transpose_d, out.reason); !s.ok()) return s;
+  out.op = &ops[index];
+  if (transpose_d) out.problem = transposed(p);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (memo.size() >= kMaxRemembered) memo.clear();
+  memo.emplace(key, MemoEntry{index, transpose_d, out.reason});
+  return {};
 }
 
 }  // namespace
@@ -162,12 +230,14 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
 
 StatusInfo gemm_can_implement(GemmArguments const& args) {
   front_door::Picked p;
-  return front_door::pick(args, SIZE_MAX, p);
+  if (auto s = front_door::pick(args, SIZE_MAX, p); !s.ok()) return s;
+  return p.op->can_implement(p.problem);
 }
 
 StatusInfo gemm_choice(GemmArguments const& args, GemmChoice& choice, std::size_t workspace_bytes) {
   front_door::Picked p;
   if (auto s = front_door::pick(args, workspace_bytes, p); !s.ok()) return s;
+  if (auto s = p.op->can_implement(p.problem); !s.ok()) return s;
   choice = {p.op->name(), p.reason, p.op->workspace_size(p.problem)};
   return {};
 }
@@ -182,7 +252,7 @@ StatusInfo gemm_workspace_size(GemmArguments const& args, std::size_t& bytes) {
 StatusInfo gemm(GemmArguments const& args, cudaStream_t stream, void* workspace, std::size_t workspace_bytes) {
   front_door::Picked p;
   if (auto s = front_door::pick(args, workspace ? workspace_bytes : 0, p); !s.ok()) return s;
-  return p.op->run(p.problem, workspace, stream);
+  return p.op->run(p.problem, workspace, stream);  // initialize() checks what can_implement would
 }
 
 }  // namespace tessel::gemm

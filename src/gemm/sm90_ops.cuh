@@ -33,6 +33,7 @@ struct Sm90TileOp {
     a.epilogue.dC = {p.ldc, Int<1>{}, 0};
     a.epilogue.ptr_D = static_cast<T*>(p.d);
     a.epilogue.dD = {p.ldd, Int<1>{}, 0};
+    a.epilogue.store_d_column_major = p.d_column_major;
     a.hw_info = {p.device, p.sm_count};
     return a;
   }

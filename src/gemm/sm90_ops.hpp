@@ -25,8 +25,9 @@ struct Sm90Problem {
   std::int64_t ldb = 0;
   void const* c = nullptr;  // M x N, row-major (null where beta is 0)
   std::int64_t ldc = 0;
-  void* d = nullptr;  // M x N, row-major
+  void* d = nullptr;  // M x N, row-major (column-major where d_column_major)
   std::int64_t ldd = 0;
+  bool d_column_major = false;  // D^T's problem of a call (see kernel_form in front_door.cpp)
   float alpha = 1.f, beta = 0.f;
   int device = 0, sm_count = 0;
 };

@@ -58,6 +58,9 @@ void run_case(Case const& c, DataType type) {
   EXPECT_FALSE(choice.reason.empty());
   if (!c.with_workspace) EXPECT_EQ(choice.workspace_bytes, 0u) << choice.kernel;
   EXPECT_NE(choice.kernel.find(c.kernel_part), std::string::npos) << choice.kernel << ": " << choice.reason;
+  // Decode without C runs on D^T's problem (the reason says so); a C keeps the problem as given.
+  bool const decode = c.m < 128 && c.n >= 128;
+  EXPECT_EQ(choice.reason.rfind("D^T = B^T A^T", 0) == 0, decode && !c.with_c) << choice.reason;
   auto s = gemm::gemm(args, nullptr, c.with_workspace ? ws.data() : nullptr, c.with_workspace ? bytes : 0);
   ASSERT_TRUE(s.ok()) << s.what();
   TESSEL_CUDA_CHECK(cudaDeviceSynchronize());
@@ -83,6 +86,8 @@ TEST(FrontDoor, ComputesAndNamesItsKernel) {
       {1536, 2816, 512, false, true, false, "128x256x64"},       // one even wave of the widest tile, with C
       {16, 4096, 1024, false, false, true, "_streamk"},          // decode with a workspace: K divided among CTAs
       {16, 4096, 1024, false, false, false, "_tn_tmastore"},     // the same without one: data-parallel
+      {64, 8192, 512, false, false, true, "128x64x64"},          // D^T's problem: the weights fill the tiles' rows
+      {40, 1000, 264, false, true, false, ""},                   // a C keeps the problem as given
       {200, 328, 136, true, true, false, ""},                    // ragged, D and C column-major (D^T's problem)
       {1536, 1000, 264, true, false, false, ""},
   };

@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "tessel/arch/gate.hpp"
@@ -47,9 +49,21 @@ struct DeviceArch {
 };
 
 // The device's compute capability and name; `device` < 0 means the current device.
+// NOTES: cudaGetDeviceProperties fills every property, some through driver calls, and took
+// hundreds of microseconds a call; every handle's can_implement asks this, so each device is
+// asked once per process (its name and compute capability never change).
 inline StatusInfo query_device_arch(int device, DeviceArch& out) {
   if (device < 0) {
     if (auto s = status_from_cuda(cudaGetDevice(&device), "cudaGetDevice"); !s.ok()) return s;
+  }
+  static std::mutex mutex;
+  static std::map<int, DeviceArch> known;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(device); it != known.end()) {
+      out = it->second;
+      return {};
+    }
   }
   cudaDeviceProp prop{};
   if (auto s = status_from_cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
@@ -59,6 +73,8 @@ inline StatusInfo query_device_arch(int device, DeviceArch& out) {
   out.device = device;
   out.compute_capability = prop.major * 10 + prop.minor;
   out.name = prop.name;
+  std::lock_guard<std::mutex> lock(mutex);
+  known[device] = out;
   return {};
 }
 

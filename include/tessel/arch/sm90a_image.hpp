@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+
 #include "tessel/arch/runtime.hpp"
 
 namespace tessel::arch {
@@ -27,11 +29,20 @@ static inline StatusInfo check_sm90a_image(void const* kernel) {
                                             "." + std::to_string(arch.compute_capability % 10) +
                                             ", but this kernel uses sm_90a instructions (wgmma, setmaxnreg), which exist only on "
                                             "compute capability 9.0: use the Sm80 kernels there"};
-  int flag = 0;
-  if (auto s = status_from_cuda(cudaMemcpyFromSymbol(&flag, sm90a_image_flag, sizeof(int)), "reading the sm_90a image flag");
-      !s.ok())
-    return s;
-  if (!flag)
+  // NOTES: reading the flag is a synchronous copy, which waits for all the device's work: read it
+  // once per device (per translation unit, whose module the flag belongs to), never per launch.
+  constexpr int kCachedDevices = 64;
+  static std::atomic<int> known[kCachedDevices];  // zero (unknown) at start; 1 sm_90a, 2 not
+  int flag = arch.device >= 0 && arch.device < kCachedDevices ? known[arch.device].load(std::memory_order_relaxed) : 0;
+  if (flag == 0) {
+    int value = 0;
+    if (auto s = status_from_cuda(cudaMemcpyFromSymbol(&value, sm90a_image_flag, sizeof(int)), "reading the sm_90a image flag");
+        !s.ok())
+      return s;
+    flag = value ? 1 : 2;
+    if (arch.device >= 0 && arch.device < kCachedDevices) known[arch.device].store(flag, std::memory_order_relaxed);
+  }
+  if (flag != 1)
     return {Status::kErrorArchMismatch,
             "this kernel was compiled for sm_90 without the `a` features its wgmma and setmaxnreg instructions need, so its "
             "body is empty: compile with -gencode=arch=compute_90a,code=sm_90a (CMAKE_CUDA_ARCHITECTURES=90a)"};

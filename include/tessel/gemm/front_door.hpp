@@ -24,6 +24,8 @@
 // and B column-major (x @ W.t(): both read K-major by TMA), D and C row- or column-major (a
 // column-major D is D^T = B^T A^T row-major, whose operands are K-major too);
 // 16-byte-aligned pointers and leading dimensions; a Hopper GPU (compute capability 9.0).
+// A decode call (M short of every tile's rows, no C) runs as D^T = B^T A^T with D^T stored
+// column-major, so that the weights fill the tiles' rows, as tessel.gemm does from Python.
 // Kernels that divide K (stream-K) need a workspace (gemm_workspace_size); without one the call
 // takes the fastest kernel that needs none.
 //

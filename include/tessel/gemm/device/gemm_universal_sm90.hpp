@@ -135,6 +135,11 @@ class GemmUniversalAdapter {
     StrideC dC{};
     ElementD* ptr_D = nullptr;
     StrideD dD{};
+    // D^T's problem: a caller that runs D = A B as D^T = B^T A^T (the weights as A, so that a
+    // decode call's few tokens do not leave most of a tile's rows empty) has this kernel store its
+    // M x N result column-major, element (r, c) at c * get<0>(dD) + r, from the registers. A
+    // row-major-D kernel only, one matrix, no C.
+    bool store_d_column_major = false;
   };
   struct SchedulerArguments {
     kernel::RasterOrder raster_order = kernel::RasterOrder::Heuristic;
@@ -194,9 +199,14 @@ class GemmUniversalAdapter {
     int const l_ad = batches_of_a_and_d(a);
     if (auto s = check_operand(ks.name_a, ks.ptr_a, ks.da, ks.p.m, ks.p.k, l_ad); !s.ok()) return s;
     if (auto s = check_operand(ks.name_b, ks.ptr_b, ks.db, ks.p.n, ks.p.k, ks.p.l); !s.ok()) return s;
-    if (ks.ldd < ks.p.n)
+    bool const d_col = a.epilogue.store_d_column_major;
+    if (d_col && (kSwapAB || l_ad != 1 || a.epilogue.ptr_C || GemmKernel::kGrouped || Cfg::kBlockScaled))
+      return {Status::kErrorNotSupported, "store_d_column_major is for one matrix without C on a kernel that writes a row-major D "
+                                          "(not grouped, not block-scaled): pass no C, L = 1, or leave it false"};
+    if (ks.ldd < (d_col ? ks.p.m : ks.p.n))
       return {Status::kErrorInvalidProblem, "the leading dimension of D (" + std::to_string(ks.ldd) + ") is smaller than its " +
-                                                (kSwapAB ? "row count M" : "column count N") + " (" + std::to_string(ks.p.n) + ")"};
+                                                (kSwapAB || d_col ? "row count M" : "column count N") + " (" +
+                                                std::to_string(d_col ? ks.p.m : ks.p.n) + ")"};
     if (l_ad > 1 && ks.batch_d < ks.ldd * ks.p.m)
       return {Status::kErrorInvalidProblem, "the batch stride of D is smaller than one M x N matrix: batches would overlap"};
     if (auto s = Fusion::can_implement(fusion_arguments(a, ks), ks.p.m, ks.p.n, l_ad); !s.ok()) return s;
@@ -229,7 +239,8 @@ class GemmUniversalAdapter {
     if (auto s = make_operand_map(tma_a_, ks.name_a, ks.ptr_a, ks.da, p.m, p.k, l_ad, typename Cfg::BoxesA{}); !s.ok()) return s;
     if (auto s = make_operand_map(tma_b_, ks.name_b, ks.ptr_b, ks.db, p.n, p.k, p.l, typename Cfg::BoxesB{}); !s.ok()) return s;
     CUtensorMap tma_d{};
-    bool const tma_store_d = Cfg::kTmaStoreD && tma_store_fits(ks, l_ad);
+    bool const d_col = a.epilogue.store_d_column_major;
+    bool const tma_store_d = Cfg::kTmaStoreD && !d_col && tma_store_fits(ks, l_ad);
     if (tma_store_d) {
       arch::TmaView v{ks.ptr_d, std::uint64_t(p.n), std::uint64_t(p.m), std::uint64_t(l_ad), std::uint64_t(ks.ldd),
                       std::uint64_t(ks.batch_d), std::uint32_t(128 / sizeof(ElementD)), 64};
@@ -258,11 +269,12 @@ class GemmUniversalAdapter {
                ks.ptr_d,
                ks.ldd,
                ks.batch_d,
-               kernel::sm90_pairs_aligned(ks.ptr_d, ks.ldd, ks.batch_d, int(sizeof(ElementD))),
+               !d_col && kernel::sm90_pairs_aligned(ks.ptr_d, ks.ldd, ks.batch_d, int(sizeof(ElementD))),
                Fusion::to_params(fusion_arguments(a, ks)),
                plan.sched};
     params_.tma_d = tma_d;
     params_.tma_store_d = tma_store_d;
+    params_.d_column_major = d_col;
     if constexpr (Cfg::kBlockScaled) {
       if (auto s = make_block_scales(a, p, l_ad); !s.ok()) return s;
     }
