@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -11,6 +12,7 @@
 #include <utility>
 
 #include "sm90_ops.hpp"
+#include "small_n_ring.hpp"
 #include "tessel/gemm/dispatch/heuristic.hpp"
 
 namespace tessel::gemm {
@@ -126,9 +128,16 @@ Sm90Problem kernel_form(GemmArguments const& g, int device, int sm_count) {
 }
 
 struct Picked {
-  Sm90Op const* op = nullptr;
+  Sm90Op const* op = nullptr;  // null where the small-N ring runs the call
   Sm90Problem problem;
   std::string reason;
+
+  std::string name() const { return op ? op->name() : small_n_ring_name(problem); }
+  StatusInfo can_implement() const { return op ? op->can_implement(problem) : small_n_ring_can_implement(problem); }
+  std::size_t workspace_size() const { return op ? op->workspace_size(problem) : 0; }
+  StatusInfo run(void* workspace, cudaStream_t stream) const {
+    return op ? op->run(problem, workspace, stream) : small_n_ring_run(problem, stream);  // initialize() checks
+  }
 };
 
 /// D^T's problem of a kernel-form problem: D^T = B^T A^T, N x M, its D stored column-major.
@@ -189,7 +198,7 @@ struct MemoHash {
 };
 struct MemoEntry {
   std::size_t index;
-  bool transpose_d;
+  bool transpose_d, ring;
   std::string reason;
 };
 constexpr std::size_t kMaxRemembered = 4096;
@@ -208,11 +217,22 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = memo.find(key); it != memo.end()) {
-      out.op = &ops[it->second.index];
+      out.op = it->second.ring ? nullptr : &ops[it->second.index];
       out.reason = it->second.reason;
       if (it->second.transpose_d) out.problem = transposed(p);
       return {};
     }
+  }
+  if (small_n_ring_takes(g.A.type, p, transposable)) {
+    out.op = nullptr;
+    out.reason = "D^T = B^T A^T (" + std::to_string(p.n) + "x" + std::to_string(p.m) + "x" + std::to_string(p.k) +
+                 ", D^T column-major): the small-N TMA ring, " + std::to_string((p.n + 31) / 32) +
+                 " row blocks of 32 weight rows over " + std::to_string(std::min((p.n + 31) / 32, sms)) +
+                 " persistent CTAs, no K split (device::GemmSmallN's variant 11)";
+    std::lock_guard<std::mutex> lock(mutex);
+    if (memo.size() >= kMaxRemembered) memo.clear();
+    memo.emplace(key, MemoEntry{0, false, true, out.reason});
+    return {};
   }
   std::size_t index = 0;
   bool transpose_d = false;
@@ -221,7 +241,7 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
   if (transpose_d) out.problem = transposed(p);
   std::lock_guard<std::mutex> lock(mutex);
   if (memo.size() >= kMaxRemembered) memo.clear();
-  memo.emplace(key, MemoEntry{index, transpose_d, out.reason});
+  memo.emplace(key, MemoEntry{index, transpose_d, false, out.reason});
   return {};
 }
 
@@ -231,14 +251,14 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
 StatusInfo gemm_can_implement(GemmArguments const& args) {
   front_door::Picked p;
   if (auto s = front_door::pick(args, SIZE_MAX, p); !s.ok()) return s;
-  return p.op->can_implement(p.problem);
+  return p.can_implement();
 }
 
 StatusInfo gemm_choice(GemmArguments const& args, GemmChoice& choice, std::size_t workspace_bytes) {
   front_door::Picked p;
   if (auto s = front_door::pick(args, workspace_bytes, p); !s.ok()) return s;
-  if (auto s = p.op->can_implement(p.problem); !s.ok()) return s;
-  choice = {p.op->name(), p.reason, p.op->workspace_size(p.problem)};
+  if (auto s = p.can_implement(); !s.ok()) return s;
+  choice = {p.name(), p.reason, p.workspace_size()};
   return {};
 }
 
@@ -252,7 +272,7 @@ StatusInfo gemm_workspace_size(GemmArguments const& args, std::size_t& bytes) {
 StatusInfo gemm(GemmArguments const& args, cudaStream_t stream, void* workspace, std::size_t workspace_bytes) {
   front_door::Picked p;
   if (auto s = front_door::pick(args, workspace ? workspace_bytes : 0, p); !s.ok()) return s;
-  return p.op->run(p.problem, workspace, stream);  // initialize() checks what can_implement would
+  return p.run(workspace, stream);
 }
 
 }  // namespace tessel::gemm

@@ -81,19 +81,25 @@ void run_case(Case const& c, DataType type) {
 
 TEST(FrontDoor, ComputesAndNamesItsKernel) {
   TESSEL_SKIP_WITHOUT_SM90();
-  Case const cases[] = {
+  Case const bf16_cases[] = {
       {1000, 1000, 1000, false, false, false, "128x64x64"},      // few tiles: the narrow tile (RESULTS, front door)
       {1536, 2816, 512, false, true, false, "128x256x64"},       // one even wave of the widest tile, with C
-      {16, 4096, 1024, false, false, true, "_streamk"},          // decode with a workspace: K divided among CTAs
-      {16, 4096, 1024, false, false, false, "_tn_tmastore"},     // the same without one: data-parallel
+      {16, 4096, 1024, false, false, false, "small_n_tma_bf16_n16_4box"},        // decode: the small-N TMA ring
+      {8, 8192, 8192, false, false, false, "small_n_tma_bf16_n8_8box_3stage"},  // its long-K ring
+      {32, 4096, 1024, false, false, true, "_streamk"},          // D^T's problem with a workspace: K divided among CTAs
+      {32, 4096, 1024, false, false, false, "_tn_tmastore"},     // the same without one: data-parallel
       {64, 8192, 512, false, false, true, "128x64x64"},          // D^T's problem: the weights fill the tiles' rows
       {40, 1000, 264, false, true, false, ""},                   // a C keeps the problem as given
       {200, 328, 136, true, true, false, ""},                    // ragged, D and C column-major (D^T's problem)
       {1536, 1000, 264, true, false, false, ""},
   };
-  for (Case const& c : cases) run_case<bfloat16_t>(c, DataType::kBF16);
-  run_case<half_t>(cases[1], DataType::kF16);
-  run_case<half_t>(cases[4], DataType::kF16);
+  for (Case const& c : bf16_cases) run_case<bfloat16_t>(c, DataType::kBF16);
+  Case const f16_cases[] = {
+      {1536, 2816, 512, false, true, false, "128x256x64"},
+      {16, 4096, 1024, false, false, true, "128x64x64"},  // no f16 ring: D^T's problem on the narrow tile
+      {200, 328, 136, true, true, false, ""},
+  };
+  for (Case const& c : f16_cases) run_case<half_t>(c, DataType::kF16);
 }
 
 TEST(FrontDoor, RefusesWhatItCannotComputeWithASentence) {

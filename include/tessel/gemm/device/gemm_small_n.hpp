@@ -78,6 +78,10 @@ class GemmSmallN {
     Epilogue epilogue;
     int split_k = 0;  // K slices (CTAs) per row block; 0: chosen from the shape and the GPU
     int variant = -1;  // kernel variant 0 .. kVariants-1 (variant_name()); -1: chosen from the shape and the GPU
+    // Elements between D's columns: 1 for the row-major D above (ref_D.ld between rows). A
+    // PyTorch decode call D = x W^T runs here as D^T = W x^T, whose M x N result is D stored
+    // column-major: ref_D.ld = 1 and d_col_stride D's row stride (>= M). Not for variant 10.
+    std::int64_t d_col_stride = 1;
   };
 
   /// One compiled kernel: variant x N8.
@@ -122,7 +126,13 @@ class GemmSmallN {
                                                 ": pass device pointers to the matrices"};
     if (a.ref_A.ld < p.k) return {Status::kErrorInvalidProblem, overlap("A", a.ref_A.ld, "K", p.k)};
     if (a.ref_B.ld < p.k) return {Status::kErrorInvalidProblem, overlap("B", a.ref_B.ld, "K", p.k)};
-    if (a.ref_D.ld < p.n) return {Status::kErrorInvalidProblem, overlap("D", a.ref_D.ld, "N", p.n)};
+    if (a.d_col_stride == 1) {
+      if (a.ref_D.ld < p.n) return {Status::kErrorInvalidProblem, overlap("D", a.ref_D.ld, "N", p.n)};
+    } else if (a.ref_D.ld != 1 || a.d_col_stride < p.m || a.variant == kHopperVariant) {
+      return {Status::kErrorInvalidProblem, "d_col_stride = " + std::to_string(a.d_col_stride) + " with ref_D.ld = " +
+                                                std::to_string(a.ref_D.ld) + ": a column-major D takes ref_D.ld = 1 and "
+                                                "d_col_stride >= M (" + std::to_string(p.m) + "), and not variant 10"};
+    }
     // Rows of A and B are read in 16-byte vectors along K, none straddling the end of K.
     if (auto s = check_extent_alignment("K", p.k, kAlignment, 16); !s.ok()) return s;
     if (auto s = check_extent_alignment("leading dimension of A", a.ref_A.ld, kAlignment, 16); !s.ok()) return s;
@@ -151,7 +161,7 @@ class GemmSmallN {
         !s.ok())
       return s;
     plan.sms = std::max(plan.sms, 1);
-    if (a.variant == kHopperVariant || (a.variant < 0 && p.n > 16 && Hopper::can_implement(hopper_args(a)).ok()))
+    if (a.variant == kHopperVariant || (a.variant < 0 && p.n > 16 && a.d_col_stride == 1 && Hopper::can_implement(hopper_args(a)).ok()))
       return make_hopper_plan(a, plan);
     // Like the streaming variants, variant 11 runs the chunked kernel from N = 17 on; where the
     // plan takes it on its own: kernel::small_n_tma_takes.
@@ -281,7 +291,7 @@ class GemmSmallN {
     if (plan_.variant == kTmaVariant) {
       if (auto s = make_tma_maps(a, plan_.n8); !s.ok()) return s;
       params_ = {p.m, p.n, p.k, a.ref_A.data, a.ref_A.ld, a.ref_B.data, a.ref_B.ld, a.ref_D.data, a.ref_D.ld,
-                 a.epilogue.alpha, a.epilogue.beta, plan_.split, {}};
+                 a.epilogue.alpha, a.epilogue.beta, plan_.split, {}, a.d_col_stride};
       initialized_ = true;
       return {};
     }
@@ -291,7 +301,7 @@ class GemmSmallN {
     }
     params_ = {p.m, p.n, p.k, a.ref_A.data, a.ref_A.ld, a.ref_B.data, a.ref_B.ld, a.ref_D.data, a.ref_D.ld,
                a.epilogue.alpha, a.epilogue.beta, plan_.split,
-               kernel::make_fixup_workspace(workspace, plan_.split, plan_.threads * 4 * plan_.n8)};
+               kernel::make_fixup_workspace(workspace, plan_.split, plan_.threads * 4 * plan_.n8), a.d_col_stride};
     initialized_ = true;
     return {};
   }
