@@ -44,6 +44,10 @@ StatusInfo check_matrix(char const* name, MatrixArgument const& x, int rows, int
     return {Status::kErrorInvalidDataType, std::string(name) + " is " + type_name(x.type) + " but A is " + type_name(type) +
                                                ": tessel::gemm takes A, B, C and D of one type (f16 or bf16)"};
   if (!x.ptr) return {Status::kErrorInvalidProblem, std::string(name) + " is a null pointer: pass the device address of the matrix"};
+  // NOTES: TMA takes strides below 2^40 bytes; the bound also keeps the checks below from overflowing.
+  if (x.ld > (std::int64_t(1) << 38))
+    return {Status::kErrorInvalidProblem, std::string("the leading dimension of ") + name + " (" + std::to_string(x.ld) +
+                                              ") is above 2^38 elements, past what TMA addresses (2^40 bytes between rows)"};
   if (x.ld < ld_floor(x, rows, cols))
     return {Status::kErrorInvalidProblem, std::string("the leading dimension of ") + name + " (" + std::to_string(x.ld) +
                                               ") is smaller than its " + (x.layout == MatrixLayout::kRowMajor ? "column" : "row") +
@@ -86,11 +90,14 @@ StatusInfo check_arguments(GemmArguments const& g) {
 
 /// The device's SM count, after checking that it is a Hopper GPU.
 StatusInfo device_facts(GemmArguments const& g, int& device, int& sm_count) {
-  device = g.device;
-  if (device < 0 && cudaGetDevice(&device) != cudaSuccess) {
+  if (cudaGetDevice(&device) != cudaSuccess) {
     (void)cudaGetLastError();
     return {Status::kErrorNotSupported, "no CUDA device is visible: tessel::gemm runs on a Hopper GPU"};
   }
+  if (g.device >= 0 && g.device != device)
+    return {Status::kErrorInvalidProblem, "device " + std::to_string(g.device) + " is not the current device (" +
+                                              std::to_string(device) + "): the kernels launch on the current one; call "
+                                              "cudaSetDevice(" + std::to_string(g.device) + ") first, or pass -1"};
   int major = 0, minor = 0;
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
       cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||

@@ -60,6 +60,9 @@ TEST(FrontDoorArguments, EachRuleRefusedWithItsSentence) {
   a.B.ld = 132;  // 264 bytes: not a multiple of 16
   expect_refusal(a, Status::kErrorMisalignedOperand, "B's address and leading dimension must be multiples of 16 bytes");
   a = valid();
+  a.B.ld = std::int64_t(1) << 62;  // would overflow a byte count
+  expect_refusal(a, Status::kErrorInvalidProblem, "past what TMA addresses");
+  a = valid();
   a.A.ptr = fake(2);
   expect_refusal(a, Status::kErrorMisalignedOperand, "A's address");
   a = valid();

@@ -60,7 +60,7 @@ struct GemmArguments {
   MatrixArgument C;  // read only where beta != 0; may be null otherwise
   MatrixArgument D;  // written: its ptr must be writable device memory
   float alpha = 1.f, beta = 0.f;
-  int device = -1;  // -1: the current device
+  int device = -1;  // -1: the current device; any other value must be the current device
 };
 
 /// The kernel a call runs, why, and the workspace it needs.
