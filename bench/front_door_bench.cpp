@@ -3,7 +3,11 @@
 // heuristic's first candidates in both orientations, the fastest kept), on the PyTorch-convention
 // problem D = x @ W.t() (x: M x K row-major, W: N x K row-major, D: M x N row-major).
 //
-//   front_door_bench [--shapes=MxNxK[:f16],...] [--rounds=15] [--calls=10]
+//   front_door_bench [--shapes=MxNxK[:f16],...] [--rounds=15] [--calls=10] [--activation=relu|gelu|silu] [--bias]
+//
+// With --activation (and --bias), tessel computes act(x @ W.t() + bias) in its epilogue while
+// cuBLASLt computes the plain GEMM: the ratio then charges tessel with the fusion, and
+// fused / plain time is the plain run's ratio over the fused run's.
 //
 // Per shape: uniform random operands in [-1, 1), rotated over as many sets as take four times
 // the L2 cache; both providers run once on a poisoned D, every element written and a sample of
@@ -90,7 +94,18 @@ struct Check {
   bool all_written = true;
 };
 
-Check check(std::vector<std::uint16_t> const& d, std::vector<std::uint16_t> const& x, std::vector<std::uint16_t> const& w, Shape const& s) {
+double activate(tg::Activation act, double v) {
+  switch (act) {
+    case tg::Activation::kReLU: return v < 0 ? 0 : v;
+    case tg::Activation::kGeLU: return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+    case tg::Activation::kSiLU: return v / (1 + std::exp(-v));
+    default: return v;
+  }
+}
+
+/// `bias` (N values, or empty) and `act` as the provider applied them.
+Check check(std::vector<std::uint16_t> const& d, std::vector<std::uint16_t> const& x, std::vector<std::uint16_t> const& w, Shape const& s,
+            std::vector<std::uint16_t> const& bias, tg::Activation act) {
   Check c;
   for (std::uint16_t v : d) c.all_written = c.all_written && v != 0xffff;
   std::mt19937 rng(7);
@@ -100,6 +115,8 @@ Check check(std::vector<std::uint16_t> const& d, std::vector<std::uint16_t> cons
     double ref = 0;
     for (int kk = 0; kk < s.k; ++kk)
       ref += double(to_float(x[std::size_t(r) * s.k + kk], s.f16)) * to_float(w[std::size_t(col) * s.k + kk], s.f16);
+    if (!bias.empty()) ref += to_float(bias[col], s.f16);
+    ref = activate(act, ref);
     double const got = to_float(d[std::size_t(r) * s.n + col], s.f16);
     num += (got - ref) * (got - ref);
     den += ref * ref;
@@ -129,15 +146,21 @@ bool parse_shapes(char const* v, std::vector<Shape>& out) {
 int main(int argc, char** argv) {
   std::vector<Shape> shapes = default_shapes();
   int rounds = 15, calls = 10;
+  tg::Activation act = tg::Activation::kIdentity;
+  bool with_bias = false;
   for (int i = 1; i < argc; ++i) {
     char const* a = argv[i];
     bool ok = true;
     if (!std::strncmp(a, "--shapes=", 9)) ok = parse_shapes(a + 9, shapes);
     else if (!std::strncmp(a, "--rounds=", 9)) ok = tessel::bench::parse_int(a + 9, 3, 1000, rounds);
     else if (!std::strncmp(a, "--calls=", 8)) ok = tessel::bench::parse_int(a + 8, 1, 1000, calls);
+    else if (!std::strcmp(a, "--activation=relu")) act = tg::Activation::kReLU;
+    else if (!std::strcmp(a, "--activation=gelu")) act = tg::Activation::kGeLU;
+    else if (!std::strcmp(a, "--activation=silu")) act = tg::Activation::kSiLU;
+    else if (!std::strcmp(a, "--bias")) with_bias = true;
     else ok = false;
     if (!ok) {
-      std::fprintf(stderr, "front_door_bench: bad option %s: use --shapes=MxNxK[:f16],... --rounds=3..1000 --calls=1..1000\n", a);
+      std::fprintf(stderr, "front_door_bench: bad option %s: use --shapes=MxNxK[:f16],... --rounds=3..1000 --calls=1..1000 --activation=relu|gelu|silu --bias\n", a);
       return 2;
     }
   }
@@ -151,6 +174,9 @@ int main(int argc, char** argv) {
   std::printf("front_door_bench: %s, %d SMs, L2 %d MB; D = x @ W.t(), tessel::gemm::gemm against cuBLASLt (best of both "
               "orientations, 32 MiB workspace); %d rounds of %d calls, medians\n\n",
               prop.name, sms, l2 >> 20, rounds, calls);
+  if (act != tg::Activation::kIdentity || with_bias)
+    std::printf("tessel fuses%s%s into its epilogue; cuBLASLt runs the plain GEMM\n\n", with_bias ? " a bias" : "",
+                act == tg::Activation::kReLU ? " and ReLU" : act == tg::Activation::kGeLU ? " and GELU (erf)" : act == tg::Activation::kSiLU ? " and SiLU" : "");
   std::printf("| shape (tokens x N x K) | dtype | cuBLASLt TFLOP/s | tessel TFLOP/s | tessel/cuBLASLt | host us/call tessel, cuBLASLt | tessel kernel | check (rel. error vs f64) |\n");
   std::printf("|---|---|---:|---:|---:|---|---|---|\n");
 
@@ -177,6 +203,13 @@ int main(int argc, char** argv) {
     std::uniform_real_distribution<float> uni(-1.f, 1.f);
     for (auto& v : hx) v = from_float(uni(rng), s.f16);
     for (auto& v : hw) v = from_float(uni(rng), s.f16);
+    std::vector<std::uint16_t> hbias(with_bias ? s.n : 0);
+    for (auto& v : hbias) v = from_float(uni(rng), s.f16);
+    void* bias = nullptr;
+    if (with_bias) {
+      CHECK_CUDA(cudaMalloc(&bias, 2 * std::size_t(s.n)));
+      CHECK_CUDA(cudaMemcpy(bias, hbias.data(), 2 * std::size_t(s.n), cudaMemcpyHostToDevice));
+    }
     std::vector<void*> X(sets), W(sets), D(sets);
     for (int i = 0; i < sets; ++i) {
       CHECK_CUDA(cudaMalloc(&X[i], 2 * xs));
@@ -192,6 +225,8 @@ int main(int argc, char** argv) {
       a.A = {X[i], t, tg::MatrixLayout::kRowMajor, s.k};
       a.B = {W[i], t, tg::MatrixLayout::kColumnMajor, s.k};
       a.D = {D[i], t, tg::MatrixLayout::kRowMajor, s.n};
+      if (bias) a.C = {bias, t, tg::MatrixLayout::kRowMajor, 0}, a.beta = 1.f;  // a row repeated over M
+      a.activation = act;
       return a;
     };
     std::size_t ws_bytes = 0;
@@ -226,7 +261,7 @@ int main(int argc, char** argv) {
       CHECK_CUDA(cudaStreamSynchronize(stream));
       std::vector<std::uint16_t> hd(ds);
       CHECK_CUDA(cudaMemcpy(hd.data(), D[0], 2 * ds, cudaMemcpyDeviceToHost));
-      Check const c = check(hd, hx, hw, s);
+      Check const c = p == 0 ? check(hd, hx, hw, s, hbias, act) : check(hd, hx, hw, s, {}, tg::Activation::kIdentity);
       bool const good = ran && c.all_written && c.rel < 1e-2;
       failed = failed || !good;
       checks += std::string(p == 0 ? "tessel " : ", cuBLASLt ") + (good ? fmt("%.1e", c.rel) : "FAILED");
@@ -263,6 +298,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     for (int i = 0; i < sets; ++i) cudaFree(X[i]), cudaFree(W[i]), cudaFree(D[i]);
     if (tws) cudaFree(tws);
+    if (bias) cudaFree(bias);
   }
   double lg = 0;
   for (double r : ratios) lg += std::log(r);

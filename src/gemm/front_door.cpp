@@ -19,9 +19,12 @@ namespace tessel::gemm {
 
 namespace front_door {
 
-std::vector<Sm90Op> const& sm90_ops(DataType type) {
-  static std::vector<Sm90Op> const f16 = sm90_ops_f16(), bf16 = sm90_ops_bf16();
-  return type == DataType::kF16 ? f16 : bf16;
+std::vector<Sm90Op> const& sm90_ops(DataType type, Activation act) {
+  using A = Activation;
+  static std::vector<Sm90Op> const table[2][4] = {
+      {sm90_ops_f16(A::kIdentity), sm90_ops_f16(A::kReLU), sm90_ops_f16(A::kGeLU), sm90_ops_f16(A::kSiLU)},
+      {sm90_ops_bf16(A::kIdentity), sm90_ops_bf16(A::kReLU), sm90_ops_bf16(A::kGeLU), sm90_ops_bf16(A::kSiLU)}};
+  return table[type == DataType::kF16 ? 0 : 1][int(act)];
 }
 
 namespace {
@@ -37,7 +40,7 @@ std::int64_t ld_floor(MatrixArgument const& x, int rows, int cols) {
   return x.layout == MatrixLayout::kRowMajor ? cols : rows;
 }
 
-StatusInfo check_matrix(char const* name, MatrixArgument const& x, int rows, int cols, DataType type) {
+StatusInfo check_matrix(char const* name, MatrixArgument const& x, int rows, int cols, DataType type, bool broadcast_row = false) {
   if (!valid_type(x.type) || !valid_layout(x.layout))
     return {Status::kErrorInvalidDataType, std::string(name) + " has an element type or layout value outside DataType / MatrixLayout"};
   if (x.type != type)
@@ -48,7 +51,7 @@ StatusInfo check_matrix(char const* name, MatrixArgument const& x, int rows, int
   if (x.ld > (std::int64_t(1) << 38))
     return {Status::kErrorInvalidProblem, std::string("the leading dimension of ") + name + " (" + std::to_string(x.ld) +
                                               ") is above 2^38 elements, past what TMA addresses (2^40 bytes between rows)"};
-  if (x.ld < ld_floor(x, rows, cols))
+  if (x.ld < ld_floor(x, rows, cols) && !(broadcast_row && x.ld == 0))
     return {Status::kErrorInvalidProblem, std::string("the leading dimension of ") + name + " (" + std::to_string(x.ld) +
                                               ") is smaller than its " + (x.layout == MatrixLayout::kRowMajor ? "column" : "row") +
                                               " count (" + std::to_string(ld_floor(x, rows, cols)) + ") for a " +
@@ -68,13 +71,19 @@ StatusInfo check_arguments(GemmArguments const& g) {
     return {Status::kErrorInvalidProblem, "problem size " + std::to_string(g.m) + " x " + std::to_string(g.n) + " x " +
                                               std::to_string(g.k) + " is empty or negative: M, N and K must all be positive"};
   if (!valid_type(g.A.type)) return {Status::kErrorInvalidDataType, "A's element type is not a DataType value (kF16 or kBF16)"};
+  if (int(g.activation) < 0 || int(g.activation) > int(Activation::kSiLU))
+    return {Status::kErrorNotSupported, "activation is not an Activation value (kIdentity, kReLU, kGeLU or kSiLU)"};
   DataType const t = g.A.type;
   if (auto s = check_matrix("A", g.A, g.m, g.k, t); !s.ok()) return s;
   if (auto s = check_matrix("B", g.B, g.k, g.n, t); !s.ok()) return s;
   if (auto s = check_matrix("D", g.D, g.m, g.n, t); !s.ok()) return s;
   if (g.beta != 0.f) {
     if (!g.C.ptr) return {Status::kErrorInvalidProblem, "beta is nonzero but C is null: pass C, or set beta to 0"};
-    if (auto s = check_matrix("C", g.C, g.m, g.n, t); !s.ok()) return s;
+    bool const bias = g.C.ld == 0;  // one row repeated over M
+    if (bias && (g.C.layout != MatrixLayout::kRowMajor || g.D.layout != MatrixLayout::kRowMajor))
+      return {Status::kErrorInvalidLayout, "C with leading dimension 0 (a bias row repeated over M) takes C and D row-major; "
+                                           "for a column-major D, pass the bias as a full C"};
+    if (auto s = check_matrix("C", g.C, g.m, g.n, t, bias); !s.ok()) return s;
     if (g.C.layout != g.D.layout)
       return {Status::kErrorInvalidLayout, std::string("C is ") + layout_name(g.C.layout) + " and D " + layout_name(g.D.layout) +
                                                ": give C in D's layout"};
@@ -191,7 +200,7 @@ StatusInfo choose_op(std::vector<Sm90Op> const& ops, Sm90Problem const& p, bool 
 // tessel.gemm's dispatcher does: the model and the workspace queries cost more than a launch.
 // The memo forgets everything past kMaxRemembered problems, so a sweep cannot grow it unbounded.
 struct MemoKey {
-  int type, device, m, n, k;
+  int type, act, device, m, n, k;
   std::size_t workspace;
   bool transposable;
   bool operator==(MemoKey const&) const = default;
@@ -199,7 +208,7 @@ struct MemoKey {
 struct MemoHash {
   std::size_t operator()(MemoKey const& key) const {
     std::size_t h = std::hash<std::size_t>{}(key.workspace);
-    for (int v : {key.type, key.device, key.m, key.n, key.k, int(key.transposable)}) h = h * 1000003u ^ std::hash<int>{}(v);
+    for (int v : {key.type, key.act, key.device, key.m, key.n, key.k, int(key.transposable)}) h = h * 1000003u ^ std::hash<int>{}(v);
     return h;
   }
 };
@@ -216,11 +225,11 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
   if (auto s = device_facts(g, device, sms); !s.ok()) return s;
   out.problem = kernel_form(g, device, sms);
   Sm90Problem const& p = out.problem;
-  std::vector<Sm90Op> const& ops = sm90_ops(g.A.type);
+  std::vector<Sm90Op> const& ops = sm90_ops(g.A.type, g.activation);
   static std::mutex mutex;
   static std::unordered_map<MemoKey, MemoEntry, MemoHash> memo;
   bool const transposable = g.beta == 0.f;  // a C would have to flip its layout too
-  MemoKey const key{int(g.A.type), device, p.m, p.n, p.k, workspace_bytes, transposable};
+  MemoKey const key{int(g.A.type), int(g.activation), device, p.m, p.n, p.k, workspace_bytes, transposable};
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = memo.find(key); it != memo.end()) {
@@ -230,7 +239,7 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
       return {};
     }
   }
-  if (small_n_ring_takes(g.A.type, p, transposable)) {
+  if (g.activation == Activation::kIdentity && small_n_ring_takes(g.A.type, p, transposable)) {
     out.op = nullptr;
     out.reason = "D^T = B^T A^T (" + std::to_string(p.n) + "x" + std::to_string(p.m) + "x" + std::to_string(p.k) +
                  ", D^T column-major): the small-N TMA ring, " + std::to_string((p.n + 31) / 32) +

@@ -7,14 +7,15 @@
 
 namespace tessel::gemm::front_door {
 
-template <class T, int BM, int BN, int BK, class Schedule, class Scheduler>
+template <class T, int BM, int BN, int BK, class Schedule, class Scheduler, class Act>
 struct Sm90TileOp {
   using Tile = ::tessel::gemm::GemmShape<BM, BN, BK>;
   using Cluster = ::tessel::gemm::GemmShape<1, 1, 1>;
   using Epilogue = typename ::tessel::gemm::collective::EpilogueBuilder<arch::Sm90, ::tessel::gemm::OpClassTensorOp, Tile, Cluster,
                                                               ::tessel::gemm::collective::EpilogueTileAuto, float, float, T, ::tessel::gemm::RowMajor,
                                                               8, T, ::tessel::gemm::RowMajor, 8,
-                                                              ::tessel::gemm::collective::EpilogueScheduleAuto>::CollectiveOp;
+                                                              ::tessel::gemm::collective::EpilogueScheduleAuto,
+                                                              ::tessel::gemm::kernel::Sm90LinearCombination<T, T, Act>>::CollectiveOp;
   using Mainloop = typename ::tessel::gemm::collective::CollectiveBuilder<
       arch::Sm90, ::tessel::gemm::OpClassTensorOp, T, ::tessel::gemm::RowMajor, 8, T, ::tessel::gemm::ColumnMajor, 8, float, Tile, Cluster,
       ::tessel::gemm::collective::StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>, Schedule>::CollectiveOp;
@@ -53,21 +54,34 @@ using persistent = ::tessel::gemm::PersistentScheduler;
 using stream_k = ::tessel::gemm::StreamKScheduler;
 }  // namespace schedules
 
-/// Every tile of hopper_tiles.def for element type T.
-template <class T>
+/// Every tile of hopper_tiles.def for element type T and activation Act (for an activation, the
+/// persistent tiles only).
+template <class T, class Act>
 std::vector<Sm90Op> make_sm90_ops() {
+  constexpr bool kPlain = std::is_same_v<Act, epilogue::fusion::Identity>;
   std::vector<Sm90Op> ops;
-#define TESSEL_HOPPER_TILE(bm, bn, bk, schedule, scheduler, efficiency, exposed)                                      \
-  {                                                                                                                  \
-    using Op = Sm90TileOp<T, bm, bn, bk, schedules::schedule, schedules::scheduler>;                                 \
+#define TESSEL_HOPPER_TILE(bm, bn, bk, schedule, scheduler, efficiency, exposed)                                        \
+  if constexpr (kPlain || std::is_same_v<schedules::scheduler, schedules::persistent>) {                              \
+    using Op = Sm90TileOp<T, bm, bn, bk, schedules::schedule, schedules::scheduler, Act>;                              \
     ops.push_back({{bm, bn, bk, #schedule, std::string_view(#scheduler) == "stream_k"}, &Op::name, &Op::can_implement, \
-                   &Op::workspace_size, &Op::run});                                                                  \
+                   &Op::workspace_size, &Op::run});                                                                    \
   }
 #define TESSEL_DISPATCH_CONSTANT(name, value)
 #include "tessel/gemm/dispatch/hopper_tiles.def"
 #undef TESSEL_HOPPER_TILE
 #undef TESSEL_DISPATCH_CONSTANT
   return ops;
+}
+
+/// make_sm90_ops for one activation given at run time.
+template <class T>
+std::vector<Sm90Op> make_sm90_ops(Activation act) {
+  switch (act) {
+    case Activation::kReLU: return make_sm90_ops<T, epilogue::fusion::ReLU>();
+    case Activation::kGeLU: return make_sm90_ops<T, epilogue::fusion::GeluErf>();
+    case Activation::kSiLU: return make_sm90_ops<T, epilogue::fusion::SiLU>();
+    default: return make_sm90_ops<T, epilogue::fusion::Identity>();
+  }
 }
 
 }  // namespace tessel::gemm::front_door

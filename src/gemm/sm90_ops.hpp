@@ -40,9 +40,11 @@ struct Sm90Op {
   StatusInfo (*run)(Sm90Problem const&, void* workspace, cudaStream_t);
 };
 
-/// The shipped tiles of one element type, in hopper_tiles.def's order.
-std::vector<Sm90Op> const& sm90_ops(DataType type);
-std::vector<Sm90Op> sm90_ops_f16();
-std::vector<Sm90Op> sm90_ops_bf16();
+/// The shipped tiles of one element type and activation, in hopper_tiles.def's order: every tile
+/// for the plain linear combination, the persistent (data-parallel) ones for an activation (the
+/// stream-K kernels are shipped plain only, as in the Python registry).
+std::vector<Sm90Op> const& sm90_ops(DataType type, Activation act);
+std::vector<Sm90Op> sm90_ops_f16(Activation act);
+std::vector<Sm90Op> sm90_ops_bf16(Activation act);
 
 }  // namespace tessel::gemm::front_door

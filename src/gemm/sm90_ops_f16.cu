@@ -1,6 +1,6 @@
-// The front door's f16 Hopper kernels: every tile of hopper_tiles.def.
+// The front door's f16 Hopper kernels: every tile of hopper_tiles.def, plain and with each activation.
 #include "sm90_ops.cuh"
 
 namespace tessel::gemm::front_door {
-std::vector<Sm90Op> sm90_ops_f16() { return make_sm90_ops<half_t>(); }
+std::vector<Sm90Op> sm90_ops_f16(Activation act) { return make_sm90_ops<half_t>(act); }
 }  // namespace tessel::gemm::front_door

@@ -3,6 +3,7 @@
 // element against the host reference on a poisoned D; the kernel it names; and its refusals.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -28,7 +29,19 @@ struct Case {
   int m, n, k;
   bool d_column_major, with_c, with_workspace;
   char const* kernel_part;  // a piece of the name the choice must have ("" for any)
+  gemm::Activation act = gemm::Activation::kIdentity;
+  bool bias = false;  // C a bias row (ld 0) instead of a full matrix (with_c)
 };
+
+// The activation on the reference, in double (the kernel's GELU is the erf form).
+double activate(gemm::Activation act, double x) {
+  switch (act) {
+    case gemm::Activation::kReLU: return x < 0 ? 0 : x;
+    case gemm::Activation::kGeLU: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+    case gemm::Activation::kSiLU: return x / (1 + std::exp(-x));
+    default: return x;
+  }
+}
 
 template <class T>
 void run_case(Case const& c, DataType type) {
@@ -49,6 +62,8 @@ void run_case(Case const& c, DataType type) {
   args.D = {dd.data(), type, c.d_column_major ? MatrixLayout::kColumnMajor : MatrixLayout::kRowMajor, ldd};
   args.alpha = 1.5f;
   if (c.with_c) args.C = {dc.data(), type, args.D.layout, ldd}, args.beta = -0.5f;
+  if (c.bias) args.C = {dc.data(), type, MatrixLayout::kRowMajor, 0}, args.beta = 1.f;
+  args.activation = c.act;
 
   std::size_t bytes = 0;
   ASSERT_TRUE(gemm::gemm_workspace_size(args, bytes).ok());
@@ -60,7 +75,7 @@ void run_case(Case const& c, DataType type) {
   EXPECT_NE(choice.kernel.find(c.kernel_part), std::string::npos) << choice.kernel << ": " << choice.reason;
   // Decode without C runs on D^T's problem (the reason says so); a C keeps the problem as given.
   bool const decode = c.m < 128 && c.n >= 128;
-  EXPECT_EQ(choice.reason.rfind("D^T = B^T A^T", 0) == 0, decode && !c.with_c) << choice.reason;
+  EXPECT_EQ(choice.reason.rfind("D^T = B^T A^T", 0) == 0, decode && !c.with_c && !c.bias) << choice.reason;
   auto s = gemm::gemm(args, nullptr, c.with_workspace ? ws.data() : nullptr, c.with_workspace ? bytes : 0);
   ASSERT_TRUE(s.ok()) << s.what();
   TESSEL_CUDA_CHECK(cudaDeviceSynchronize());
@@ -69,7 +84,9 @@ void run_case(Case const& c, DataType type) {
   verify::Order const dord = c.d_column_major ? verify::Order::kColumnMajor : verify::Order::kRowMajor;
   auto ref = verify::host_reference_gemm<T, T, T>(1.5f, verify::make_view<const T>(a.data(), c.m, c.k, verify::Order::kRowMajor, lda),
                                                   verify::make_view<const T>(b.data(), c.k, c.n, verify::Order::kColumnMajor, ldb),
-                                                  c.with_c ? -0.5f : 0.f, verify::make_view<const T>(cm.data(), c.m, c.n, dord, ldd));
+                                                  c.with_c ? -0.5f : c.bias ? 1.f : 0.f,
+                                                  verify::make_view<const T>(cm.data(), c.m, c.n, dord, c.bias ? 0 : ldd));
+  for (double& v : ref.value) v = activate(c.act, v);
   auto report = verify::compare(verify::make_view<const T>(d.data(), c.m, c.n, dord, ldd), ref, verify::make_tolerance<float, T>());
   EXPECT_TRUE(report.passed()) << choice.kernel << " " << c.m << "x" << c.n << "x" << c.k << "\n" << report.details();
   // The leading dimension's padding is not written.
@@ -92,12 +109,18 @@ TEST(FrontDoor, ComputesAndNamesItsKernel) {
       {40, 1000, 264, false, true, false, ""},                   // a C keeps the problem as given
       {200, 328, 136, true, true, false, ""},                    // ragged, D and C column-major (D^T's problem)
       {1536, 1000, 264, true, false, false, ""},
+      // Fused: bias and activation in the epilogue, on the persistent tiles.
+      {1536, 2816, 512, false, false, false, "128x256x64", gemm::Activation::kReLU, true},
+      {520, 1000, 264, false, false, false, "", gemm::Activation::kGeLU, true},
+      {300, 2048, 512, false, true, false, "", gemm::Activation::kSiLU},
+      {16, 4096, 1024, false, false, true, "128x64x64", gemm::Activation::kSiLU},  // decode, fused: D^T on the narrow tile
   };
   for (Case const& c : bf16_cases) run_case<bfloat16_t>(c, DataType::kBF16);
   Case const f16_cases[] = {
       {1536, 2816, 512, false, true, false, "128x256x64"},
       {16, 4096, 1024, false, false, true, "128x64x64"},  // no f16 ring: D^T's problem on the narrow tile
       {200, 328, 136, true, true, false, ""},
+      {520, 1000, 264, false, false, false, "", gemm::Activation::kGeLU, true},
   };
   for (Case const& c : f16_cases) run_case<half_t>(c, DataType::kF16);
 }

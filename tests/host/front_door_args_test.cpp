@@ -71,6 +71,15 @@ TEST(FrontDoorArguments, EachRuleRefusedWithItsSentence) {
   a.C = {fake(0x300000), DataType::kBF16, MatrixLayout::kColumnMajor, 512};
   expect_refusal(a, Status::kErrorInvalidLayout, "give C in D's layout");
   a = valid();
+  a.beta = 1.f;
+  a.D.layout = MatrixLayout::kColumnMajor;
+  a.D.ld = 256;
+  a.C = {fake(0x300000), DataType::kBF16, MatrixLayout::kRowMajor, 0};  // a bias row
+  expect_refusal(a, Status::kErrorInvalidLayout, "a bias row repeated over M");
+  a = valid();
+  a.activation = static_cast<gemm::Activation>(9);
+  expect_refusal(a, Status::kErrorNotSupported, "not an Activation value");
+  a = valid();
   a.A.layout = MatrixLayout::kColumnMajor;
   a.A.ld = 256;
   expect_refusal(a, Status::kErrorInvalidLayout, "reads A row-major and B column-major");

@@ -20,7 +20,8 @@
 //   tessel::gemm::GemmChoice c;  gemm_choice(args, c);          // c.kernel, c.reason
 //
 // What is served (a request outside it is refused with a Status and a sentence, never run
-// wrong): f16 or bf16 A, B, C and D of one type, f32 accumulation, alpha and beta; A row-major
+// wrong): f16 or bf16 A, B, C and D of one type, f32 accumulation, alpha and beta, a bias (C
+// broadcast along M) and a fused ReLU, GELU or SiLU; A row-major
 // and B column-major (x @ W.t(): both read K-major by TMA), D and C row- or column-major (a
 // column-major D is D^T = B^T A^T row-major, whose operands are K-major too);
 // 16-byte-aligned pointers and leading dimensions; a Hopper GPU (compute capability 9.0).
@@ -44,6 +45,9 @@ namespace tessel::gemm {
 
 enum class DataType { kF16, kBF16 };
 enum class MatrixLayout { kRowMajor, kColumnMajor };
+/// The activation applied to alpha * A @ B + beta * C in the epilogue (epilogue/fusion/activation_fn.hpp):
+/// none, ReLU, GELU (erf form, PyTorch's default) or SiLU.
+enum class Activation { kIdentity, kReLU, kGeLU, kSiLU };
 
 /// One matrix: device pointer, element type, layout, leading dimension (elements between rows of
 /// a row-major matrix, between columns of a column-major one).
@@ -57,9 +61,12 @@ struct MatrixArgument {
 struct GemmArguments {
   int m = 0, n = 0, k = 0;
   MatrixArgument A, B;
-  MatrixArgument C;  // read only where beta != 0; may be null otherwise
+  // Read only where beta != 0; may be null otherwise. Row-major with ld 0 (D row-major): one row
+  // of N values repeated over the M rows, a bias (with beta = 1).
+  MatrixArgument C;
   MatrixArgument D;  // written: its ptr must be writable device memory
   float alpha = 1.f, beta = 0.f;
+  Activation activation = Activation::kIdentity;
   int device = -1;  // -1: the current device; any other value must be the current device
 };
 
