@@ -9,17 +9,16 @@ namespace tessel::gemm::front_door {
 
 template <class T, int BM, int BN, int BK, class Schedule, class Scheduler, class Act>
 struct Sm90TileOp {
-  using Tile = ::tessel::gemm::GemmShape<BM, BN, BK>;
-  using Cluster = ::tessel::gemm::GemmShape<1, 1, 1>;
-  using Epilogue = typename ::tessel::gemm::collective::EpilogueBuilder<arch::Sm90, ::tessel::gemm::OpClassTensorOp, Tile, Cluster,
-                                                              ::tessel::gemm::collective::EpilogueTileAuto, float, float, T, ::tessel::gemm::RowMajor,
-                                                              8, T, ::tessel::gemm::RowMajor, 8,
-                                                              ::tessel::gemm::collective::EpilogueScheduleAuto,
-                                                              ::tessel::gemm::kernel::Sm90LinearCombination<T, T, Act>>::CollectiveOp;
-  using Mainloop = typename ::tessel::gemm::collective::CollectiveBuilder<
-      arch::Sm90, ::tessel::gemm::OpClassTensorOp, T, ::tessel::gemm::RowMajor, 8, T, ::tessel::gemm::ColumnMajor, 8, float, Tile, Cluster,
-      ::tessel::gemm::collective::StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>, Schedule>::CollectiveOp;
-  using Gemm = ::tessel::gemm::device::GemmUniversalAdapter<::tessel::gemm::kernel::GemmUniversal<::tessel::gemm::ProblemShapeMNKL, Mainloop, Epilogue, Scheduler>>;
+  using Tile = GemmShape<BM, BN, BK>;
+  using Cluster = GemmShape<1, 1, 1>;
+  using Epilogue =
+      typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, Tile, Cluster, collective::EpilogueTileAuto, float, float, T,
+                                           RowMajor, 8, T, RowMajor, 8, collective::EpilogueScheduleAuto,
+                                           kernel::Sm90LinearCombination<T, T, Act>>::CollectiveOp;
+  using Mainloop = typename collective::CollectiveBuilder<
+      arch::Sm90, OpClassTensorOp, T, RowMajor, 8, T, ColumnMajor, 8, float, Tile, Cluster,
+      collective::StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>, Schedule>::CollectiveOp;
+  using Gemm = device::GemmUniversalAdapter<kernel::GemmUniversal<ProblemShapeMNKL, Mainloop, Epilogue, Scheduler>>;
 
   static typename Gemm::Arguments arguments(Sm90Problem const& p) {
     typename Gemm::Arguments a;
@@ -48,10 +47,10 @@ struct Sm90TileOp {
 };
 
 namespace schedules {
-using cooperative = ::tessel::gemm::collective::KernelTmaWarpSpecializedCooperative;
-using pingpong = ::tessel::gemm::collective::KernelTmaWarpSpecializedPingpong;
-using persistent = ::tessel::gemm::PersistentScheduler;
-using stream_k = ::tessel::gemm::StreamKScheduler;
+using cooperative = collective::KernelTmaWarpSpecializedCooperative;
+using pingpong = collective::KernelTmaWarpSpecializedPingpong;
+using persistent = PersistentScheduler;
+using stream_k = StreamKScheduler;
 }  // namespace schedules
 
 /// Every tile of hopper_tiles.def for element type T and activation Act (for an activation, the
