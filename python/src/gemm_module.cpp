@@ -80,43 +80,6 @@ nb::dict params_layout() {
   return d;
 }
 
-nb::dict sm90_params_layout() {
-  using P = Sm90KernelParams;
-  nb::dict d;
-  d["capacity"] = kSm90ParamsCapacity;
-  d["m"] = offsetof(P, m);
-  d["n"] = offsetof(P, n);
-  d["k"] = offsetof(P, k);
-  d["D"] = offsetof(P, d);
-  d["ldd"] = offsetof(P, ldd);
-  d["batch_stride_D"] = offsetof(P, batch_stride_d);
-  d["pairs_aligned"] = offsetof(P, pairs_aligned);
-  d["epi.alpha"] = offsetof(P, epi) + offsetof(decltype(P::epi), alpha);
-  d["epi.beta"] = offsetof(P, epi) + offsetof(decltype(P::epi), beta);
-  d["epi.ptr_C"] = offsetof(P, epi) + offsetof(decltype(P::epi), c);
-  d["epi.ldc"] = offsetof(P, epi) + offsetof(decltype(P::epi), ldc);
-  d["epi.batch_stride_C"] = offsetof(P, epi) + offsetof(decltype(P::epi), batch_stride_c);
-  d["epi.ptr_scale_a"] = offsetof(P, epi) + offsetof(decltype(P::epi), scale_a);
-  d["epi.ptr_scale_b"] = offsetof(P, epi) + offsetof(decltype(P::epi), scale_b);
-  d["sched.raster"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, raster);
-  d["sched.along_n"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, along_n);
-  d["sched.batches"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, batches);
-  d["sched.groups"] = offsetof(P, sched) + offsetof(gemm::kernel::Sm90TileScheduler, groups);
-  d["tma_d"] = offsetof(P, tma_d);
-  d["tma_store_d"] = offsetof(P, tma_store_d);
-  d["d_column_major"] = offsetof(P, d_column_major);
-  using Scales = decltype(P::scales);
-  d["scales.a"] = offsetof(P, scales) + offsetof(Scales, a);
-  d["scales.b"] = offsetof(P, scales) + offsetof(Scales, b);
-  d["scales.by_tma"] = offsetof(P, scales) + offsetof(Scales, by_tma);
-  d["scales.tma_a"] = offsetof(P, scales) + offsetof(Scales, tma_a);
-  d["scales.tma_b"] = offsetof(P, scales) + offsetof(Scales, tma_b);
-  d["scales.a.row"] = offsetof(P, scales) + offsetof(Scales, a) + offsetof(BlockScaleView, row);
-  d["scales.a.k"] = offsetof(P, scales) + offsetof(Scales, a) + offsetof(BlockScaleView, k);
-  d["scales.a.batch"] = offsetof(P, scales) + offsetof(Scales, a) + offsetof(BlockScaleView, batch);
-  return d;
-}
-
 // tessel.gemm's operands are arrays; anything else is refused before the operand checks, whose
 // refusals (GemmError) are about arrays a kernel cannot take.
 void require_array(nb::handle x, char const* name, char const* caller = "tessel.gemm") {
@@ -196,8 +159,6 @@ void bind_gemm(nb::module_& m) {
   m.def("real_number", [](nb::handle x, std::string const& name, std::string const& caller) { return real_number(x, name.c_str(), caller.c_str()); },
         nb::arg("x").none(), nb::arg("name"), nb::arg("caller"), "x as a float when it is a real number (not a bool or a string); else TypeError.");
   m.def("gemm_params_layout", &params_layout, "Offsets of the kernel parameter block the launcher fills (bytes).");
-  m.def("sm90_params_layout", &sm90_params_layout,
-        "Offsets of the Hopper kernel's parameter block the launcher fills, and the block's size (bytes).");
   m.def("target_runs_on", &target_runs_on, nb::arg("target"), nb::arg("compute_capability"),
         "Can SASS for `target` (\"sm_80\", \"sm_90a\") run on a device of this compute capability (major*10+minor)?");
   m.def(

@@ -5,6 +5,7 @@
 #include <string>
 #include <tessel/gemm/gemm_shape.hpp>
 #include <tessel/gemm/kernel/sm90_block_scale_rules.hpp>
+#include <tessel/gemm/kernel/sm90_params.hpp>
 #include <tessel/gemm/kernel/sm90_tile_scheduler.hpp>
 #include <tessel/gemm/kernel/stream_k_fixup.hpp>
 #include <tessel/gemm/kernel/tile_scheduler.hpp>
@@ -92,41 +93,11 @@ struct KernelParams {
   gemm::kernel::GroupedRaster raster;
 };
 
-// kernel::Sm90GemmParams<Sm90LinearCombination<D, C>> of every Hopper configuration, as a plain
-// struct the launcher fills, at the start of a zeroed block of kSm90ParamsCapacity bytes: members
-// the kernel may have after `sched` (a split-K / stream-K decomposition) stay zero, which is what
-// a data-parallel kernel leaves unread. Each generated source asserts these offsets and that the
-// real struct fits the block (python/tessel/jit/codegen_sm90.py); a test holds the numbers together.
-struct Sm90KernelParams {
-  int m, n, k;
-  void* d;
-  std::int64_t ldd, batch_stride_d;
-  bool pairs_aligned;
-  struct {
-    float alpha, beta;
-    void const* c;
-    std::int64_t ldc, batch_stride_c;
-    float const* scale_a;
-    float const* scale_b;
-  } epi;
-  gemm::kernel::Sm90TileScheduler sched;
-  gemm::kernel::Decomposition dec;  // split-K and stream-K kernels only; zero here
-  gemm::kernel::FixupWorkspace ws;
-  alignas(128) unsigned char tma_d[128];  // a CUtensorMap (CUDA 13 aligns it to 128 bytes): D for the TMA store
-  bool tma_store_d;                      // whether D meets TMA's rules (else stores from registers)
-  bool d_column_major;                   // D^T's problem: D stored column-major, from registers
-  // kernel::Sm90BlockScales, read by the block-scaled kernels only (zero for the others): the
-  // two arrays, and where TMA can carry them, their tensor maps (the struct takes the
-  // CUtensorMap's 128-byte alignment, so it starts at the next multiple of 128).
-  struct alignas(128) {
-    BlockScaleView a, b;
-    bool by_tma;
-    alignas(128) unsigned char tma_a[128];
-    alignas(128) unsigned char tma_b[128];
-  } scales;
-};
-inline constexpr int kSm90ParamsCapacity = 1024;
-static_assert(sizeof(Sm90KernelParams) <= kSm90ParamsCapacity, "Sm90KernelParams outgrew its block");
+// The Hopper kernels' parameter block, kernel::Sm90GemmParams, in the layout every configuration
+// shares (kernel/sm90_params.hpp): the launcher fills it at the start of a zeroed block of
+// kSm90ParamsCapacity bytes, and every generated source asserts TESSEL_SM90_PARAMS_MATCH for its own.
+using Sm90KernelParams = gemm::kernel::Sm90LaunchParams;
+using gemm::kernel::kSm90ParamsCapacity;
 
 // A refusal with a tessel Status: arguments (ValueError in Python) or CUDA (RuntimeError).
 struct StatusError {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <tessel/arch/tma_encode.hpp>
 #include <tessel/gemm/kernel/sm90_launch_plan.hpp>
 #include <tessel/gemm/kernel/small_n_rules.hpp>
@@ -124,18 +125,18 @@ void* Sm90Launcher::workspace(cuda::Driver const& d, cuda::CUstream stream, std:
 void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape const& s, int sm_count, int max_clusters,
                           Problem const& p, float alpha, float beta, cuda::CUstream stream, WorkspaceSource const* source) {
   alignas(128) unsigned char block[kSm90ParamsCapacity] = {};
-  auto& params = *reinterpret_cast<Sm90KernelParams*>(block);
+  auto& params = *new (block) Sm90KernelParams{};  // trivially destructible: nothing to end
   int const m = static_cast<int>(p.m), n = static_cast<int>(p.n);
   params.m = m;
   params.n = n;
   params.k = static_cast<int>(p.k);
-  params.d = p.d;
+  params.D = static_cast<bfloat16_t*>(p.d);  // whatever D's type: a pointer in the same place
   params.ldd = p.ldd;
-  params.batch_stride_d = p.batch_d;
+  params.batch_stride_D = p.batch_d;
   // A column-major D (D^T's problem) is stored element by element from registers.
   params.d_column_major = p.d_column_major;
   params.pairs_aligned = !p.d_column_major && gemm::kernel::sm90_pairs_aligned(p.d, p.ldd, p.batch_d, s.d_bytes);
-  params.epi = {alpha, beta, p.c_ptr, p.ldc, p.batch_c, p.scale_a, p.scale_b};
+  params.epi = {alpha, beta, static_cast<bfloat16_t const*>(p.c_ptr), p.ldc, p.batch_c, p.scale_a, p.scale_b};
   // A and D hold one matrix for contiguous groups; B is batched by group in every grouped launch.
   int const l_ad = s.grouped && !p.group_masked ? 1 : p.l;
   // The scheduler, the persistent grid and (stream-K) the decomposition, as the C++ adapter plans
@@ -184,7 +185,7 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   params.tma_store_d = !p.d_column_major && arch::tma_store_fits(p.d, p.n, p.ldd, l_ad, p.batch_d, s.d_bytes);
   if (params.tma_store_d) {
     int const box_d[2] = {128 / s.d_bytes, 64};
-    std::memcpy(params.tma_d, map(d, d_, "D", p.d, s.d_bytes, p.n, p.m, p.ldd, box_d, l_ad, p.batch_d).bytes, sizeof(params.tma_d));
+    std::memcpy(&params.tma_d, map(d, d_, "D", p.d, s.d_bytes, p.n, p.m, p.ldd, box_d, l_ad, p.batch_d).bytes, sizeof(params.tma_d));
   }
   if (s.block_scaled) fill_block_scales(d, params, p, s.tile_m);
   void* args[] = {const_cast<unsigned char*>(ma.bytes), const_cast<unsigned char*>(mb.bytes), block};

@@ -151,8 +151,13 @@ def test_hopper_source_is_the_builders():
     assert "StageCount<" not in codegen.source(HOPPER["tn_coop_c2"]).replace("StageCountAuto", "")
 
 
-def test_hopper_params_layout_is_the_launchers():
-    assert _core.sm90_params_layout() == codegen_sm90.PARAMS_LAYOUT
+def test_hopper_sources_assert_the_launchers_params():
+    """One parameter block (kernel/sm90_params.hpp): every generated Hopper source asserts that its
+    configuration's Sm90GemmParams is the block the launcher fills, for any tile, schedule,
+    epilogue and element type."""
+    for config in registry.configs():
+        if config.arch == "sm90a":
+            assert "TESSEL_SM90_PARAMS_MATCH(Params)" in codegen_sm90.source(config), config.name
 
 
 @pytest.mark.parametrize("which", list(HOPPER))

@@ -16,20 +16,6 @@ from __future__ import annotations
 from . import cxx, sm90_rules
 from .config import GemmConfig
 
-# Byte offsets of Sm90GemmParams<Sm90LinearCombination<D, C, Act>> (every Act) on the 64-bit CUDA targets, and the
-# size of the zeroed block the launcher fills (the struct must fit it; members it does not name
-# stay zero); the same numbers as tessel._core.sm90_params_layout() (a test holds them together).
-PARAMS_LAYOUT = {
-    "capacity": 1024, "m": 0, "n": 4, "k": 8, "D": 16, "ldd": 24, "batch_stride_D": 32, "pairs_aligned": 40,
-    "epi.alpha": 48, "epi.beta": 52, "epi.ptr_C": 56, "epi.ldc": 64, "epi.batch_stride_C": 72,
-    "epi.ptr_scale_a": 80, "epi.ptr_scale_b": 88,
-    "sched.raster": 96, "sched.along_n": 108, "sched.batches": 112, "sched.groups": 120, "tma_d": 256, "tma_store_d": 384,
-    "d_column_major": 385,
-    # Sm90BlockScales (read by the block-scaled kernels only): the scales of A and of B as
-    # BlockScaleTensor {ptr, row, k, batch}, whether TMA carries them, and their 1-D tensor maps.
-    "scales.a": 512, "scales.a.row": 520, "scales.a.k": 528, "scales.a.batch": 536, "scales.b": 544, "scales.by_tma": 576,
-    "scales.tma_a": 640, "scales.tma_b": 768,
-}
 
 KERNEL_EXPRESSION = "&tessel::gemm::kernel::sm90_gemm_tma_warpspecialized<tessel_jit::Config, tessel_jit::Fusion>"
 KERNEL_SYMBOL_PREFIX = "_ZN6tessel4gemm6kernel29sm90_gemm_tma_warpspecialized"
@@ -81,15 +67,9 @@ def _types(config: GemmConfig) -> list[str]:
 
 
 def _asserts(config: GemmConfig) -> list[str]:
-    out = []
-    layout = PARAMS_LAYOUT
-    out.append(f"static_assert(sizeof(Params) <= {layout['capacity']}, "
-               '"Sm90GemmParams outgrew the launcher\'s parameter block: raise kSm90ParamsCapacity and codegen_sm90.PARAMS_LAYOUT");')
-    for member, offset in layout.items():
-        if member == "capacity":
-            continue
-        out.append(f"static_assert(TESSEL_JIT_OFFSETOF(Params, {member}) == {offset}, "
-                   f'"Sm90GemmParams::{member} moved: update tessel._core Sm90KernelParams and codegen_sm90.PARAMS_LAYOUT");')
+    # The launcher fills one block for every configuration (kernel/sm90_params.hpp's Sm90LaunchParams).
+    out = ["static_assert(TESSEL_SM90_PARAMS_MATCH(Params), "
+           '"this configuration\'s Sm90GemmParams is not the launcher\'s block (kernel/sm90_params.hpp)");']
     (a_in, a_out), (b_in, b_out) = config.tma_boxes
     checks = [
         (f"Config::kThreads == {config.threads}", "the launch uses GemmConfig.threads threads"),

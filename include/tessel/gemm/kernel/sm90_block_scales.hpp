@@ -32,18 +32,10 @@
 #include "tessel/arch/tma_sm90.hpp"
 #include "tessel/config.hpp"
 #include "tessel/gemm/kernel/sm90_block_scale_rules.hpp"
+#include "tessel/gemm/kernel/sm90_params.hpp"
 
 namespace tessel::gemm::kernel {
 
-struct Sm90BlockScales {
-  BlockScaleTensor a;  // per row of A and 128 of K
-  BlockScaleTensor b;  // per 128 rows of B (columns of D) and 128 of K
-  // by_tma: TMA maps over the two arrays (prepare_block_scales): A's as (rows, K blocks, batches)
-  // in boxes of BM x kScaleGroup, B's as 1-D in boxes of kScaleGroup + 4. Else the scale warp's
-  // cp.async path.
-  bool by_tma = false;
-  CUtensorMap tma_a, tma_b;
-};
 
 #if defined(__CUDACC__)
 /// The ring of scale groups, beside the ring of stages: slot j holds the scales of kScaleGroup

@@ -27,6 +27,7 @@
 #include "tessel/arch/tma_sm90.hpp"
 #include "tessel/arch/wgmma_sm90.hpp"
 #include "tessel/gemm/kernel/sm90_block_scales.hpp"
+#include "tessel/gemm/kernel/sm90_params.hpp"
 #include "tessel/gemm/kernel/sm90_stream_k.hpp"
 #include "tessel/gemm/kernel/sm90_tile_scheduler.hpp"
 #include "tessel/layout/swizzle.hpp"
@@ -167,28 +168,7 @@ struct Sm90KernelConfig {
   static constexpr int kSmemBytes = sm90_smem_bytes(Stages, BM, BN, kBlockScaled, kTmaStoreD);
 };
 
-template <class Fusion>
-struct Sm90GemmParams {
-  using ElementD = typename Fusion::ElementOutput;
-  int m, n, k;
-  ElementD* D;
-  std::int64_t ldd, batch_stride_D;
-  bool pairs_aligned;  // D's rows, batches and base allow two neighbouring elements in one store
-  typename Fusion::Params epi;
-  Sm90TileScheduler sched;
-  Decomposition dec;  // split-K / stream-K kernels: each CTA's units
-  FixupWorkspace ws;
-  CUtensorMap tma_d;  // TMA-store epilogues: D in boxes of 64 rows x 128 bytes, 128-byte swizzle
-  // TMA-store epilogues: whether this problem's D meets TMA's rules (16-byte base, row and batch
-  // strides, and rows that end on a 16-byte boundary, since the store's clipping is per 16 bytes);
-  // where it does not, the kernel stores from registers instead.
-  bool tma_store_d;
-  // D^T's problem: the launcher ran D = A B as D^T = B^T A^T (the weights as A, for decode: M of a
-  // few tokens would waste most of a tile's rows), so this kernel's D is stored column-major,
-  // element (r, c) at c * ldd + r, from registers (tma_store_d and pairs_aligned are false).
-  bool d_column_major;
-  Sm90BlockScales scales;  // block-scaled FP8 kernels only (last: the other kernels' layout stays)
-};
+// Sm90GemmParams, the parameter block: sm90_params.hpp.
 
 /// The work of one CTA (one cluster): a sequence of units {tile id, k-tile range}. Data-parallel
 /// kernels walk whole tiles id = cluster, cluster + clusters, ...; split-K and stream-K kernels
