@@ -31,6 +31,7 @@
 #include "bench_common.hpp"
 #include "hold_gpu.hpp"
 #include "tessel/gemm/front_door.hpp"
+#include "tessel/verify/activation_reference.hpp"
 #include "tessel/verify/cublaslt_gemm.hpp"
 
 namespace {
@@ -94,15 +95,6 @@ struct Check {
   bool all_written = true;
 };
 
-double activate(tg::Activation act, double v) {
-  switch (act) {
-    case tg::Activation::kReLU: return v < 0 ? 0 : v;
-    case tg::Activation::kGeLU: return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
-    case tg::Activation::kSiLU: return v / (1 + std::exp(-v));
-    default: return v;
-  }
-}
-
 /// `bias` (N values, or empty) and `act` as the provider applied them.
 Check check(std::vector<std::uint16_t> const& d, std::vector<std::uint16_t> const& x, std::vector<std::uint16_t> const& w, Shape const& s,
             std::vector<std::uint16_t> const& bias, tg::Activation act) {
@@ -116,7 +108,7 @@ Check check(std::vector<std::uint16_t> const& d, std::vector<std::uint16_t> cons
     for (int kk = 0; kk < s.k; ++kk)
       ref += double(to_float(x[std::size_t(r) * s.k + kk], s.f16)) * to_float(w[std::size_t(col) * s.k + kk], s.f16);
     if (!bias.empty()) ref += to_float(bias[col], s.f16);
-    ref = activate(act, ref);
+    ref = tessel::verify::reference_activation(act, ref);
     double const got = to_float(d[std::size_t(r) * s.n + col], s.f16);
     num += (got - ref) * (got - ref);
     den += ref * ref;

@@ -3,13 +3,13 @@
 // element against the host reference on a poisoned D; the kernel it names; and its refusals.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "gpu_test_util.hpp"
 #include "sm90_test_support.hpp"
 #include "tessel/gemm/front_door.hpp"
+#include "tessel/verify/activation_reference.hpp"
 #include "tessel/verify/compare.hpp"
 #include "tessel/verify/device_buffer.cuh"
 #include "tessel/verify/host_reference.hpp"
@@ -32,16 +32,6 @@ struct Case {
   gemm::Activation act = gemm::Activation::kIdentity;
   bool bias = false;  // C a bias row (ld 0) instead of a full matrix (with_c)
 };
-
-// The activation on the reference, in double (the kernel's GELU is the erf form).
-double activate(gemm::Activation act, double x) {
-  switch (act) {
-    case gemm::Activation::kReLU: return x < 0 ? 0 : x;
-    case gemm::Activation::kGeLU: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-    case gemm::Activation::kSiLU: return x / (1 + std::exp(-x));
-    default: return x;
-  }
-}
 
 template <class T>
 void run_case(Case const& c, DataType type) {
@@ -86,7 +76,7 @@ void run_case(Case const& c, DataType type) {
                                                   verify::make_view<const T>(b.data(), c.k, c.n, verify::Order::kColumnMajor, ldb),
                                                   c.with_c ? -0.5f : c.bias ? 1.f : 0.f,
                                                   verify::make_view<const T>(cm.data(), c.m, c.n, dord, c.bias ? 0 : ldd));
-  for (double& v : ref.value) v = activate(c.act, v);
+  for (double& v : ref.value) v = verify::reference_activation(c.act, v);
   auto report = verify::compare(verify::make_view<const T>(d.data(), c.m, c.n, dord, ldd), ref, verify::make_tolerance<float, T>());
   EXPECT_TRUE(report.passed()) << choice.kernel << " " << c.m << "x" << c.n << "x" << c.k << "\n" << report.details();
   // The leading dimension's padding is not written.
