@@ -135,7 +135,6 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   params.batch_stride_D = p.batch_d;
   // A column-major D (D^T's problem) is stored element by element from registers.
   params.d_column_major = p.d_column_major;
-  params.pairs_aligned = !p.d_column_major && gemm::kernel::sm90_pairs_aligned(p.d, p.ldd, p.batch_d, s.d_bytes);
   params.epi = {alpha, beta, static_cast<bfloat16_t const*>(p.c_ptr), p.ldc, p.batch_c, p.scale_a, p.scale_b};
   // A and D hold one matrix for contiguous groups; B is batched by group in every grouped launch.
   int const l_ad = s.grouped && !p.group_masked ? 1 : p.l;
@@ -182,7 +181,10 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
                           : map(d, b_, "B", p.b, ab, p.k, p.n, p.ldb, s.box_b, p.l, p.batch_b);
   // The TMA-store epilogue writes D (row-major) in boxes of 64 rows x 128 bytes where TMA can
   // store it (the rule the C++ adapter applies); elsewhere the kernel stores from registers.
-  params.tma_store_d = !p.d_column_major && arch::tma_store_fits(p.d, p.n, p.ldd, l_ad, p.batch_d, s.d_bytes);
+  // Every generated configuration has the TMA-store epilogue (codegen_sm90 asserts it).
+  gemm::kernel::Sm90DStores const stores = gemm::kernel::sm90_d_stores(true, p.d, p.n, p.ldd, l_ad, p.batch_d, s.d_bytes, p.d_column_major);
+  params.pairs_aligned = stores.pairs;
+  params.tma_store_d = stores.tma;
   if (params.tma_store_d) {
     int const box_d[2] = {128 / s.d_bytes, 64};
     std::memcpy(&params.tma_d, map(d, d_, "D", p.d, s.d_bytes, p.n, p.m, p.ldd, box_d, l_ad, p.batch_d).bytes, sizeof(params.tma_d));

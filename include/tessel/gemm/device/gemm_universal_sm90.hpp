@@ -239,8 +239,9 @@ class GemmUniversalAdapter {
     if (auto s = make_operand_map(tma_a_, ks.name_a, ks.ptr_a, ks.da, p.m, p.k, l_ad, typename Cfg::BoxesA{}); !s.ok()) return s;
     if (auto s = make_operand_map(tma_b_, ks.name_b, ks.ptr_b, ks.db, p.n, p.k, p.l, typename Cfg::BoxesB{}); !s.ok()) return s;
     CUtensorMap tma_d{};
-    bool const d_col = a.epilogue.store_d_column_major;
-    bool const tma_store_d = Cfg::kTmaStoreD && !d_col && tma_store_fits(ks, l_ad);
+    kernel::Sm90DStores const stores = kernel::sm90_d_stores(Cfg::kTmaStoreD, ks.ptr_d, p.n, ks.ldd, l_ad, ks.batch_d,
+                                                             int(sizeof(ElementD)), a.epilogue.store_d_column_major);
+    bool const tma_store_d = stores.tma;
     if (tma_store_d) {
       arch::TmaView v{ks.ptr_d, std::uint64_t(p.n), std::uint64_t(p.m), std::uint64_t(l_ad), std::uint64_t(ks.ldd),
                       std::uint64_t(ks.batch_d), std::uint32_t(128 / sizeof(ElementD)), 64};
@@ -269,12 +270,12 @@ class GemmUniversalAdapter {
                ks.ptr_d,
                ks.ldd,
                ks.batch_d,
-               !d_col && kernel::sm90_pairs_aligned(ks.ptr_d, ks.ldd, ks.batch_d, int(sizeof(ElementD))),
+               stores.pairs,
                Fusion::to_params(fusion_arguments(a, ks)),
                plan.sched};
     params_.tma_d = tma_d;
     params_.tma_store_d = tma_store_d;
-    params_.d_column_major = d_col;
+    params_.d_column_major = a.epilogue.store_d_column_major;
     if constexpr (Cfg::kBlockScaled) {
       if (auto s = make_block_scales(a, p, l_ad); !s.ok()) return s;
     }
@@ -382,12 +383,6 @@ class GemmUniversalAdapter {
               e.ptr_C, get<1>(e.dC), get<2>(e.dC), e.ptr_D, get<1>(e.dD), get<2>(e.dD)};
     else
       return {p, m.ptr_A, m.dA, "A", m.ptr_B, m.dB, "B", e.ptr_C, get<0>(e.dC), get<2>(e.dC), e.ptr_D, get<0>(e.dD), get<2>(e.dD)};
-  }
-  /// TMA's rules for D: 16-byte base, leading dimension and batch stride, and rows that end on a
-  /// 16-byte boundary (TMA clips a store at the tensor's edge in 16-byte units). A D that breaks
-  /// one is written from the registers instead.
-  static bool tma_store_fits(KernelSpace const& ks, int l_ad) {
-    return arch::tma_store_fits(ks.ptr_d, ks.p.n, ks.ldd, l_ad, ks.batch_d, int(sizeof(ElementD)));
   }
   /// The batches of A and D: L, except for contiguous groups, which share one (rows, K) A and one
   /// (rows, N) D (B has L = G batches in every mode).

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "tessel/arch/tma_encode.hpp"
 #include "tessel/gemm/kernel/decomposition.hpp"
 #include "tessel/gemm/kernel/sm90_grouped.hpp"
 #include "tessel/gemm/kernel/sm90_tile_scheduler.hpp"
@@ -60,6 +61,19 @@ inline Sm90LaunchPlan make_sm90_launch_plan(Sm90PlanShape const& s, int m, int n
 /// one store (the direct epilogue's pairs).
 inline bool sm90_pairs_aligned(void const* d, std::int64_t ldd, std::int64_t batch_d, int d_bytes) {
   return ldd % 2 == 0 && batch_d % 2 == 0 && reinterpret_cast<std::uintptr_t>(d) % (2 * std::uintptr_t(d_bytes)) == 0;
+}
+
+/// How the epilogue writes D, decided alike by every launcher: a column-major D (D^T's problem)
+/// goes element by element from registers; otherwise TMA stores where the kernel has them and D
+/// meets TMA's rules (arch::tma_store_fits), and two neighbours per store where D's alignment
+/// allows (sm90_pairs_aligned).
+struct Sm90DStores {
+  bool tma = false, pairs = false;
+};
+inline Sm90DStores sm90_d_stores(bool kernel_stores_by_tma, void const* d, std::int64_t n, std::int64_t ldd, std::int64_t batches,
+                                 std::int64_t batch_d, int d_bytes, bool column_major) {
+  if (column_major) return {};
+  return {kernel_stores_by_tma && arch::tma_store_fits(d, n, ldd, batches, batch_d, d_bytes), sm90_pairs_aligned(d, ldd, batch_d, d_bytes)};
 }
 
 }  // namespace tessel::gemm::kernel
