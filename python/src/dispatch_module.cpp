@@ -10,6 +10,7 @@
 
 #include "bindings.hpp"
 #include "tessel/gemm/dispatch/heuristic.hpp"
+#include "tessel/gemm/dispatch/small_n_ring.hpp"
 
 namespace tessel::py {
 
@@ -80,6 +81,10 @@ void bind_dispatch(nb::module_& m) {
   m.def(
       "dispatch_narrowest_n", [](std::vector<CandidateTuple> const& cs) { return dispatch::narrowest_n(candidates_of(cs)); },
       nb::arg("candidates"), "Indices of the candidates of the narrowest BN: the ones D^T's problem runs on.");
+  m.def("small_n_ring_name", &dispatch::small_n_ring_name, nb::arg("tokens"), nb::arg("k"),
+        "The small-N TMA ring a decode call of `tokens` and K runs on, by its cubin's name (dispatch/small_n_ring.hpp).");
+  m.def("small_n_ring_reason", &dispatch::small_n_ring_reason, nb::arg("tokens"), nb::arg("weights"), nb::arg("k"), nb::arg("sm_count"),
+        "Why a decode call runs on the small-N TMA ring, in a sentence (dispatch/small_n_ring.hpp).");
 }
 
 }  // namespace tessel::py

@@ -426,6 +426,17 @@ def test_small_n_plan_is_the_cpp_handles():
     assert _core.small_n_plan(1920, 16, 4096, 132) == (2, 4, 0)  # 60 row blocks: 20 * 60 >= 9 * 132
 
 
+def test_small_n_ring_names_agree_between_cpp_and_python():
+    """The C++ dispatcher names the ring a call takes (dispatch/small_n_ring.hpp) as the package
+    names the cubins it ships (jit/small_n.py), and says why in the sentence tessel.gemm gives."""
+    from tessel.jit import small_n
+    for tokens, weights, k in ((1, 4096, 4096), (16, 4096, 4096), (8, 28672, 8192), (16, 28672, 8192)):
+        plan = _core.small_n_plan(weights, tokens, k, 132)
+        assert _core.small_n_ring_name(tokens, k) == small_n.name(*plan)
+        why = small_n.reason(small_n.Ring(*plan), tokens, weights, k, 132)
+        assert why.startswith(f"D^T = B^T A^T ({weights}x{tokens}x{k}") and small_n.name(*plan) in why
+
+
 def test_small_n_kernel_takes_the_shipped_rings_only():
     from tessel.jit import small_n
     for ring in small_n.RINGS:

@@ -14,6 +14,7 @@
 #include "sm90_ops.hpp"
 #include "small_n_ring.hpp"
 #include "tessel/gemm/dispatch/heuristic.hpp"
+#include "tessel/gemm/dispatch/small_n_ring.hpp"
 
 namespace tessel::gemm {
 
@@ -148,7 +149,7 @@ struct Picked {
   Sm90Problem problem;
   std::string reason;
 
-  std::string name() const { return op ? op->name() : small_n_ring_name(problem); }
+  std::string name() const { return op ? op->name() : dispatch::small_n_ring_name(problem.m, problem.k); }
   StatusInfo can_implement() const { return op ? op->can_implement(problem) : small_n_ring_can_implement(problem); }
   std::size_t workspace_size() const { return op ? op->workspace_size(problem) : 0; }
   StatusInfo run(void* workspace, cudaStream_t stream) const {
@@ -239,25 +240,19 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
       return {};
     }
   }
+  MemoEntry entry{0, false, false, {}};
   if (g.activation == Activation::kIdentity && small_n_ring_takes(g.A.type, p, transposable)) {
-    out.op = nullptr;
-    out.reason = "D^T = B^T A^T (" + std::to_string(p.n) + "x" + std::to_string(p.m) + "x" + std::to_string(p.k) +
-                 ", D^T column-major): the small-N TMA ring, " + std::to_string((p.n + 31) / 32) +
-                 " row blocks of 32 weight rows over " + std::to_string(std::min((p.n + 31) / 32, sms)) +
-                 " persistent CTAs, no K split (device::GemmSmallN's variant 11)";
-    std::lock_guard<std::mutex> lock(mutex);
-    if (memo.size() >= kMaxRemembered) memo.clear();
-    memo.emplace(key, MemoEntry{0, false, true, out.reason});
-    return {};
+    entry.ring = true;
+    entry.reason = dispatch::small_n_ring_reason(p.m, p.n, p.k, sms);
+  } else if (auto s = choose_op(ops, p, transposable, workspace_bytes, entry.index, entry.transpose_d, entry.reason); !s.ok()) {
+    return s;
   }
-  std::size_t index = 0;
-  bool transpose_d = false;
-  if (auto s = choose_op(ops, p, transposable, workspace_bytes, index, transpose_d, out.reason); !s.ok()) return s;
-  out.op = &ops[index];
-  if (transpose_d) out.problem = transposed(p);
+  out.op = entry.ring ? nullptr : &ops[entry.index];
+  out.reason = entry.reason;
+  if (entry.transpose_d) out.problem = transposed(p);
   std::lock_guard<std::mutex> lock(mutex);
   if (memo.size() >= kMaxRemembered) memo.clear();
-  memo.emplace(key, MemoEntry{index, transpose_d, false, out.reason});
+  memo.emplace(key, std::move(entry));
   return {};
 }
 

@@ -3,6 +3,7 @@
 // as tessel.gemm runs it from Python.
 #include "small_n_ring.hpp"
 #include "tessel/gemm/device/gemm_small_n.hpp"
+#include "tessel/gemm/dispatch/small_n_ring.hpp"
 
 namespace tessel::gemm::front_door {
 
@@ -26,14 +27,8 @@ Ring::Arguments ring_arguments(Sm90Problem const& p) {
 }  // namespace
 
 bool small_n_ring_takes(DataType type, Sm90Problem const& p, bool transposable) {
-  return type == DataType::kBF16 && transposable && !p.d_column_major && p.m <= 16 &&
-         kernel::small_n_tma_takes(p.n, p.m, p.sm_count) && Ring::hopper_variants_available().ok();
-}
-
-std::string small_n_ring_name(Sm90Problem const& p) {
-  auto const ring = kernel::small_n_tma_ring(p.k);
-  return "tessel_sm90_gemm_small_n_tma_bf16_n" + std::to_string(8 * kernel::small_n_tma_n8(p.m)) + "_" +
-         std::to_string(ring.boxes) + "box" + (ring.stages ? "_" + std::to_string(ring.stages) + "stage" : "");
+  return type == DataType::kBF16 && transposable && !p.d_column_major && dispatch::small_n_ring_takes(p.m, p.n, p.sm_count) &&
+         Ring::hopper_variants_available().ok();
 }
 
 StatusInfo small_n_ring_can_implement(Sm90Problem const& p) { return Ring::can_implement(ring_arguments(p)); }

@@ -9,10 +9,8 @@
 namespace tessel::gemm::front_door {
 
 /// Whether a kernel-form problem (D row-major M x N, A the tokens, B the weights) runs on the
-/// ring: bf16, no C, at most 16 tokens, and enough weight rows for the SMs (small_n_rules.hpp).
+/// ring: bf16, no C, and the shape dispatch::small_n_ring_takes (dispatch/small_n_ring.hpp) takes.
 bool small_n_ring_takes(DataType type, Sm90Problem const& p, bool transposable);
-/// tessel_sm90_gemm_small_n_tma_bf16_n<8|16>_<boxes>box[_<stages>stage], as tessel.gemm names it.
-std::string small_n_ring_name(Sm90Problem const& p);
 StatusInfo small_n_ring_can_implement(Sm90Problem const& p);
 StatusInfo small_n_ring_run(Sm90Problem const& p, cudaStream_t stream);
 

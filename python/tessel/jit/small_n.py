@@ -62,10 +62,10 @@ class Ring:
 
 
 def reason(ring: Ring, m: int, n: int, k: int, sms: int) -> str:
-    """Why a decode call of M tokens against N weight rows runs on `ring`, in a sentence."""
-    blocks = -(-n // 32)
-    return (f"D^T = B^T A^T ({n}x{m}x{k}, D^T column-major): the small-N TMA ring {ring.name}, {blocks} row blocks of 32 "
-            f"weight rows over {min(blocks, sms)} persistent CTAs, no K split (device::GemmSmallN's variant 11)")
+    """Why a decode call of M tokens against N weight rows runs on `ring`, in a sentence: the C++
+    dispatcher's (include/tessel/gemm/dispatch/small_n_ring.hpp), which names the same ring."""
+    from .. import _core  # at run time only: the build step imports this module without it
+    return _core.small_n_ring_reason(m, n, k, sms)
 
 
 def takes(element: str, out: str, layouts: tuple, epilogue: str, promoted: bool) -> bool:

@@ -13,7 +13,7 @@
 #include "core/problem.hpp"
 #include "device/device_info.hpp"
 #include "tessel/gemm/dispatch/heuristic.hpp"
-#include "tessel/gemm/kernel/small_n_rules.hpp"
+#include "tessel/gemm/dispatch/small_n_ring.hpp"
 
 namespace tessel::prof {
 
@@ -55,14 +55,11 @@ int run_dispatch(const Options& opt, std::ostream& out) {
   out << "| M | N | K | kernel | problem | modelled us | reason |\n|---|---|---|---|---|---|---|\n";
   for (const GemmShape& s : shapes) {
     // The small-N TMA ring takes bf16 decode calls on D^T's problem (tokens as its N).
-    const bool ring = element == Element::kBF16 && !reads_c && s.batch == 1 && s.n <= INT32_MAX &&
-                      gemm::kernel::small_n_tma_takes(int(s.n), int(s.m), sms);
+    const bool ring = element == Element::kBF16 && !reads_c && s.batch == 1 && dispatch::small_n_ring_takes(s.m, s.n, sms);
     std::ostringstream row;
     row << "| " << s.m << " | " << s.n << " | " << s.k << " | ";
     if (ring) {
-      const auto r = gemm::kernel::small_n_tma_ring(int(s.k));
-      row << "small-N TMA ring, " << 8 * gemm::kernel::small_n_tma_n8(int(s.m)) << " columns, " << r.boxes << " boxes | D^T | - | "
-          << "at most 16 tokens against " << s.n << " weight rows: the weights stream through a TMA ring, no K split |";
+      row << dispatch::small_n_ring_name(s.m, s.k) << " | D^T | - | " << dispatch::small_n_ring_reason(s.m, s.n, s.k, sms) << " |";
     } else {
       const dispatch::Choice c = dispatch::choose_oriented(tiles, reads_c ? std::vector<dispatch::Candidate>{} : tiles, s.m,
                                                            s.n, s.k, sms);
