@@ -39,13 +39,10 @@ from .paths import include_dir
 
 @dataclass(frozen=True)
 class HopperTile:
-    """One Hopper tile the registry ships, with what the heuristic knows of it (hopper_tiles.def)."""
+    """One Hopper tile the registry ships (hopper_tiles.def; the figures the heuristic models it
+    by stay in C++, which reads them from the same file)."""
     tile: tuple
     schedule: str
-    # Mainloop throughput per SM as a share of the dense peak, on large problems (measured).
-    efficiency: float
-    # Share of the epilogue's time that shows.
-    epilogue_exposed: float
     # "stream_k": the K loop divided among CTAs when tiles are fewer than SMs (decode); shipped
     # for the linear combination only.
     scheduler: str = "persistent"
@@ -58,8 +55,8 @@ def _read_tiles() -> tuple:
     for line in text.splitlines():
         match = re.fullmatch(r"\s*TESSEL_HOPPER_TILE\(([^)]*)\)\s*", line)
         if match:
-            bm, bn, bk, schedule, scheduler, efficiency, exposed = (f.strip() for f in match.group(1).split(","))
-            rows.append(HopperTile((int(bm), int(bn), int(bk)), schedule, float(efficiency), float(exposed), scheduler))
+            bm, bn, bk, schedule, scheduler = (f.strip() for f in match.group(1).split(",")[:5])
+            rows.append(HopperTile((int(bm), int(bn), int(bk)), schedule, scheduler))
     if not rows:
         raise RuntimeError("hopper_tiles.def lists no TESSEL_HOPPER_TILE: the package's headers are incomplete")
     return tuple(rows)
