@@ -3,7 +3,7 @@
 // row-major M x K, B column-major, D row-major M x N) in the 16-bit type of --A (bf16 unless
 // f16 is asked for); --beta other than 0 means a C is read, which keeps the problem as given.
 // The answer is the dispatcher's own (tessel/gemm/dispatch/heuristic.hpp over the shipped
-// Hopper tiles, and the small-N TMA ring's plan, kernel/small_n_rules.hpp): no second copy of
+// Hopper tiles, and the small-N TMA ring's choice, dispatch/small_n_ring.hpp): no second copy of
 // the rule lives here.
 #include <set>
 #include <sstream>
