@@ -111,6 +111,7 @@ def source(config: GemmConfig) -> str:
     return "\n".join([
         *cxx.banner(config, "codegen_sm90"),
         '#include "tessel/gemm/collective/sm90_builder.hpp"',
+        '#include "tessel/gemm/kernel/sm90_gemm_tma_warpspecialized.hpp"',
         "",
         *cxx.OFFSETOF_MACRO,
         "",

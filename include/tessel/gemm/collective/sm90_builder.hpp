@@ -18,7 +18,7 @@
 
 #include "tessel/arch/tags.hpp"
 #include "tessel/gemm/gemm_shape.hpp"
-#include "tessel/gemm/kernel/sm90_gemm_tma_warpspecialized.hpp"
+#include "tessel/gemm/kernel/sm90_config.hpp"
 #include "tessel/gemm/kernel/sm90_linear_combination.hpp"
 
 namespace tessel::gemm::collective {
@@ -62,8 +62,8 @@ constexpr int stage_count() {
   if constexpr (requires { StageCountType::kStages; }) {
     return StageCountType::kStages;
   } else {
-    // 1024 bytes of alignment slack and 16 bytes of barriers per stage.
-    return (kSm90SmemBytes - StageCountType::kCarveoutBytes - 1024) / (StageBytes + 16);
+    // Each stage also takes its two barriers; the fixed part is the kernel's (sm90_smem_bytes).
+    return (kSm90SmemBytes - StageCountType::kCarveoutBytes - kernel::kSm90FixedSmemBytes) / (StageBytes + kernel::kSm90StageBarrierBytes);
   }
 }
 }  // namespace detail

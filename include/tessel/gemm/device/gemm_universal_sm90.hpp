@@ -27,6 +27,7 @@
 #include "tessel/element_tag.hpp"
 #include "tessel/gemm/collective/sm90_builder.hpp"
 #include "tessel/gemm/gemm_shape.hpp"
+#include "tessel/gemm/kernel/sm90_gemm_tma_warpspecialized.hpp"
 #include "tessel/gemm/kernel/sm90_launch_plan.hpp"
 #include "tessel/layout/layout.hpp"
 

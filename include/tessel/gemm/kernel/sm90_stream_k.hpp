@@ -7,15 +7,17 @@
 
 #include <cstdint>
 
+#include "tessel/arch/warpgroup_sm90.hpp"
 #include "tessel/gemm/kernel/decomposition.hpp"
+#include "tessel/gemm/kernel/sm90_config.hpp"
 #include "tessel/gemm/kernel/stream_k_fixup.hpp"
 
 namespace tessel::gemm::kernel {
 
 #if defined(__CUDACC__)
 namespace detail {
-/// Named barrier 3 over the 256 consumer threads (0 is __syncthreads, 1 and 2 the ping-pong turns).
-__device__ __forceinline__ void consumer_sync() { asm volatile("bar.sync 3, 256;\n" ::: "memory"); }
+/// The named barrier over the 256 consumer threads (Sm90Barrier::kConsumers).
+__device__ __forceinline__ void consumer_sync() { arch::named_barrier_sync<Sm90Barrier::kConsumers, 256>(); }
 
 /// Step 2 of the protocol for the consumers of one CTA, after each thread's part of step 1: the
 /// release fence, one arrival on the tile's counter, and the vote through `flag`. True in the

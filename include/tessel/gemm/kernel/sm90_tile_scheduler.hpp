@@ -6,6 +6,7 @@
 // so the CTAs resident at one time cover a block of about swizzle x (CTAs / swizzle) tiles and
 // share their A and B panels in L2. Along N is the same walk with M and N exchanged.
 
+#include "tessel/gemm/kernel/decomposition.hpp"
 #include "tessel/gemm/kernel/sm90_grouped.hpp"
 #include "tessel/gemm/kernel/tile_scheduler.hpp"
 #include "tessel/layout/config.hpp"
@@ -53,6 +54,41 @@ struct Sm90TileScheduler {
     TileCoord t = raster.tile(id % per_batch);
     int l = id / per_batch;
     return along_n ? TileCoord3{t.n, t.m, l} : TileCoord3{t.m, t.n, l};
+  }
+};
+
+/// The work of one CTA (one cluster): a sequence of units {tile id, k-tile range}. Data-parallel
+/// kernels walk whole tiles id = cluster, cluster + clusters, ...; split-K and stream-K kernels
+/// ask the Decomposition. Tile ids go through the tile scheduler's raster either way.
+template <bool kStreamK>
+struct Sm90WorkWalk {
+  int cluster, clusters, tile_count, k_tiles;
+  Decomposition const* dec;
+  TESSEL_HD int count() const {
+    if constexpr (kStreamK) return dec->unit_count(cluster);
+    else return cluster < tile_count ? (tile_count - 1 - cluster) / clusters + 1 : 0;
+  }
+  TESSEL_HD WorkUnit unit(int i) const {
+    if constexpr (kStreamK) return dec->unit(cluster, i);
+    else return {cluster + i * clusters, 0, k_tiles, 0, 1};
+  }
+};
+
+/// Where the tile of a unit lies: through the raster (one problem, or a batch of equal ones) or
+/// through the groups' cursor (grouped kernels). False past the last group's tiles.
+template <class Cfg>
+struct Sm90TilePlacer {
+  Sm90TileScheduler const& sched;
+  int rank, m;
+  GroupCursor<Cfg::BM, Cfg::BN> cursor{sched.groups};
+  TESSEL_HD bool place(int id, GroupedTile& t) {
+    if constexpr (Cfg::kGrouped) {
+      return cursor.seek(id, t);
+    } else {
+      TileCoord3 const c = sched.tile(id);
+      t = {(c.m * Cfg::ClusterM + rank) * Cfg::BM, m, c.n * Cfg::BN, c.l, c.l};
+      return true;
+    }
   }
 };
 

@@ -1,0 +1,200 @@
+#pragma once
+// The Hopper kernel's collective epilogue: each consumer warpgroup's share of a tile, from the
+// wgmma accumulator registers through the fusion's callbacks to D.
+//
+//   TMA stores:  the warpgroup's 64-row slabs go through swizzled shared-memory buffers and TMA
+//                stores (whole 128-byte lines; the store drains while the next tile's mainloop
+//                runs). Used where the warpgroup's rows and the tile's columns lie inside D.
+//   direct:      straight from the registers, element pairs where aligned, bounds checked:
+//                edge tiles, column-major D (D^T's problem), and kernels built without TMA stores.
+//
+// Each consumer warpgroup owns one Sm90CollectiveEpilogue; its shared memory is the warpgroup's
+// Cfg::kEpilogueBuffers buffers of 64 rows x 128 bytes (Cfg::kEpilogueBytes for both).
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tessel/arch/tma_sm90.hpp"
+#include "tessel/arch/warpgroup_sm90.hpp"
+#include "tessel/gemm/kernel/sm90_config.hpp"
+#include "tessel/gemm/kernel/sm90_grouped.hpp"
+#include "tessel/gemm/kernel/sm90_params.hpp"
+#include "tessel/numeric.hpp"
+
+namespace tessel::gemm::collective {
+
+using kernel::Sm90GemmParams;
+using kernel::Sw128;
+
+template <class T>
+struct alignas(2 * sizeof(T)) Pair {
+  T x, y;
+};
+
+#if defined(__CUDACC__)
+/// Two floats rounded to nearest even into one 32-bit pair of 16-bit values, `lo` in the low half:
+/// one cvt instruction instead of one per value and a third to pack them.
+template <class T>
+__device__ __forceinline__ std::uint32_t round_pair(float lo, float hi) {
+  static_assert(std::is_same_v<T, bfloat16_t> || std::is_same_v<T, half_t>, "round_pair: bf16 or f16");
+  std::uint32_t r;
+  if constexpr (std::is_same_v<T, bfloat16_t>) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+/// Epilogue straight from the accumulator registers (layout in wgmma_sm90.hpp): registers 4c+2h
+/// and 4c+2h+1 are two neighbouring columns of one row, stored as one pair where the pair is
+/// inside the problem and aligned. row0 is the first tile row of the calling warpgroup.
+template <class Cfg, class Fusion, class Acc>
+__device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& p, typename Fusion::Callbacks& epi, Acc& acc,
+                                                  int row0, int n0, int batch, int m_end) {
+  using ElementD = typename Fusion::ElementOutput;
+  int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
+  ElementD* d_batch = p.D + batch * p.batch_stride_D;
+  // Strides of D's rows and columns: (ldd, 1), or (1, ldd) where D is column-major.
+  std::int64_t const row_stride = p.d_column_major ? 1 : p.ldd, col_stride = p.d_column_major ? p.ldd : 1;
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+    for (int c8 = 0; c8 < Cfg::BN / 8; ++c8)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        int r = row0 + 64 * i + 16 * w + l / 4 + 8 * h;
+        int c = n0 + 8 * c8 + 2 * (l % 4);
+        if (r >= m_end || c >= p.n) continue;
+        ElementD* dst = d_batch + std::int64_t(r) * row_stride + std::int64_t(c) * col_stride;
+        ElementD v0 = epi.visit(r, c, batch, acc[i][4 * c8 + 2 * h]);
+        if (c + 1 < p.n) {
+          ElementD v1 = epi.visit(r, c + 1, batch, acc[i][4 * c8 + 2 * h + 1]);
+          if (p.pairs_aligned) {
+            *reinterpret_cast<Pair<ElementD>*>(dst) = {v0, v1};
+          } else {
+            dst[0] = v0;
+            dst[col_stride] = v1;
+          }
+        } else {
+          dst[0] = v0;
+        }
+      }
+}
+
+/// Epilogue through shared memory: the warpgroup's 64 x BN rows go out in subtiles of 64 rows x
+/// 128 bytes (W = 128 / sizeof(D) columns), each written into one of two swizzled buffers and
+/// sent by one TMA store; a buffer is refilled once the store issued from it two subtiles ago
+/// has read it. Only for a warpgroup's rows wholly inside the problem: edge tiles go through
+/// store_tile_direct.
+/// NOTES: without per-element bounds checks (and their branches) the compiler issues a
+/// subtile's global loads (bias, C) together instead of waiting out each one's latency in turn;
+/// with two warps per scheduler in the cooperative epilogue that latency, more than the
+/// instruction count, set the fused epilogue's cost. A second, checked copy of this loop for
+/// edge tiles made ptxas spill the plain kernels, hence the direct path for those.
+/// NOTES: Sw128 = Swizzle<3,4,3> on byte offsets (16-byte chunk j of row r lands at chunk
+/// j ^ (r % 8)) is the 128-byte pattern TMA reads with; it also spreads a warp's 8 rows over all
+/// banks.
+template <class Cfg, class Fusion, class Acc>
+__device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, typename Fusion::Callbacks& epi, Acc& acc,
+                                               char* buffers, int& next_buffer, int row0, int n0, int batch, int wg,
+                                               bool leader) {
+  using ElementD = typename Fusion::ElementOutput;
+  constexpr int W = 128 / int(sizeof(ElementD));
+  static_assert(Cfg::BN % W == 0, "TMA-store epilogue: BN must be a multiple of a 128-byte row of D");
+  // A fusion that ends in a plain rounding to a 16-bit type can hand over its values unrounded.
+  constexpr bool kRoundPairs = (std::is_same_v<ElementD, bfloat16_t> || std::is_same_v<ElementD, half_t>) &&
+                               requires(typename Fusion::Callbacks const& e) { e.visit_unrounded(0, 0, 0, 0.f); };
+  int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
+  auto sync = [wg] { arch::named_barrier_sync<128>(kernel::Sm90Barrier::kEpilogue + wg); };
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+    for (int sub = 0; sub < Cfg::BN / W; ++sub) {
+      char* buf = buffers + next_buffer * 8192;
+      // Two buffers: the store before last must have read its buffer; one: the last store.
+      if constexpr (Cfg::kEpilogueBuffers == 2) {
+        next_buffer ^= 1;
+        if (leader) arch::tma_store_wait_read<1>();
+      } else {
+        if (leader) arch::tma_store_wait_read<0>();
+      }
+      sync();
+      // Constant trip counts at every level: the accumulator indices must fold to constants,
+      // or the accumulators move to local memory.
+#pragma unroll
+      for (int j = 0; j < W / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          int const c8 = sub * (W / 8) + j;
+          int rl = 16 * w + l / 4 + 8 * h;  // row within the 64
+          int cl = 8 * j + 2 * (l % 4);     // column within the subtile
+          int r = row0 + 64 * i + rl, c = n0 + 8 * c8 + 2 * (l % 4);
+          char* dst = buf + Sw128::apply(rl * 128 + cl * int(sizeof(ElementD)));
+          float const a0 = acc[i][4 * c8 + 2 * h], a1 = acc[i][4 * c8 + 2 * h + 1];
+          if constexpr (kRoundPairs) {
+            *reinterpret_cast<std::uint32_t*>(dst) =
+                round_pair<ElementD>(epi.visit_unrounded(r, c, batch, a0), epi.visit_unrounded(r, c + 1, batch, a1));
+          } else {
+            *reinterpret_cast<Pair<ElementD>*>(dst) = {epi.visit(r, c, batch, a0), epi.visit(r, c + 1, batch, a1)};
+          }
+        }
+      arch::fence_proxy_async_shared();  // the writes above, before the TMA store reads them
+      sync();
+      if (leader) {
+        arch::tma_store_3d(&p.tma_d, buf, n0 + sub * W, row0 + 64 * i, batch);
+        arch::tma_store_commit();
+      }
+    }
+}
+#endif
+
+#if defined(__CUDACC__)
+/// One consumer warpgroup's epilogue over all of its tiles.
+template <class Cfg, class Fusion>
+class Sm90CollectiveEpilogue {
+ public:
+  /// @param smem_d  the epilogue's shared memory (both warpgroups' buffers)
+  /// @param wg      the consumer warpgroup, 0 or 1
+  __device__ __forceinline__ Sm90CollectiveEpilogue(Sm90GemmParams<Fusion> const& p, char* smem_d, int wg, bool leader)
+      : p_(p), epi_(p.epi), smem_d_(smem_d), wg_(wg), leader_(leader) {}
+
+  /// Stores the warpgroup's rows of `tile` (first row row0 = tile.m0 + the warpgroup's offset,
+  /// first column n0) from the accumulators.
+  template <class Acc>
+  __device__ __forceinline__ void store(Acc& acc, int row0, int n0, kernel::GroupedTile const& tile) {
+    bool via_tma = false;
+    if constexpr (Cfg::kTmaStoreD) via_tma = p_.tma_store_d && row0 + 64 * Cfg::kMmaM <= tile.m_end && n0 + Cfg::BN <= p_.n;
+    if (via_tma) {
+      auto store = [&] { store_tile_tma<Cfg>(p_, epi_, acc, smem_d_ + wg_ * Cfg::kEpilogueBuffers * 8192, next_buffer_, row0, n0, tile.l, wg_, leader_); };
+      // NOTES: a fusion that can say whether it reads C (beta != 0) gets a copy of the store
+      // loop in which it does not: the test there is known false, and the per-element C loads,
+      // conversions and beta * C multiply-adds, which ptxas otherwise if-converts into
+      // predicated loads plus unconditional math, drop out (a third of the plain epilogue).
+      if constexpr (requires { epi_.reads_source(); }) {
+        if (epi_.reads_source()) store();
+        else store();
+      } else {
+        store();
+      }
+    } else {
+      store_tile_direct<Cfg>(p_, epi_, acc, row0, n0, tile.l, tile.m_end);
+    }
+  }
+
+  /// After the last tile: the fusion's own finish, and D written before the CTA retires.
+  __device__ __forceinline__ void finish() {
+    epi_.finish();
+    if constexpr (Cfg::kTmaStoreD) {
+      if (leader_) arch::tma_store_wait_all();
+    }
+  }
+
+ private:
+  Sm90GemmParams<Fusion> const& p_;
+  typename Fusion::Callbacks epi_;
+  char* smem_d_;         // both warpgroups' buffers
+  int next_buffer_ = 0;  // which of them the next subtile fills
+  int wg_;
+  bool leader_;
+};
+#endif
+
+}  // namespace tessel::gemm::collective

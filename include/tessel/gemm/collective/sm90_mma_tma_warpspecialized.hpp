@@ -1,0 +1,255 @@
+#pragma once
+// The Hopper kernel's collective mainloop: A and B brought in by TMA on a ring of Stages shared-
+// memory buffers, multiplied by wgmma straight from shared memory (both operands "ss").
+//
+//   producer (one thread):  acquire a stage, expect its bytes, issue the TMA boxes  -> load()
+//   consumers (warpgroups): wait for a stage, wgmma over it, release it             -> mma()
+//
+// The ring runs on across a CTA's tiles: `it` counts the K tiles over all of them, so that the
+// producer fetches the next tile while the consumers run the epilogue, and a stage's index and
+// phase are it % Stages and (it / Stages) & 1 on both sides.
+//
+// FP8 kernels with promoted accumulation (and per-block scales) run mma_promoted(): each K tile
+// starts from zero in the tensor core and is added (scaled) into f32 registers.
+
+#if !defined(__CUDACC_RTC__)  // NVRTC: CUtensorMap comes from tma_sm90.hpp
+#include <cuda.h>
+#endif
+
+#include <cstdint>
+
+#include "tessel/arch/cluster_sm90.hpp"
+#include "tessel/arch/mbarrier_sm90.hpp"
+#include "tessel/arch/tma_sm90.hpp"
+#include "tessel/arch/wgmma_sm90.hpp"
+#include "tessel/gemm/kernel/decomposition.hpp"
+#include "tessel/gemm/kernel/sm90_block_scales.hpp"
+#include "tessel/gemm/kernel/sm90_config.hpp"
+#include "tessel/gemm/kernel/sm90_grouped.hpp"
+
+namespace tessel::gemm::collective {
+
+#if defined(__CUDACC__)
+/// The ring's barriers: per stage a full barrier (the producer's arrival, then TMA's bytes) and
+/// an empty one (one release per consumer that reads the stage, in every CTA of the cluster).
+template <int Stages, int ClusterM>
+class Sm90TmaPipeline {
+ public:
+  /// @param barriers  2 * Stages mbarriers in shared memory: the full ones, then the empty ones
+  __device__ __forceinline__ explicit Sm90TmaPipeline(std::uint64_t* barriers) : full_(barriers), empty_(barriers + Stages) {}
+
+  /// One thread, before the CTA's (cluster's) barrier. `releases`: arrivals that free a stage.
+  __device__ __forceinline__ void init(int releases) const {
+    for (int s = 0; s < Stages; ++s) {
+      arch::mbarrier_init(&full_[s], 1);  // the producer's arrive (the bytes come from TMA)
+      arch::mbarrier_init(&empty_[s], releases);
+    }
+  }
+
+  /// Producer: waits until stage it % Stages is free, then arms its full barrier for `bytes`.
+  /// NOTES: a fresh barrier counts as having completed the phase before its first one, so the
+  /// first pass over the ring does not wait: the buffers start empty.
+  __device__ __forceinline__ std::uint64_t* producer_acquire(int it, std::uint32_t bytes) const {
+    int const s = it % Stages;
+    arch::mbarrier_wait(&empty_[s], ((it / Stages) & 1) ^ 1);
+    arch::mbarrier_arrive_expect_tx(&full_[s], bytes);
+    return &full_[s];
+  }
+
+  /// Consumer: waits until stage s has its bytes (phase: the pass over the ring, mod 2).
+  __device__ __forceinline__ void consumer_wait(int s, int phase) const { arch::mbarrier_wait(&full_[s], phase); }
+
+  /// Consumer (one thread per warpgroup): hands stage s back, to every CTA of the cluster, whose
+  /// multicasts also write into it.
+  __device__ __forceinline__ void consumer_release(int s) const {
+    if constexpr (ClusterM > 1) {
+      for (int r = 0; r < ClusterM; ++r) arch::mbarrier_arrive_cluster(&empty_[s], r);
+    } else {
+      arch::mbarrier_arrive(&empty_[s]);
+    }
+  }
+
+ private:
+  std::uint64_t* full_;
+  std::uint64_t* empty_;
+};
+
+/// The block-scaled kernels' consumer-side state of the scale ring (kernel/sm90_block_scales.hpp).
+struct Sm90ScaleCursor {
+  float const* slots;      // [ScaleRing::kSlots][ScaleRing::kSlotFloats]
+  std::uint64_t* full;     // [kSlots]
+  std::uint64_t* empty;    // [kSlots]
+  int groups = 0;          // groups consumed over the CTA's tiles
+  int shift_b = 0;         // B's shift in the current group
+};
+
+template <class Cfg>
+class Sm90CollectiveMma {
+ public:
+  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, Stages = Cfg::Stages, ClusterM = Cfg::ClusterM;
+  using Mma = typename Cfg::Mma;
+  using BoxesA = typename Cfg::BoxesA;
+  using BoxesB = typename Cfg::BoxesB;
+  using ScaleRing = typename Cfg::ScaleRing;
+  using Pipeline = Sm90TmaPipeline<Stages, ClusterM>;
+  /// NOTES: a stage may be refilled once every consumer that reads it is done: both consumer
+  /// warpgroups (cooperative) or one (ping-pong), in every CTA of the cluster, since a CTA's
+  /// multicast writes into all of them.
+  static constexpr int kReleases = (Cfg::kPingpong ? 1 : 2) * ClusterM;
+  /// One consumer warpgroup's accumulators: kMmaM wgmma tiles of 64 x BN.
+  using Accumulators = float[Cfg::kMmaM][Mma::kAccumulators];
+
+  /// @param smem_a, smem_b  the stages of A ([Stages][BM x 128 bytes]) and B ([Stages][BN x 128])
+  __device__ __forceinline__ Sm90CollectiveMma(char* smem_a, char* smem_b, Pipeline pipeline)
+      : smem_a_(smem_a), smem_b_(smem_b), pipeline_(pipeline) {}
+
+  /// Producer (one thread): the TMA loads of K tile kt of `tile` into stage it % Stages. A CTA of
+  /// cluster rank `rank` loads its share of B's boxes and multicasts them to the whole cluster.
+  __device__ __forceinline__ void load(CUtensorMap const* tma_a, CUtensorMap const* tma_b, kernel::GroupedTile const& tile,
+                                       int kt, int it, int rank) const {
+    int const s = it % Stages, m0 = tile.m0, n0 = tile.n0;
+    std::uint64_t* full = pipeline_.producer_acquire(it, Cfg::kStageBytesA + Cfg::kStageBytesB);
+    char* sa = smem_a_ + s * Cfg::kStageBytesA;
+    char* sb = smem_b_ + s * Cfg::kStageBytesB;
+#pragma unroll
+    for (int i = 0; i < BoxesA::kCount; ++i)
+      arch::tma_load_3d(sa + BoxesA::smem_offset(i), tma_a, full, BoxesA::x(i, m0, kt * BK), BoxesA::y(i, m0, kt * BK), tile.l);
+#pragma unroll
+    for (int i = 0; i < BoxesB::kCount; ++i) {
+      if (i % ClusterM != rank) continue;
+      int x = BoxesB::x(i, n0, kt * BK), y = BoxesB::y(i, n0, kt * BK);
+      if constexpr (ClusterM > 1)
+        arch::tma_load_3d_multicast(sb + BoxesB::smem_offset(i), tma_b, full, x, y, tile.group, (1u << ClusterM) - 1);
+      else
+        arch::tma_load_3d(sb + BoxesB::smem_offset(i), tma_b, full, x, y, tile.group);
+    }
+  }
+
+  /// Consumer: zeroes the accumulators (and fences them for the wgmma that writes them).
+  __device__ __forceinline__ static void clear(Accumulators& acc) {
+#pragma unroll
+    for (int i = 0; i < Cfg::kMmaM; ++i) {
+#pragma unroll
+      for (int v = 0; v < Mma::kAccumulators; ++v) acc[i][v] = 0.f;
+      arch::wgmma_fence_registers(acc[i]);
+    }
+  }
+
+  /// Consumer: all K tiles of unit `u`, accumulating in the tensor core. `it` is the ring's count
+  /// at the unit's first K tile, and past its last on return. wg_row0: the warpgroup's first row
+  /// in the tile; `leader`: the warpgroup's thread that releases stages.
+  __device__ __forceinline__ void mma(Accumulators& acc, kernel::WorkUnit const& u, int& it, int wg_row0, bool leader) const {
+    for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
+      int s = it % Stages;
+      pipeline_.consumer_wait(s, (it / Stages) & 1);
+      mma_k_tile(acc, s, /*fresh=*/kt == u.k_begin, wg_row0);
+      // Keep this K tile's wgmma in flight; once the previous one has finished, its stage is
+      // free for the producer.
+      arch::wgmma_wait_group<1>();
+      if (kt > u.k_begin && leader) pipeline_.consumer_release((it - 1) % Stages);
+    }
+    arch::wgmma_wait_group<0>();
+#pragma unroll
+    for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
+    if (leader) pipeline_.consumer_release((it - 1) % Stages);
+  }
+
+  /// Consumer, FP8 with promoted accumulation: as mma(), each K tile's partial sum added up in f32
+  /// registers, the sum left in `acc`; block-scaled kernels multiply it by its rows' A scales and its B
+  /// block's scale on the way (`scales`: the scale ring; `sf`: where B's scales of `tile` start).
+  __device__ __forceinline__ void mma_promoted(Accumulators& acc, kernel::WorkUnit const& u, int& it, int wg_row0, bool leader,
+                                               [[maybe_unused]] kernel::Sm90BlockScales const& sf,
+                                               [[maybe_unused]] kernel::GroupedTile const& tile,
+                                               [[maybe_unused]] Sm90ScaleCursor& scales) const {
+    // NOTES: each K tile's partial sum is read as soon as its wgmma is done (wait 0), so no
+    // wgmma stays in flight across K tiles; the other consumer warpgroup's wgmma keeps the
+    // tensor cores busy meanwhile.
+    // `acc` takes each K tile's wgmma (cleared by the caller, overwritten by every K tile's
+    // first wgmma); `total` the sum.
+    Accumulators total;
+#pragma unroll
+    for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+      for (int v = 0; v < Mma::kAccumulators; ++v) total[i][v] = 0.f;
+    kernel::Sm90ThreadScales<Cfg::kMmaM, BM> scale;
+    int const t = int(threadIdx.x) % 128, thread_row0 = wg_row0 + 16 * (t / 32) + (t % 32) / 4;
+    // NOTES: the stage and its phase advance by one each K tile rather than being divided
+    // out of `it` each time: the division sat on the path from one K tile's wait to the next.
+    int s = it % Stages, phase = (it / Stages) & 1;
+    // Block-scaled kernels: the K tile's place in its scale group (groups start with the
+    // tile: these kernels take whole tiles), and the group's scales.
+    [[maybe_unused]] int g = 0;
+    [[maybe_unused]] float const* group_scales = scales.slots;
+    for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
+      pipeline_.consumer_wait(s, phase);
+      mma_k_tile(acc, s, /*fresh=*/true, wg_row0);
+      // Block-scaled kernels: this K tile's scales, from its group's slot. NOTES: waited for
+      // and read while the wgmma runs (the slot's barrier is its own, so a late group holds
+      // up only the scaling, not the wgmma); the slot goes back after the group's last K tile,
+      // from every warp once its reads are done.
+      if constexpr (Cfg::kBlockScaled) {
+        if (g == 0) {
+          int const slot = scales.groups % ScaleRing::kSlots;
+          arch::mbarrier_wait(&scales.full[slot], (scales.groups / ScaleRing::kSlots) & 1);
+          scales.shift_b = ScaleRing::shift_b(sf, tile, kt);
+          group_scales = scales.slots + slot * ScaleRing::kSlotFloats;
+        }
+        scale.template read<ScaleRing>(group_scales, g, scales.shift_b, thread_row0);
+      }
+      arch::wgmma_wait_group<0>();
+#pragma unroll
+      for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
+      if (leader) pipeline_.consumer_release(s);
+#pragma unroll
+      for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+        for (int v = 0; v < Mma::kAccumulators; ++v) {
+          if constexpr (Cfg::kBlockScaled) total[i][v] += acc[i][v] * scale(i, v);
+          else total[i][v] += acc[i][v];
+        }
+      if constexpr (Cfg::kBlockScaled) {
+        if (g == ScaleRing::G - 1 || kt == u.k_end - 1) {
+          __syncwarp();
+          if (threadIdx.x % 32 == 0) arch::mbarrier_arrive(&scales.empty[scales.groups % ScaleRing::kSlots]);
+          ++scales.groups;
+          g = 0;
+        } else {
+          ++g;
+        }
+      }
+      if (++s == Stages) {
+        s = 0;
+        phase ^= 1;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+      for (int v = 0; v < Mma::kAccumulators; ++v) acc[i][v] = total[i][v];
+  }
+
+ private:
+  /// The wgmma of one K tile (stage s): accumulate into acc, or start from zero when `fresh`.
+  __device__ __forceinline__ void mma_k_tile(Accumulators& acc, int s, bool fresh, int wg_row0) const {
+    char const* sa = smem_a_ + s * Cfg::kStageBytesA;
+    char const* sb = smem_b_ + s * Cfg::kStageBytesB;
+    arch::wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < BK / Mma::kK; ++k) {
+      auto desc_b = arch::wgmma_desc_sw128<Cfg::MajorB>(sb + BoxesB::mma_offset(0, k), BoxesB::kChunkBytes);
+#pragma unroll
+      for (int i = 0; i < Cfg::kMmaM; ++i) {
+        auto desc_a = arch::wgmma_desc_sw128<Cfg::MajorA>(sa + BoxesA::mma_offset(wg_row0 + 64 * i, k), BoxesA::kChunkBytes);
+        Mma::mma(acc[i], desc_a, desc_b, (!fresh || k > 0) ? 1 : 0);
+      }
+    }
+    arch::wgmma_commit_group();
+  }
+
+  char* smem_a_;
+  char* smem_b_;
+  Pipeline pipeline_;
+};
+#endif
+
+}  // namespace tessel::gemm::collective
