@@ -64,6 +64,9 @@ struct OperandBoxes {
   TESSEL_HD static constexpr int y(int i, int r0, int k0) { return kK ? r0 + i * kBoxOuter : k0; }
   /// Shared-memory byte offset of the 64 rows starting at `row` at K step `k` of a stage.
   TESSEL_HD static constexpr int mma_offset(int row, int k) { return kK ? row * 128 + k * 32 : (row / 64) * kChunkBytes + k * 2048; }
+  /// mma_offset(row0 + 64 * i, k) - mma_offset(row0, 0) for any row0 that is a multiple of 64: a
+  /// constant, so that a K tile's wgmma descriptors are one base plus constants.
+  TESSEL_HD static constexpr int mma_step(int i, int k) { return kK ? i * 64 * 128 + k * 32 : i * kChunkBytes + k * 2048; }
 };
 
 inline constexpr int kSm90SmemBytes = 227 * 1024;  // dynamic shared memory one CTA may have

@@ -65,7 +65,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   auto* scale_full = reinterpret_cast<std::uint64_t*>(fixup_flag + 4);  // block-scaled kernels: [kSlots] each
   auto* scale_empty = scale_full + ScaleRing::kSlots;
 
-  auto const role = Sm90WarpGroupRole(int(threadIdx.x) / 128);
+  // NOTES: with a plain linear combination for epilogue, the warpgroup is read from lane 0, so
+  // that the compiler knows it is the same in every lane of a warp: the consumers' loop state and
+  // wgmma descriptors then live in uniform registers, issued on the uniform datapath beside the
+  // tensor cores (+2% at 128x256, +5% for the 128x128 ping-pong, +9% for promoted FP8; bench/NOTES.md).
+  // The fused epilogues keep the thread index: with the whole consumer uniform they spilled and
+  // ran 2% slower.
+  constexpr bool kUniformRole = requires { requires !Fusion::kActivation; };
+  int const warpgroup = int(threadIdx.x) / 128;
+  auto const role = Sm90WarpGroupRole(kUniformRole ? __shfl_sync(0xffffffffu, warpgroup, 0) : warpgroup);
   int const k_tiles = (p.k + BK - 1) / BK;
   int const tile_count = p.sched.tile_count();
   int const cluster = int(blockIdx.x) / ClusterM, clusters = int(gridDim.x) / ClusterM;
@@ -143,6 +151,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     arch::warpgroup_reg_alloc<Sm90RegisterBudget::kConsumer>();
     int const wg = int(role) - int(Sm90WarpGroupRole::kConsumer0);
     int const wg_row0 = Cfg::kPingpong ? 0 : wg * Cfg::kWgRows;  // first tile row this warpgroup computes
+    // The same, known to be the same in every lane of a warp, for the mainloop's descriptors.
+    int const mma_row0 = kUniformRole ? wg_row0 : __shfl_sync(0xffffffffu, wg_row0, 0);
     bool const leader = threadIdx.x % 128 == 0;
     Epilogue epilogue(p, smem_d, wg, leader);
     collective::Sm90ScaleCursor scales{smem_sf, scale_full, scale_empty};  // block-scaled kernels
@@ -165,8 +175,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       typename Mainloop::Accumulators acc;
       Mainloop::clear(acc);
       if constexpr (Cfg::kPingpong) it = j * k_tiles;
-      if constexpr (Cfg::kPromote) mainloop.mma_promoted(acc, u, it, wg_row0, leader, p.scales, tile, scales);
-      else mainloop.mma(acc, u, it, wg_row0, leader);
+      if constexpr (Cfg::kPromote) mainloop.mma_promoted(acc, u, it, mma_row0, leader, p.scales, tile, scales);
+      else mainloop.mma(acc, u, it, mma_row0, leader);
       if constexpr (Cfg::kPingpong) {
         if (j + 1 < units) arch::named_barrier_arrive<256>(Sm90Barrier::kMainloopTurn + (1 - wg));
       }
