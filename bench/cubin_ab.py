@@ -11,9 +11,10 @@ headers, with the flags of the package's prebuilt kernels (python/kernels.cmake)
 OUT_DIR/<name>.sm_90a.cubin. `time` needs the tessel package and PyTorch: for every case it
 loads both cubins as tessel._core.Kernel objects (the launcher and the parameter block are the
 installed package's, so both builds must take the same block: TESSEL_SM90_PARAMS_MATCH), checks
-each on a NaN-poisoned D against float64, then times A, B and torch.matmul (torch._scaled_mm for
-FP8) on the same operands, rotated past L2, in turns, round after round, each launch timed with
-events, medians. Reports B / A per case with the spread over rounds.
+A on a NaN-poisoned D against float64 and B's D bit for bit against A's, then times A, B and
+torch.matmul (torch._scaled_mm for FP8) on the same operands, rotated past L2, in turns, round
+after round (each provider first, second and last in turn), each launch timed with events,
+medians. Reports B / A per case with the spread over rounds.
 """
 
 import argparse
@@ -100,9 +101,9 @@ def time_ab(dir_a: Path, dir_b: Path, rounds: int, reps: int, out):
             cpp_time(kern, [(a, b, d)], 1)
             torch.cuda.synchronize()
             outs.append(d.clone())
-        # A against float64 (FP8's fast accumulation keeps fewer bits: a wider budget), B bit for
-        # bit against A: the same wgmma in the same order must give the same D.
-        share = worst_error_share(a.float(), b.float(), outs[0].float(), 2.0**-5 if fp8 else 2.0**-7, act)
+        # A against float64 (FP8's fast accumulation keeps fewer bits in the tensor core: a wider
+        # budget), B bit for bit against A: the same wgmma in the same order must give the same D.
+        share = worst_error_share(a.float(), b.float(), outs[0].float(), 2.0**-3 if fp8 and not c.kernel_schedule.endswith("promoted") else 2.0**-7, act)
         same = torch.equal(outs[0].view(torch.int16), outs[1].view(torch.int16))
         checks = f"{share:.2f}, {'B == A' if same else 'B != A'}"
         ok = share <= 1 and same
@@ -112,10 +113,12 @@ def time_ab(dir_a: Path, dir_b: Path, rounds: int, reps: int, out):
         else:
             torch_run = (lambda a, b, d: torch.matmul(a, b, out=d)) if act is None else (lambda a, b, d: act(torch.matmul(a, b)))
         med = {"a": [], "b": [], "t": []}
-        for _ in range(rounds if ok else 0):
-            med["a"].append(statistics.median(cpp_time(ka, sets, reps)))
-            med["b"].append(statistics.median(cpp_time(kb, sets, reps)))
-            med["t"].append(statistics.median(events_time(torch_run, sets, reps)))
+        timers = {"a": lambda: cpp_time(ka, sets, reps), "b": lambda: cpp_time(kb, sets, reps),
+                  "t": lambda: events_time(torch_run, sets, reps)}
+        for r in range(rounds if ok else 0):
+            order = list(timers)[r % 3:] + list(timers)[:r % 3]  # each provider first, second and last in turn
+            for p in order:
+                med[p].append(statistics.median(timers[p]()))
         flop = 2 * m * n * k
         if ok:
             tf = {p: flop / statistics.median(v) / 1e9 for p, v in med.items()}
