@@ -65,12 +65,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   auto* scale_full = reinterpret_cast<std::uint64_t*>(fixup_flag + 4);  // block-scaled kernels: [kSlots] each
   auto* scale_empty = scale_full + ScaleRing::kSlots;
 
-  // NOTES: with a plain linear combination for epilogue, the warpgroup is read from lane 0, so
-  // that the compiler knows it is the same in every lane of a warp: the consumers' loop state and
-  // wgmma descriptors then live in uniform registers, issued on the uniform datapath beside the
-  // tensor cores (+2% at 128x256, +5% for the 128x128 ping-pong, +9% for promoted FP8; bench/NOTES.md).
-  // The fused epilogues keep the thread index: with the whole consumer uniform they spilled and
-  // ran 2% slower.
+  // NOTES: where the epilogue is Sm90LinearCombination without an activation, the warpgroup is
+  // read from lane 0, so that the compiler knows it is the same in every lane of a warp: the
+  // consumers' loop state and wgmma descriptors then live in uniform registers, issued on the
+  // uniform datapath beside the tensor cores (with the descriptors advanced by constants: +1% at
+  // 128x256, +4% for the 128x128 ping-pong at K = 256, +9% for promoted FP8; bench/NOTES.md).
+  // Fused epilogues (activations, visitor trees) keep the thread index: with the whole consumer
+  // uniform, the GELU kernel spilled and ran 2% slower.
   constexpr bool kUniformRole = requires { requires !Fusion::kActivation; };
   int const warpgroup = int(threadIdx.x) / 128;
   auto const role = Sm90WarpGroupRole(kUniformRole ? __shfl_sync(0xffffffffu, warpgroup, 0) : warpgroup);
