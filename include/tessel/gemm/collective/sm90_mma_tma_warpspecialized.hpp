@@ -83,6 +83,8 @@ struct Sm90ScaleCursor {
   int shift_b = 0;         // B's shift in the current group
 };
 
+/// The mainloop of one Sm90KernelConfig: the producer's loads and the consumers' wgmma over the
+/// ring of stages in shared memory.
 template <class Cfg>
 class Sm90CollectiveMma {
  public:
@@ -156,7 +158,7 @@ class Sm90CollectiveMma {
 
   /// Consumer, FP8 with promoted accumulation: as mma(), each K tile's partial sum added up in f32
   /// registers, the sum left in `acc`; block-scaled kernels multiply it by its rows' A scales and its B
-  /// block's scale on the way (`scales`: the scale ring; `sf`: where B's scales of `tile` start).
+  /// block's scale on the way (`sf`: the problem's scale tensors; `scales`: the scale ring's state).
   __device__ __forceinline__ void mma_promoted(Accumulators& acc, kernel::WorkUnit const& u, int& it, int wg_row0, bool leader,
                                                [[maybe_unused]] kernel::Sm90BlockScales const& sf,
                                                [[maybe_unused]] kernel::GroupedTile const& tile,
