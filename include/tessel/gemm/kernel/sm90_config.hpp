@@ -1,8 +1,9 @@
 #pragma once
 // The Hopper kernel's compile-time configuration (CUTLASS's dispatch policy): the schedule tags,
 // how a stage's operand boxes lie, the shared-memory budget, Sm90KernelConfig, and the CTA's
-// roles, register budgets and named barriers. Types and constants only, no device code: the
-// collective builder, the collectives, the kernel and the Python package's rules all read it.
+// roles, register budgets and named barriers. Types and constants, no kernel: the collective
+// builder, the collectives and the kernel include it, and the Python package's rules mirror it
+// (generated sources assert them against it).
 
 #include <type_traits>
 
