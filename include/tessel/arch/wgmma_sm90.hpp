@@ -74,6 +74,13 @@ __device__ __forceinline__ std::uint64_t wgmma_desc(void const* smem, std::uint3
          | (kLayout << 62);                                // layout type: the swizzle
 }
 
+/// The descriptor of the matrix `bytes` further on in shared memory: only the start-address field
+/// (bits 0-13, 16-byte units) moves. Shared memory lies below 256 KB, so the 32-bit sum never
+/// carries out of that field and the high word is left as it is.
+__device__ __forceinline__ std::uint64_t wgmma_desc_advance(std::uint64_t desc, int bytes) {
+  return (desc & ~std::uint64_t(0xFFFFFFFF)) | std::uint32_t(std::uint32_t(desc) + std::uint32_t(bytes >> 4));
+}
+
 /// The 128-byte form, the one the GEMM kernel uses.
 template <Major M>
 __device__ __forceinline__ std::uint64_t wgmma_desc_sw128(void const* smem, std::uint32_t mn_chunk_bytes = 0) {

@@ -97,7 +97,7 @@ class Sm90CollectiveMma {
   /// NOTES: a stage may be refilled once every consumer that reads it is done: both consumer
   /// warpgroups (cooperative) or one (ping-pong), in every CTA of the cluster, since a CTA's
   /// multicast writes into all of them.
-  static constexpr int kReleases = (Cfg::kPingpong ? 1 : 2) * ClusterM;
+  static constexpr int kReleases = (Cfg::kPingpong ? 1 : kernel::kSm90ConsumerWarpGroups) * ClusterM;
   /// One consumer warpgroup's accumulators: kMmaM wgmma tiles of 64 x BN.
   using Accumulators = float[Cfg::kMmaM][Mma::kAccumulators];
 
@@ -231,30 +231,24 @@ class Sm90CollectiveMma {
   }
 
  private:
-  /// A wgmma descriptor whose start address moves `bytes` on.
-  __device__ __forceinline__ static std::uint64_t advanced(std::uint64_t desc, int bytes) {
-    return (desc & ~std::uint64_t(0xFFFFFFFF)) | std::uint32_t(std::uint32_t(desc) + std::uint32_t(bytes >> 4));
-  }
-
   /// The wgmma of one K tile (stage s): accumulate into acc, or start from zero when `fresh`.
   __device__ __forceinline__ void mma_k_tile(Accumulators& acc, int s, bool fresh, int wg_row0) const {
     char const* sa = smem_a_ + s * Cfg::kStageBytesA;
     char const* sb = smem_b_ + s * Cfg::kStageBytesB;
-    // NOTES: for BN >= 128, one descriptor per operand and K tile, each wgmma adding a constant to
-    // its start-address field (16-byte units, bits 0-13 of the low word: shared memory stays below
-    // 256 KB, so the sum never carries out of it, and the high word never changes). Building each
-    // descriptor from its address took five integer instructions per wgmma, which the consumers
-    // issue beside the tensor cores. For BN = 64 (short wgmma, stream-K's 128x64 tile) the
-    // constant-offset form measured 8% slower and is not used (bench/NOTES.md, run 3).
+    // NOTES: for BN >= 128, one descriptor per operand and K tile, each wgmma advancing it by a
+    // constant (arch::wgmma_desc_advance). Building each descriptor from its address took five
+    // integer instructions per wgmma, which the consumers issue beside the tensor cores. For
+    // BN = 64 (short wgmma, stream-K's 128x64 tile) the constant-offset form measured 8% slower
+    // and is not used (bench/NOTES.md, runs 3-4).
     constexpr bool kAdvance = BN >= 128;
     std::uint64_t const base_a = arch::wgmma_desc_sw128<Cfg::MajorA>(sa + BoxesA::mma_offset(wg_row0, 0), BoxesA::kChunkBytes);
     std::uint64_t const base_b = arch::wgmma_desc_sw128<Cfg::MajorB>(sb + BoxesB::mma_offset(0, 0), BoxesB::kChunkBytes);
     auto desc_a = [&](int i, int k) {
-      if constexpr (kAdvance) return advanced(base_a, BoxesA::mma_step(i, k));
+      if constexpr (kAdvance) return arch::wgmma_desc_advance(base_a, BoxesA::mma_step(i, k));
       else return arch::wgmma_desc_sw128<Cfg::MajorA>(sa + BoxesA::mma_offset(wg_row0 + 64 * i, k), BoxesA::kChunkBytes);
     };
     auto desc_b = [&](int k) {
-      if constexpr (kAdvance) return advanced(base_b, BoxesB::mma_step(0, k));
+      if constexpr (kAdvance) return arch::wgmma_desc_advance(base_b, BoxesB::mma_step(0, k));
       else return arch::wgmma_desc_sw128<Cfg::MajorB>(sb + BoxesB::mma_offset(0, k), BoxesB::kChunkBytes);
     };
     arch::wgmma_fence();
