@@ -50,6 +50,8 @@ def _configs(tree: Path):
 
 
 def build(tree: Path, out: Path):
+    if not (tree / "python" / "tessel" / "jit" / "codegen_sm90.py").is_file() or not (tree / "include" / "tessel").is_dir():
+        sys.exit(f"cubin_ab: {tree} is not a tessel source tree (no python/tessel/jit/codegen_sm90.py or include/tessel)")
     codegen_sm90, configs = _configs(tree.resolve())
     out.mkdir(parents=True, exist_ok=True)
     for c in dict.fromkeys(configs):
@@ -61,11 +63,21 @@ def build(tree: Path, out: Path):
 
 
 def time_ab(dir_a: Path, dir_b: Path, rounds: int, reps: int, out):
-    import torch
-    from tessel.jit import codegen, cubin, kernel
-    from tessel.jit.config import GemmConfig
+    try:
+        import torch
+        from tessel.jit import codegen, cubin, kernel
+        from tessel.jit.config import GemmConfig
+    except ImportError as e:
+        sys.exit(f"cubin_ab: `time` needs PyTorch and the installed tessel package ({e})")
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from torch_timing import cpp_time, events_time, worst_error_share, write_report
+
+    missing = [str(d / f"{GemmConfig(arch='sm90a', layout_c='row', **kw).name}.sm_90a.cubin") for kw, _ in CASES
+               for d in (dir_a, dir_b) if not (d / f"{GemmConfig(arch='sm90a', layout_c='row', **kw).name}.sm_90a.cubin").is_file()]
+    if missing:
+        sys.exit(f"cubin_ab: {missing[0]} is missing ({len(missing)} in all): run `cubin_ab.py build TREE DIR` for both first")
+    if not torch.cuda.is_available():
+        sys.exit("cubin_ab: no CUDA device: nothing to time")
 
     def load(c, d):
         data = (d / f"{c.name}.sm_90a.cubin").read_bytes()
