@@ -117,7 +117,7 @@ constexpr float kScaleD = 3.f;
 /// TN with D row-major (the kernel's native layout): A row-major M x K, B column-major K x N, one
 /// 128-byte swizzle row of K per stage, cooperative, cluster 1x1x1 unless given, the stage count left to the
 /// builder.
-template <class EAB, int BM, int BN, class ED, class Fusion = kernel::Sm90LinearCombination<ED, bf16>,
+template <class EAB, int BM, int BN, class ED, class Fusion = epilogue::LinearCombination<ED, bf16>,
           class Schedule = collective::KernelTmaWarpSpecializedCooperative, int ClusterM = 1>
 struct Sm90TN {
   static constexpr int kAlignAB = 16 / int(sizeof(EAB));
@@ -144,22 +144,22 @@ using FusedE4m3Tanh = Sm90TN<bf16, 128, 256, e4m3, Fp8EpilogueTanh>::Gemm;
 // The same pair on the ping-pong schedule, where one consumer's epilogue runs under the other's
 // mainloop instead of stopping both.
 using Pingpong = kernel::KernelTmaWarpSpecializedPingpong;
-using PlainPingpong = Sm90TN<bf16, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>, Pingpong>::Gemm;
+using PlainPingpong = Sm90TN<bf16, 128, 128, bf16, epilogue::LinearCombination<bf16, bf16>, Pingpong>::Gemm;
 using FusedPingpong = Sm90TN<bf16, 128, 128, e4m3, Fp8Epilogue, Pingpong>::Gemm;
 using Fp8Wide = Sm90TN<e4m3, 128, 256, bf16>::Gemm;
 // The wide tile in a 2x1 cluster: B multicast to both CTAs, half of B's L2 reads, so that the
 // producer's 3-stage lookahead (0.74 us of math per stage) is less exposed to L2 latency.
 // (Ping-pong measured 0.89-0.93 of cuBLASLt on 64x256 tiles, 0.97-1.00 on 128x128: NOTES.md.)
-using Fp8Cluster = Sm90TN<e4m3, 128, 256, bf16, kernel::Sm90LinearCombination<bf16, bf16>,
+using Fp8Cluster = Sm90TN<e4m3, 128, 256, bf16, epilogue::LinearCombination<bf16, bf16>,
                           collective::KernelTmaWarpSpecializedCooperative, 2>::Gemm;
 // Promoted accumulation (each K tile's partial sum added into f32 registers): the accurate mode.
-using Fp8Promoted = Sm90TN<e4m3, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>,
+using Fp8Promoted = Sm90TN<e4m3, 128, 128, bf16, epilogue::LinearCombination<bf16, bf16>,
                            collective::KernelTmaWarpSpecializedCooperativeFP8Promoted>::Gemm;
 // Ping-pong 128x128: each consumer's epilogue under the other's mainloop.
-using Fp8Pingpong = Sm90TN<e4m3, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>, Pingpong>::Gemm;
+using Fp8Pingpong = Sm90TN<e4m3, 128, 128, bf16, epilogue::LinearCombination<bf16, bf16>, Pingpong>::Gemm;
 using Fp8Kernels = std::tuple<Fp8Wide, Fp8Cluster, Fp8Promoted, Fp8Pingpong>;
 // Per-block scales (DeepSeek-V3: A per 1 x 128, B per 128 x 128), promoted accumulation.
-using Fp8BlockScaled = Sm90TN<e4m3, 128, 128, bf16, kernel::Sm90LinearCombination<bf16, bf16>,
+using Fp8BlockScaled = Sm90TN<e4m3, 128, 128, bf16, epilogue::LinearCombination<bf16, bf16>,
                               collective::KernelTmaWarpSpecializedCooperativeFP8BlockScaled>::Gemm;
 constexpr int kFp8Kernels = int(std::tuple_size_v<Fp8Kernels>);
 

@@ -61,7 +61,7 @@ using tessel::verify::DeviceBuffer;
 
 template <class T, class Tb, class Warp, int Stages, class Policy = KernelPolicySm80Default>
 using TesselTN = device::Gemm<T, RowMajor, T, ColumnMajor, T, ColumnMajor, float, OpClassTensorOp, arch::Sm80, Tb, Warp,
-                              GemmShape<16, 8, 16>, epilogue::LinearCombination<T, float, float>, Stages, Policy>;
+                              GemmShape<16, 8, 16>, epilogue::LinearCombination<T>, Stages, Policy>;
 using V3 = KernelPolicySm80<Sm80Mainloop::kClassic>;             // the classic mainloop (the reference row)
 using V4 = KernelPolicySm80<Sm80Mainloop::kFast>;                // XOR-split addresses, unpredicated interior copies (default)
 using V4Sepi = KernelPolicySm80<Sm80Mainloop::kFast, 1, true>;   // + D through shared memory, 16-byte stores

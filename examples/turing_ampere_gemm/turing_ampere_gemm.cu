@@ -51,7 +51,7 @@ using WarpShape = GemmShape<64, 64, 32>;
 // seed's bets count (twice the HMMA of Sm75 at this warp tile). The library's default Sm80
 // mainloop (v4) splits interior and edge tiles into two K loops, which doubles that count.
 using Gemm = device::Gemm<half_t, RowMajor, half_t, ColumnMajor, float, RowMajor, float, OpClassTensorOp, ArchTag,
-                          ThreadblockShape, WarpShape, InstructionShape, epilogue::LinearCombination<float, float, float>,
+                          ThreadblockShape, WarpShape, InstructionShape, epilogue::LinearCombination<float>,
                           kStages, KernelPolicySm80<Sm80Mainloop::kClassic>>;
 
 std::string shape(int m, int n, int k) { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }

@@ -22,7 +22,7 @@ enum class Element : std::uint8_t { f16 = 0, bf16 = 1, f32 = 2, e4m3 = 3, e5m2 =
 constexpr int element_bytes(Element e) {
   return e == Element::e4m3 || e == Element::e5m2 ? 1 : e == Element::f32 || e == Element::tf32 ? 4 : 2;
 }
-// The epilogues a kernel can fuse (tessel/jit/epilogue_activation.hpp); Python's codes too.
+// The epilogues a kernel can fuse (epilogue::LinearCombination's activations); Python's codes too.
 enum class Epilogue : std::uint8_t { linear = 0, relu = 1, gelu = 2, silu = 3 };
 
 char const* element_name(Element e);  // "float16", "bfloat16", "float32", "float8_e4m3fn": PyTorch's names
@@ -75,7 +75,7 @@ struct Problem {
 
 // kernel::GemmParams<Config> of every Sm75/Sm80 configuration, as a plain struct the launcher
 // fills: the config changes the types of the pointers and of the epilogue, not the layout, which
-// both epilogues (LinearCombination and LinearCombinationActivation) share as {alpha, beta}.
+// every activation of epilogue::LinearCombination shares as OutputOp{Scalars{alpha, beta}}.
 // Each generated kernel source asserts the offsets below against the real GemmParams
 // (python/tessel/jit/codegen.py), and a test asserts codegen's numbers against these.
 struct KernelParams {

@@ -16,12 +16,11 @@ from tessel.jit import cache, codegen, codegen_sm90, compiler, cubin, paths, pre
 def test_source_spells_the_configuration():
     src = codegen.source(tessel.GemmConfig(element="bf16", out="bf16", layout_a="col", epilogue="gelu", stages=4))
     assert "tessel::bfloat16_t, tessel::gemm::ColumnMajor, tessel::gemm::ColumnMajor" in src
-    assert "tessel::jit::LinearCombinationActivation<tessel::bfloat16_t, tessel::jit::GELU>" in src
-    assert '#include "tessel/jit/epilogue_activation.hpp"' in src
+    assert "tessel::epilogue::LinearCombination<tessel::bfloat16_t, tessel::bfloat16_t, tessel::epilogue::fusion::GeluErf>" in src
     assert "static_assert(Config::kThreads == 128" in src and f"kSharedStorageSize == {2 * 256 * 32 * 4}" in src
     assert "template __global__ void tessel::gemm::kernel::gemm_kernel<tessel_jit::Config>(" in src
     linear = codegen.source(tessel.GemmConfig())
-    assert "epilogue_activation" not in linear and "tessel::epilogue::LinearCombination<float, float, float>" in linear
+    assert "fusion::" not in linear and "tessel::epilogue::LinearCombination<float>" in linear
 
 
 def test_params_layout_is_the_launchers():

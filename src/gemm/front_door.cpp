@@ -13,6 +13,7 @@
 
 #include "sm90_ops.hpp"
 #include "small_n_ring.hpp"
+#include "tessel/epilogue/linear_combination.hpp"
 #include "tessel/gemm/dispatch/heuristic.hpp"
 #include "tessel/gemm/dispatch/small_n_ring.hpp"
 
@@ -79,7 +80,7 @@ StatusInfo check_arguments(GemmArguments const& g) {
   if (auto s = check_matrix("B", g.B, g.k, g.n, t); !s.ok()) return s;
   if (auto s = check_matrix("D", g.D, g.m, g.n, t); !s.ok()) return s;
   if (g.beta != 0.f) {
-    if (!g.C.ptr) return {Status::kErrorInvalidProblem, "beta is nonzero but C is null: pass C, or set beta to 0"};
+    if (auto s = epilogue::check_source_present(g.beta, g.C.ptr); !s.ok()) return s;
     bool const bias = g.C.ld == 0;  // one row repeated over M
     if (bias && (g.C.layout != MatrixLayout::kRowMajor || g.D.layout != MatrixLayout::kRowMajor))
       return {Status::kErrorInvalidLayout, "C with leading dimension 0 (a bias row repeated over M) takes C and D row-major; "

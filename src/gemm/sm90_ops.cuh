@@ -14,7 +14,7 @@ struct Sm90TileOp {
   using Epilogue =
       typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, Tile, Cluster, collective::EpilogueTileAuto, float, float, T,
                                            RowMajor, 8, T, RowMajor, 8, collective::EpilogueScheduleAuto,
-                                           kernel::Sm90LinearCombination<T, T, Act>>::CollectiveOp;
+                                           epilogue::LinearCombination<T, T, Act>>::CollectiveOp;
   using Mainloop = typename collective::CollectiveBuilder<
       arch::Sm90, OpClassTensorOp, T, RowMajor, 8, T, ColumnMajor, 8, float, Tile, Cluster,
       collective::StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>, Schedule>::CollectiveOp;

@@ -23,7 +23,7 @@ using test::GemmConfig;
 template <class LA, class LB, class TOut, class LC, class Tb = GemmShape<128, 128, 32>,
           class Warp = GemmShape<64, 64, 32>>
 using Sm75Gemm = device::Gemm<half_t, LA, half_t, LB, TOut, LC, float, OpClassTensorOp, arch::Sm75, Tb, Warp,
-                              GemmShape<16, 8, 8>, epilogue::LinearCombination<TOut, float, float>, 2>;
+                              GemmShape<16, 8, 8>, epilogue::LinearCombination<TOut>, 2>;
 
 using R = RowMajor;
 using C = ColumnMajor;

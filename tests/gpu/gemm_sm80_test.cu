@@ -22,7 +22,7 @@ template <class TIn, class LA, class LB, class TOut, class LC, class Tb = GemmSh
           class Warp = GemmShape<64, 64, 32>, int Stages = 3, class Inst = GemmShape<16, 8, 16>,
           class Policy = KernelPolicySm80Default>
 using Sm80Gemm = device::Gemm<TIn, LA, TIn, LB, TOut, LC, float, OpClassTensorOp, arch::Sm80, Tb, Warp, Inst,
-                              epilogue::LinearCombination<TOut, float, float>, Stages, Policy>;
+                              epilogue::LinearCombination<TOut>, Stages, Policy>;
 // The v4 mainloop (XOR-split shared addresses), alone and with the staged epilogue and 2 CTAs per SM.
 using V4 = KernelPolicySm80<Sm80Mainloop::kFast>;  // the default: the cases without a prefix run it too
 using V3 = KernelPolicySm80<Sm80Mainloop::kClassic>;

@@ -30,7 +30,7 @@ constexpr int kBlk = kernel::kBlockScaleK;
 template <class Scheduler = PersistentScheduler>
 using BlockScaled = test::Sm90Gemm<e4m3, RowMajor, ColumnMajor, bfloat16_t, 128, 128, 1,
                                    kernel::KernelTmaWarpSpecializedCooperativeFP8BlockScaled, collective::EpilogueScheduleAuto,
-                                   kernel::Sm90LinearCombination<bfloat16_t, bfloat16_t>, Scheduler>;
+                                   epilogue::LinearCombination<bfloat16_t, bfloat16_t>, Scheduler>;
 
 int blocks(int x, int b) { return (x + b - 1) / b; }
 

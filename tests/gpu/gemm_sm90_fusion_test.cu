@@ -175,7 +175,7 @@ TEST(GemmSm90Fusion, Fp8CastBitExactAndAmaxExact) {
 // e4m3 x e4m3 -> bf16 with f32 accumulation, against a double reference of the same FP8 values.
 TEST(GemmSm90Fusion, Fp8E4m3Mainloop) {
   TESSEL_SKIP_WITHOUT_SM90();
-  using G = Fused<float_e4m3_t, bfloat16_t, 128, kernel::Sm90LinearCombination<bfloat16_t>>;
+  using G = Fused<float_e4m3_t, bfloat16_t, 128, epilogue::LinearCombination<bfloat16_t>>;
   int m = 200, n = 264, k = 512;
   std::vector<float> af, bf;
   auto a = random_operand<float_e4m3_t>(std::size_t(m) * k, 31, af);
@@ -204,7 +204,7 @@ TEST(GemmSm90Fusion, Fp8E4m3Mainloop) {
 // error 0.51 fast, 0.014 promoted. The worst errors are printed.
 TEST(GemmSm90Fusion, Fp8PromotedAccumulationIsMoreAccurate) {
   TESSEL_SKIP_WITHOUT_SM90();
-  using Lc = kernel::Sm90LinearCombination<float, float>;
+  using Lc = epilogue::LinearCombination<float, float>;
   using Fast = test::Sm90Gemm<float_e4m3_t, RowMajor, ColumnMajor, float, 128, 128, 1,
                               collective::KernelTmaWarpSpecializedCooperative, collective::EpilogueScheduleAuto, Lc>;
   using Promoted = test::Sm90Gemm<float_e4m3_t, RowMajor, ColumnMajor, float, 128, 128, 1,

@@ -20,7 +20,7 @@ namespace {
 
 template <class LayoutB>
 using Grouped = test::Sm90Gemm<bfloat16_t, RowMajor, LayoutB, bfloat16_t, 128, 128, 1, kernel::KernelTmaWarpSpecializedCooperative,
-                               collective::EpilogueScheduleAuto, kernel::Sm90LinearCombination<bfloat16_t, bfloat16_t>,
+                               collective::EpilogueScheduleAuto, epilogue::LinearCombination<bfloat16_t, bfloat16_t>,
                                GroupedScheduler>;
 
 /// One grouped problem: A (rows, K) or (G, rows, K), B (G, N, K) K-major or (G, K, N) N-major, D

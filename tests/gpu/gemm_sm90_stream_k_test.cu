@@ -23,7 +23,7 @@ namespace {
 
 template <int BN, class Scheduler = StreamKScheduler>
 using StreamK = test::Sm90Gemm<bfloat16_t, RowMajor, ColumnMajor, float, 128, BN, 1, kernel::KernelTmaWarpSpecializedCooperative,
-                               collective::EpilogueScheduleAuto, kernel::Sm90LinearCombination<float, float>, Scheduler>;
+                               collective::EpilogueScheduleAuto, epilogue::LinearCombination<float, float>, Scheduler>;
 
 struct Problem {
   int m, n, k;

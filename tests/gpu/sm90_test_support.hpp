@@ -37,7 +37,7 @@ inline bool have_sm90() {
 /// (alignment 8 elements: TMA stores where that is 16 bytes, register stores for 8-bit D).
 template <class E, class LA, class LB, class ED, int BM, int BN, int CM = 1,
           class Schedule = gemm::collective::KernelScheduleAuto, class EpilogueSchedule = gemm::collective::EpilogueScheduleAuto,
-          class Fusion = gemm::kernel::Sm90LinearCombination<ED, ED>, class Scheduler = gemm::PersistentScheduler>
+          class Fusion = epilogue::LinearCombination<ED, ED>, class Scheduler = gemm::PersistentScheduler>
 using Sm90Gemm = gemm::device::GemmUniversalAdapter<gemm::kernel::GemmUniversal<
     gemm::ProblemShapeMNKL,
     typename gemm::collective::CollectiveBuilder<arch::Sm90, gemm::OpClassTensorOp, E, LA, 16 / sizeof(E), E, LB, 16 / sizeof(E), float,

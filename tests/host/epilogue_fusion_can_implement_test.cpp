@@ -20,20 +20,20 @@ const float kFloat[1] = {};
 float g_amax = 0.f;
 
 TEST(FusionCanImplement, ValidArgumentsPass) {
-  EXPECT_TRUE((LinearCombination<half_t>::can_implement({}, 128, 64, 1).ok()));
-  EXPECT_TRUE((LinearCombination<half_t>::can_implement({.beta = 1.f, .ptr_C = kHalf, .ldc = 64, .batch_stride_C = 0}, 128, 64, 4).ok()));
+  EXPECT_TRUE((epilogue::LinearCombination<half_t>::can_implement({}, 128, 64, 1).ok()));
+  EXPECT_TRUE((epilogue::LinearCombination<half_t>::can_implement({.beta = 1.f, .ptr_C = kHalf, .ldc = 64, .batch_stride_C = 0}, 128, 64, 4).ok()));
   EXPECT_TRUE((LinCombBiasGeluAmaxFp8<half_t, float>::can_implement({.ptr_bias = kFloat, .ptr_amax = &g_amax}, 128, 64, 1).ok()));
 }
 
 TEST(FusionCanImplement, NonzeroBetaNeedsC) {
-  const auto s = LinearCombination<half_t>::can_implement({.beta = 0.5f}, 128, 64, 1);
+  const auto s = epilogue::LinearCombination<half_t>::can_implement({.beta = 0.5f}, 128, 64, 1);
   EXPECT_EQ(s.status, Status::kErrorInvalidProblem);
-  EXPECT_EQ(s.message, "source C pointer is null: beta is 0.5, so C is read; pass C, or set beta to 0");
+  EXPECT_EQ(s.message, "beta is nonzero but C is null: pass C, or set beta to 0");
 }
 
 TEST(FusionCanImplement, BetaFromDeviceMemoryNeedsC) {
   const float beta = 0.f;
-  const auto s = LinearCombination<half_t>::can_implement({.ptr_beta = &beta}, 128, 64, 1);
+  const auto s = LinCombBias<half_t>::can_implement({.ptr_beta = &beta, .ptr_bias = kHalf}, 128, 64, 1);
   EXPECT_EQ(s.status, Status::kErrorInvalidProblem);
   EXPECT_TRUE(contains(s.message, "beta is read from device memory"));
 }

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "epilogue_fusion_model.hpp"
-#include "tessel/gemm/kernel/sm90_linear_combination.hpp"
+#include "tessel/epilogue/linear_combination.hpp"
 
 namespace {
 
@@ -111,10 +111,10 @@ TEST(FusionCompute, NamesFollowTheTree) {
 
 namespace {
 
-// The Hopper kernel's plain epilogue with torch._scaled_mm's device scales: alpha is multiplied
-// by *ptr_scale_a and *ptr_scale_b once, when the callbacks are made; null pointers leave it.
-TEST(Sm90LinearCombination, FoldsDeviceScalesIntoAlpha) {
-  using Lc = tessel::gemm::kernel::Sm90LinearCombination<float, float>;
+// The linear combination's device scalars: *ptr_scale_a and *ptr_scale_b (torch._scaled_mm's
+// per-tensor scales) multiply alpha, once, when the callbacks are made; null pointers leave it.
+TEST(LinearCombination, FoldsDeviceScalesIntoAlpha) {
+  using Lc = tessel::epilogue::LinearCombination<float, float>;
   const float scale_a = 0.75f, scale_b = -4.f;
   const float bias[3] = {1.f, 2.f, 3.f};
   Lc::Arguments args{.alpha = 2.f, .beta = 1.f, .ptr_C = bias, .ldc = 0, .batch_stride_C = 0, .ptr_scale_a = &scale_a,
@@ -125,6 +125,43 @@ TEST(Sm90LinearCombination, FoldsDeviceScalesIntoAlpha) {
   EXPECT_EQ(Lc::Callbacks(Lc::to_params(args)).visit(0, 0, 0, 1.5f), 2.f * 0.75f * 1.5f + 1.f);
   args.ptr_scale_a = nullptr;
   EXPECT_EQ(Lc::Callbacks(Lc::to_params(args)).visit(0, 1, 0, 1.5f), 2.f * 1.5f + 2.f);
+  args.beta = 0.f;  // C is then not read, and may be null
+  args.ptr_C = nullptr;
+  const Lc::Callbacks no_c(Lc::to_params(args));
+  EXPECT_FALSE(no_c.reads_source());
+  EXPECT_EQ(no_c.visit(0, 1, 0, 1.5f), 2.f * 1.5f);
+}
+
+// One formula, two views: the Sm80 kernels' OutputOp (C handed over) and the Hopper kernel's
+// Callbacks (C read through ptr_C) give the same bits for every activation, with and without C.
+template <class Act>
+void expect_views_agree() {
+  using Lc = tessel::epilogue::LinearCombination<tessel::bfloat16_t, tessel::bfloat16_t, Act>;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-4.f, 4.f);
+  for (int i = 0; i < 2000; ++i) {
+    const float alpha = u(rng), beta = i % 3 == 0 ? 0.f : u(rng), acc = u(rng) * 8.f;
+    const tessel::bfloat16_t c[1] = {tessel::bfloat16_t(u(rng))};
+    const typename Lc::OutputOp op{{alpha, beta}};
+    const typename Lc::Callbacks cb(Lc::to_params({.alpha = alpha, .beta = beta, .ptr_C = c, .ldc = 1}));
+    ASSERT_EQ(op.reads_source(), cb.reads_source());
+    const auto want = cb.visit(0, 0, 0, acc);
+    const auto got = op.reads_source() ? op(acc, c[0]) : op(acc);
+    ASSERT_EQ(float(got), float(want)) << Lc::name() << " alpha " << alpha << " beta " << beta << " acc " << acc;
+  }
+}
+
+TEST(LinearCombination, OutputOpAndCallbacksAgree) {
+  expect_views_agree<tessel::epilogue::fusion::Identity>();
+  expect_views_agree<tessel::epilogue::fusion::ReLU>();
+  expect_views_agree<tessel::epilogue::fusion::GeluErf>();
+  expect_views_agree<tessel::epilogue::fusion::SiLU>();
+}
+
+TEST(LinearCombination, NamesItsActivation) {
+  EXPECT_EQ((tessel::epilogue::LinearCombination<tessel::half_t>::name()), "lincomb");
+  EXPECT_EQ((tessel::epilogue::LinearCombination<tessel::half_t, tessel::half_t, tessel::epilogue::fusion::SiLU>::name()),
+            "lincomb_silu");
 }
 
 }  // namespace

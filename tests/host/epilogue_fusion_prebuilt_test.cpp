@@ -49,7 +49,7 @@ struct Operands {
 }
 
 TEST(FusionPrebuilt, LinearCombination) {
-  using F = LinearCombination<bfloat16_t, half_t>;
+  using F = epilogue::LinearCombination<bfloat16_t, half_t>;
   for (unsigned seed : kSeeds) {
     const Operands op(seed);
     const auto got = run<F>({.alpha = op.alpha, .beta = op.beta, .ptr_C = op.c.data(), .ldc = kLdc, .batch_stride_C = kBatchC}, op.frag);
@@ -61,12 +61,12 @@ TEST(FusionPrebuilt, LinearCombination) {
   }
 }
 
-TEST(FusionPrebuilt, LinearCombinationScalarsFromPointers) {
-  using F = LinearCombination<float, half_t>;
+// alpha from device memory: the linear combination multiplies it in (ptr_scale_a); beta is a value.
+TEST(FusionPrebuilt, LinearCombinationAlphaFromAPointer) {
+  using F = epilogue::LinearCombination<float, half_t>;
   const Operands op(5);
-  const float alpha = 0.5f, beta = -1.5f;
-  const auto got = run<F>({.alpha = 99.f, .ptr_alpha = &alpha, .beta = 99.f, .ptr_beta = &beta, .ptr_C = op.c.data(), .ldc = kLdc,
-                           .batch_stride_C = kBatchC},
+  const float alpha = 0.25f, beta = -1.5f;
+  const auto got = run<F>({.alpha = 2.f, .beta = beta, .ptr_C = op.c.data(), .ldc = kLdc, .batch_stride_C = kBatchC, .ptr_scale_a = &alpha},
                           op.frag);
   for (std::size_t i = 0; i < got.size(); ++i) {
     const double want = 0.5 * op.frag[i].acc - 1.5 * op.c_at(op.frag[i]);
@@ -75,7 +75,7 @@ TEST(FusionPrebuilt, LinearCombinationScalarsFromPointers) {
 }
 
 TEST(FusionPrebuilt, LinearCombinationWithoutC) {
-  using F = LinearCombination<float>;
+  using F = epilogue::LinearCombination<float>;
   const auto got = run<F>({.alpha = 3.f}, {{1, 2, 0, 2.f}, {0, 0, 1, -1.f}});  // beta 0, C null
   EXPECT_EQ(got[0], 6.f);
   EXPECT_EQ(got[1], -3.f);
@@ -180,7 +180,7 @@ TEST(FusionPrebuilt, BiasGeluAmaxFp8WorkedExample) {
 }
 
 TEST(FusionPrebuilt, Names) {
-  EXPECT_EQ((LinearCombination<half_t>::name()), "lincomb");
+  EXPECT_EQ((epilogue::LinearCombination<half_t>::name()), "lincomb");
   EXPECT_EQ((LinCombBias<half_t>::name()), "lincomb_bias");
   EXPECT_EQ((LinCombActivation<ReLU, half_t>::name()), "lincomb_relu");
   EXPECT_EQ((LinCombBiasActivation<GeluTanh, bfloat16_t>::name()), "lincomb_bias_gelu_tanh");

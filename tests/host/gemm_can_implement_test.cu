@@ -21,19 +21,19 @@ using namespace tessel::gemm;
 
 using Sm80TN = device::Gemm<half_t, RowMajor, half_t, ColumnMajor, float, RowMajor, float, OpClassTensorOp, arch::Sm80,
                             GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, GemmShape<16, 8, 16>,
-                            epilogue::LinearCombination<float, float, float>, 3>;
+                            epilogue::LinearCombination<float>, 3>;
 using Sm80Bf16NT = device::Gemm<bfloat16_t, ColumnMajor, bfloat16_t, RowMajor, bfloat16_t, ColumnMajor, float, OpClassTensorOp,
                                 arch::Sm80, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, GemmShape<16, 8, 16>,
-                                epilogue::LinearCombination<bfloat16_t, float, float>, 3>;
+                                epilogue::LinearCombination<bfloat16_t>, 3>;
 using Sm80NN = device::Gemm<half_t, ColumnMajor, half_t, ColumnMajor, half_t, ColumnMajor, float, OpClassTensorOp, arch::Sm80,
                             GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, GemmShape<16, 8, 16>,
-                            epilogue::LinearCombination<half_t, float, float>, 3>;
+                            epilogue::LinearCombination<half_t>, 3>;
 using Sm75TT = device::Gemm<half_t, RowMajor, half_t, RowMajor, float, ColumnMajor, float, OpClassTensorOp, arch::Sm75,
                             GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, GemmShape<16, 8, 8>,
-                            epilogue::LinearCombination<float, float, float>, 2>;
+                            epilogue::LinearCombination<float>, 2>;
 using Sm75TN = device::Gemm<half_t, RowMajor, half_t, ColumnMajor, float, RowMajor, float, OpClassTensorOp, arch::Sm75,
                             GemmShape<128, 128, 32>, GemmShape<64, 64, 32>, GemmShape<16, 8, 8>,
-                            epilogue::LinearCombination<float, float, float>, 2>;
+                            epilogue::LinearCombination<float>, 2>;
 
 template <class T>
 T* fake(std::uintptr_t address) {

@@ -22,7 +22,7 @@ using namespace tessel::gemm;
 
 template <class T, class LA, class LB, class TC, class LC>
 using Sm80 = device::Gemm<T, LA, T, LB, TC, LC, float, OpClassTensorOp, arch::Sm80, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>,
-                          GemmShape<16, 8, 16>, epilogue::LinearCombination<TC, float, float>, 3>;
+                          GemmShape<16, 8, 16>, epilogue::LinearCombination<TC>, 3>;
 
 // One argument set, in the handle's terms; `mutate` makes it wrong in one way.
 struct Case {

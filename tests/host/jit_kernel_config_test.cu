@@ -32,7 +32,7 @@ constexpr bool same_kernel_config() {
 
 template <class T, class LA, class LB, class TC, class LC, class Arch, class Tb, class Warp, class Inst, int Stages>
 constexpr bool agree() {
-  using Epi = epilogue::LinearCombination<TC, float, float>;
+  using Epi = epilogue::LinearCombination<TC>;
   using Handle = device::Gemm<T, LA, T, LB, TC, LC, float, OpClassTensorOp, Arch, Tb, Warp, Inst, Epi, Stages>;
   using Jit = jit::GemmKernelConfig<T, LA, LB, TC, LC, Arch, Tb, Warp, Inst, Epi, Stages>;
   return same_kernel_config<Handle, Jit>();

@@ -46,8 +46,10 @@
 //   side effects AuxStore<E, X>, ScalarReduction<Op, X> (Amax<X>), RowReduction<Op, X>,
 //               ColumnReduction<Op, X>, with Op = ReduceSum, ReduceMax, ReduceAbsMax
 //   cast        Convert<E, X>; to float_e4m3_t / float_e5m2_t it saturates
-//   prebuilt    LinearCombination, LinCombBias, LinCombActivation, LinCombBiasActivation,
-//               LinCombBiasGeluAmaxFp8
+//   prebuilt    LinCombBias, LinCombActivation, LinCombBiasActivation,
+//               LinCombBiasGeluAmaxFp8; and the plain D = act(alpha * acc + beta * C), which
+//               every kernel runs by default, is epilogue::LinearCombination<D, C, Act>
+//               (epilogue/linear_combination.hpp, included here)
 //
 // ---- Writing your own ------------------------------------------------------------------------------
 // A tree is a type; no kernel changes. Say D = clamp(alpha * acc + R, -1, 1) in half precision,
@@ -96,3 +98,4 @@
 #include "tessel/epilogue/fusion/scalar_reduction.hpp"
 #include "tessel/epilogue/fusion/source.hpp"
 #include "tessel/epilogue/fusion/vector_reduction.hpp"
+#include "tessel/epilogue/linear_combination.hpp"

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tessel/epilogue/linear_combination.hpp"
 #include "tessel/status.hpp"
 
 namespace tessel::jit {
@@ -84,8 +85,7 @@ inline StatusInfo check_gemm_arguments(GemmArguments const& p) {
   if (!p.a || !p.b || !p.d)
     return {Status::kErrorInvalidProblem, std::string("a null pointer for ") + (!p.a ? "A" : !p.b ? "B" : "D") +
                                               ": pass device pointers to the matrices"};
-  if (p.beta != 0 && !p.c)
-    return {Status::kErrorInvalidProblem, "beta is nonzero but C is null: pass C, or set beta to 0"};
+  if (auto s = epilogue::check_source_present(p.beta, p.c); !s.ok()) return s;
   // A(M,K) and B(K,N) are read in 16-byte vectors along their contiguous mode.
   bool const a_rows = p.a_row_major, b_cols = !p.b_row_major;
   if (auto s = check_ld(p, "A", p.lda, a_rows ? p.k : p.m, a_rows ? "K" : "M"); !s.ok()) return s;

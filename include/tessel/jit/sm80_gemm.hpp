@@ -62,7 +62,7 @@ struct GemmKernelConfig {
   using LayoutB = LayoutB_;
   using LayoutC = LayoutC_;
   using ArchTag = ArchTag_;
-  using Epilogue = Epilogue_;
+  using Epilogue = typename Epilogue_::OutputOp;  // the linear combination's, as device::Gemm's
   static constexpr int BM = ThreadblockShape::kM, BN = ThreadblockShape::kN, BK = ThreadblockShape::kK;
   static constexpr int Stages = Stages_;
   static constexpr bool kAKMajor = std::is_same_v<LayoutA, gemm::RowMajor>;     // A(M,K) row-major: K contiguous

@@ -29,7 +29,6 @@ _PARAMS_MEMBERS = {"problem": "problem", "A": "A", "lda": "lda", "B": "B", "ldb"
 _CPP_ELEMENT = {"f16": "tessel::half_t", "bf16": "tessel::bfloat16_t", "f32": "float"}
 _CPP_LAYOUT = {"row": "tessel::gemm::RowMajor", "col": "tessel::gemm::ColumnMajor"}
 _CPP_ARCH = {"sm80": "tessel::arch::Sm80", "sm75": "tessel::arch::Sm75"}
-_CPP_ACTIVATION = {"relu": "tessel::jit::ReLU", "gelu": "tessel::jit::GELU", "silu": "tessel::jit::SiLU"}
 
 # The kernel the source instantiates, as NVRTC's name expression.
 KERNEL_EXPRESSION = "&tessel::gemm::kernel::gemm_kernel<tessel_jit::Config>"
@@ -42,10 +41,11 @@ def _shape(t) -> str:
 
 
 def epilogue_type(config: GemmConfig) -> str:
+    """The linear combination, with the configuration's activation (the one every kernel runs)."""
     out = _CPP_ELEMENT[config.out]
     if config.epilogue == "linear":
-        return f"tessel::epilogue::LinearCombination<{out}, float, float>"
-    return f"tessel::jit::LinearCombinationActivation<{out}, {_CPP_ACTIVATION[config.epilogue]}>"
+        return f"tessel::epilogue::LinearCombination<{out}>"
+    return f"tessel::epilogue::LinearCombination<{out}, {out}, {codegen_sm90.CPP_ACTIVATION[config.epilogue]}>"
 
 
 def config_type(config: GemmConfig) -> str:
@@ -71,8 +71,6 @@ def source(config: GemmConfig) -> str:
     if config.hopper:
         return codegen_sm90.source(config)
     includes = ['#include "tessel/jit/sm80_gemm.hpp"']
-    if config.epilogue != "linear":
-        includes.append('#include "tessel/jit/epilogue_activation.hpp"')
     asserts = [f"static_assert(sizeof(Params) == {PARAMS_LAYOUT['size']}, "
                '"the launcher\'s parameter block (tessel._core KernelParams) no longer matches GemmParams");']
     for key, member in _PARAMS_MEMBERS.items():

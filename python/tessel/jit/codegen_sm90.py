@@ -29,8 +29,9 @@ _CPP_SCHEDULE = {"cooperative": "tessel::gemm::collective::KernelTmaWarpSpeciali
                  "cooperative_promoted": "tessel::gemm::collective::KernelTmaWarpSpecializedCooperativeFP8Promoted",
                  "cooperative_blockscaled": "tessel::gemm::collective::KernelTmaWarpSpecializedCooperativeFP8BlockScaled"}
 _BITS = {"f16": 16, "bf16": 16, "f32": 32, "tf32": 32, "e4m3": 8, "e5m2": 8}
-# The fused activations (epilogue/fusion/activation_fn.hpp), applied by the linear combination.
-_CPP_ACTIVATION = {"linear": "tessel::epilogue::fusion::Identity", "relu": "tessel::epilogue::fusion::ReLU",
+# The fused activations (epilogue/fusion/activation_fn.hpp), applied by the linear combination
+# (epilogue/linear_combination.hpp); codegen.py's Sm80 sources name them the same way.
+CPP_ACTIVATION = {"linear": "tessel::epilogue::fusion::Identity", "relu": "tessel::epilogue::fusion::ReLU",
                    "gelu": "tessel::epilogue::fusion::GeluErf", "silu": "tessel::epilogue::fusion::SiLU"}
 
 
@@ -51,7 +52,7 @@ def _types(config: GemmConfig) -> list[str]:
         "    tessel::arch::Sm90, tessel::gemm::OpClassTensorOp, Tile, Cluster, tessel::gemm::collective::EpilogueTileAuto,",
         f"    float, float, {out}, tessel::gemm::RowMajor, {align_cd}, {out}, tessel::gemm::RowMajor, {align_cd},",
         "    tessel::gemm::collective::EpilogueTmaWarpSpecialized,",
-        f"    tessel::gemm::kernel::Sm90LinearCombination<{out}, {out}, {_CPP_ACTIVATION[config.epilogue]}>>::CollectiveOp;",
+        f"    tessel::epilogue::LinearCombination<{out}, {out}, {CPP_ACTIVATION[config.epilogue]}>>::CollectiveOp;",
         "using Mainloop = typename tessel::gemm::collective::CollectiveBuilder<",
         f"    tessel::arch::Sm90, tessel::gemm::OpClassTensorOp, {el}, {_CPP_LAYOUT[config.layout_a]}, {align_ab},",
         f"    {el}, {_CPP_LAYOUT[config.layout_b]}, {align_ab}, float, Tile, Cluster,",

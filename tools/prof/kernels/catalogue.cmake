@@ -158,7 +158,7 @@ const Registrar kRegister${index}{make_sm90_tn_operation<Kernel${index}>()};
       message(FATAL_ERROR "tessel-prof catalogue: unknown sm90u schedule '${schedule}' in ${spec}")
     endif()
     if(epilogue STREQUAL "linear_combination")
-      set(fusion "gemm::kernel::Sm90LinearCombination<${tc}, bfloat16_t>")
+      set(fusion "epilogue::LinearCombination<${tc}, bfloat16_t>")
     elseif(epilogue STREQUAL "bias_gelu_amax")
       set(fusion "epilogue::fusion::LinCombBiasGeluAmaxFp8<bfloat16_t, bfloat16_t, ${tc}, epilogue::fusion::GeluErf>")
     elseif(epilogue STREQUAL "bias_gelu_tanh_amax")

@@ -29,7 +29,7 @@ template <class EA, class LA, class EB, class LB, class EC, class LC, class Arch
           int WN, int WK, int IM, int IN, int IK, int Stages>
 using Sm80Gemm = gemm::device::Gemm<EA, LA, EB, LB, EC, LC, float, gemm::OpClassTensorOp, Arch, gemm::GemmShape<TM, TN, TK>,
                                     gemm::GemmShape<WM, WN, WK>, gemm::GemmShape<IM, IN, IK>,
-                                    epilogue::LinearCombination<EC, float, float>, Stages>;
+                                    epilogue::LinearCombination<EC>, Stages>;
 
 /// The handle's side of HandleOperation (handle_operation.hpp).
 template <class Gemm>

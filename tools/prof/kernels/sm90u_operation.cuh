@@ -48,7 +48,7 @@ struct Sm90UniversalTn {
 template <class Fusion>
 struct EpilogueOf;
 template <class D, class C>
-struct EpilogueOf<gemm::kernel::Sm90LinearCombination<D, C>> {
+struct EpilogueOf<epilogue::LinearCombination<D, C>> {
   static constexpr Epilogue value = Epilogue::kLinearCombination;
 };
 template <class C, class Bias, class D>

@@ -2,7 +2,7 @@
 // The stateless activation functors, f32 in and out: what each computes is listed in
 // activation.hpp (which adds Clamp, whose bounds are run-time state). This header needs only the portability macros and erff/expf, so NVRTC
 // compiles it too: the fused epilogues of run-time compiled kernels (the Hopper linear
-// combination, tessel/jit/epilogue_activation.hpp) use these same functors.
+// combination of epilogue/linear_combination.hpp) use these same functors.
 
 #if !defined(__CUDACC_RTC__)
 #include <cmath>

@@ -2,8 +2,10 @@
 // Prebuilt fusions around the linear combination alpha * acc + beta * C, with flat Arguments
 // whose fields have names, for the common cases. Each is a tree of the nodes (`Tree`) with the
 // same Params and Callbacks; only Arguments, name() and the wording of can_implement are its own.
+// The plain linear combination itself, with an optional stateless activation, is not a tree:
+// it is epilogue::LinearCombination<D, C, Act> (epilogue/linear_combination.hpp), which meets
+// the same contract.
 //
-//   LinearCombination<D, C>                  D = alpha * acc + beta * C
 //   LinCombBias<D, C, Bias>                  D = alpha * acc + beta * C + bias[col]
 //   LinCombActivation<Act, D, C>             D = act(alpha * acc + beta * C)
 //   LinCombBiasActivation<Act, D, C, Bias>   D = act(alpha * acc + beta * C + bias[col])
@@ -59,28 +61,6 @@ StatusInfo check_bias(A const& a, std::string_view fusion) {
   return check_vector("bias", a.batch_stride_bias, 0, "N", 1, /*written=*/false);
 }
 }  // namespace detail
-
-template <class ElementD, class ElementC = ElementD>
-struct LinearCombination {
-  using ElementOutput = ElementD;
-  using Tree = Convert<ElementD, detail::LinComb<ElementC>>;
-  struct Arguments {
-    float alpha = 1.f;
-    float const* ptr_alpha = nullptr;  // overrides alpha when set
-    float beta = 0.f;
-    float const* ptr_beta = nullptr;  // overrides beta when set
-    ElementC const* ptr_C = nullptr;
-    std::int64_t ldc = 0;
-    std::int64_t batch_stride_C = 0;
-  };
-  using Params = typename Tree::Params;
-  using Callbacks = typename Tree::Callbacks;
-
-  static typename Tree::Arguments tree_arguments(Arguments const& a) { return detail::lincomb_arguments<ElementC>(a); }
-  static Params to_params(Arguments const& a) { return Tree::to_params(tree_arguments(a)); }
-  static StatusInfo can_implement(Arguments const& a, int m, int n, int l) { return Tree::can_implement(tree_arguments(a), m, n, l); }
-  static std::string name() { return "lincomb"; }
-};
 
 template <class ElementD, class ElementC = ElementD, class ElementBias = ElementD>
 struct LinCombBias {

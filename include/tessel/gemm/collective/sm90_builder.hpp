@@ -17,9 +17,9 @@
 #include <type_traits>
 
 #include "tessel/arch/tags.hpp"
+#include "tessel/epilogue/linear_combination.hpp"
 #include "tessel/gemm/gemm_shape.hpp"
 #include "tessel/gemm/kernel/sm90_config.hpp"
-#include "tessel/gemm/kernel/sm90_linear_combination.hpp"
 
 namespace tessel::gemm::collective {
 
@@ -73,7 +73,7 @@ constexpr int stage_count() {
 /// shared memory: its SharedStorage) or straight from the registers (none).
 template <class ArchTag, class OpClass, class TileShape, class ClusterShape, class EpilogueTile, class ElementAccumulator,
           class ElementCompute, class ElementC, class LayoutC, int AlignmentC, class ElementD, class LayoutD, int AlignmentD,
-          class Schedule, class Fusion = kernel::Sm90LinearCombination<ElementD, ElementC>>
+          class Schedule, class Fusion = epilogue::LinearCombination<ElementD, ElementC>>
 struct EpilogueBuilder {
   static_assert(std::is_same_v<ArchTag, arch::Sm90>, "EpilogueBuilder: this builder makes Sm90 epilogues (arch::Sm90)");
   static_assert(std::is_same_v<ElementAccumulator, float> && std::is_same_v<ElementCompute, float>,

@@ -7,6 +7,10 @@
 //                                           GemmShape<16,8,16>, LinearCombination<float>, 3>;
 //   Gemm gemm;
 //   Gemm::Arguments args{{M, N, K}, {dA, lda}, {dB, ldb}, {dC, ldc}, {dD, ldd}, {alpha, beta}, 1};
+//
+// The epilogue is epilogue::LinearCombination<ElementC> by default (or with an activation,
+// LinearCombination<ElementC, ElementC, fusion::ReLU>): the kernel loads C itself and runs its
+// OutputOp, so Arguments::epilogue holds only alpha and beta (its Scalars).
 //   if (auto s = gemm.can_implement(args); !s.ok()) puts(s.what().c_str());
 //   gemm(args, nullptr, stream);
 //
@@ -54,7 +58,7 @@ template <class ElementA_, class LayoutA_, class ElementB_, class LayoutB_, clas
           class ElementAccumulator_ = float, class OperatorClass_ = OpClassTensorOp, class ArchTag_ = arch::Sm80,
           class ThreadblockShape_ = GemmShape<128, 128, 32>, class WarpShape_ = GemmShape<64, 64, 32>,
           class InstructionShape_ = GemmShape<16, 8, 16>,
-          class EpilogueOutputOp_ = epilogue::LinearCombination<ElementC_, float, float>,
+          class EpilogueOutputOp_ = epilogue::LinearCombination<ElementC_>,
           int Stages_ = (std::is_same_v<ArchTag_, arch::Sm75> ? 2 : 3), class KernelPolicy_ = KernelPolicySm80Default>
 class Gemm {
  public:
@@ -70,6 +74,10 @@ class Gemm {
   using WarpShape = WarpShape_;
   using InstructionShape = InstructionShape_;
   using EpilogueOutputOp = EpilogueOutputOp_;
+  static_assert(requires { typename EpilogueOutputOp::OutputOp; typename EpilogueOutputOp::Scalars; },
+                "device::Gemm: the epilogue is an epilogue::LinearCombination<ElementC[, ElementC, Act]>");
+  static_assert(std::is_same_v<typename EpilogueOutputOp::ElementOutput, ElementC_>,
+                "device::Gemm: the epilogue's output type must be ElementC (C and D share one type here)");
   static constexpr int kStages = Stages_;
   using KernelPolicy = KernelPolicy_;
 
@@ -107,7 +115,7 @@ class Gemm {
     using LayoutB = Gemm::LayoutB;
     using LayoutC = Gemm::LayoutC;
     using ArchTag = Gemm::ArchTag;
-    using Epilogue = EpilogueOutputOp;
+    using Epilogue = typename EpilogueOutputOp::OutputOp;
     static constexpr int BM = ThreadblockShape::kM, BN = ThreadblockShape::kN, BK = ThreadblockShape::kK;
     static constexpr int Stages = kStages;
     static constexpr bool kAKMajor = std::is_same_v<LayoutA, RowMajor>;     // A(M,K) row-major: K contiguous
@@ -132,7 +140,7 @@ class Gemm {
     TensorRef<ElementB const, LayoutB> ref_B;
     TensorRef<ElementC const, LayoutC> ref_C;
     TensorRef<ElementC, LayoutC> ref_D;
-    typename EpilogueOutputOp::Params epilogue;
+    typename EpilogueOutputOp::Scalars epilogue;  // {alpha, beta}
     int split_k_slices = 1;
     int swizzle = 8;  // row tiles per raster group; 0: plain raster along M (see tile_scheduler.hpp)
   };
@@ -150,8 +158,7 @@ class Gemm {
     if (!args.ref_A.data || !args.ref_B.data || !args.ref_D.data)
       return {Status::kErrorInvalidProblem, std::string("a null pointer for ") + (!args.ref_A.data ? "A" : !args.ref_B.data ? "B" : "D") +
                                                 ": pass device pointers to the matrices"};
-    if (args.epilogue.beta != 0 && !args.ref_C.data)
-      return {Status::kErrorInvalidProblem, "beta is nonzero but C is null: pass C, or set beta to 0"};
+    if (auto s = epilogue::check_source_present(args.epilogue.beta, args.ref_C.data); !s.ok()) return s;
     // A(M,K) and B(K,N) are read in 16-byte vectors along their contiguous mode.
     bool a_rows = std::is_same_v<LayoutA, RowMajor>, b_cols = std::is_same_v<LayoutB, ColumnMajor>;
     if (auto s = check_ld("A", args.ref_A.ld, a_rows ? p.k : p.m, a_rows ? "K" : "M"); !s.ok()) return s;
@@ -191,7 +198,7 @@ class Gemm {
     int tiles_m = (args.problem_size.m + ThreadblockShape::kM - 1) / ThreadblockShape::kM;
     int tiles_n = (args.problem_size.n + ThreadblockShape::kN - 1) / ThreadblockShape::kN;
     params_ = {args.problem_size, args.ref_A.data, args.ref_A.ld, args.ref_B.data, args.ref_B.ld, args.ref_C.data, args.ref_C.ld,
-               args.ref_D.data, args.ref_D.ld, EpilogueOutputOp{args.epilogue},
+               args.ref_D.data, args.ref_D.ld, typename EpilogueOutputOp::OutputOp{args.epilogue},
                kernel::GroupedRaster{tiles_m, tiles_n, args.swizzle > 0 ? std::min(args.swizzle, tiles_m) : tiles_m}};
     initialized_ = true;
     return {};

@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   auto* scale_full = reinterpret_cast<std::uint64_t*>(fixup_flag + 4);  // block-scaled kernels: [kSlots] each
   auto* scale_empty = scale_full + ScaleRing::kSlots;
 
-  // NOTES: where the epilogue is Sm90LinearCombination without an activation, the warpgroup is
+  // NOTES: where the epilogue is the linear combination without an activation, the warpgroup is
   // read from lane 0, so that the compiler knows it is the same in every lane of a warp: the
   // consumers' loop state and wgmma descriptors then live in uniform registers, issued on the
   // uniform datapath beside the tensor cores (with the descriptors advanced by constants: +1% at

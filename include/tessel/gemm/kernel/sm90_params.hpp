@@ -10,9 +10,9 @@
 #include <cstdint>
 
 #include "tessel/arch/cu_tensor_map.hpp"
+#include "tessel/epilogue/linear_combination.hpp"
 #include "tessel/gemm/kernel/decomposition.hpp"
 #include "tessel/gemm/kernel/sm90_block_scale_rules.hpp"
-#include "tessel/gemm/kernel/sm90_linear_combination.hpp"
 #include "tessel/gemm/kernel/sm90_tile_scheduler.hpp"
 #include "tessel/gemm/kernel/stream_k_fixup.hpp"
 #include "tessel/numeric.hpp"
@@ -64,7 +64,7 @@ struct Sm90GemmParams {
 /// bf16): every configuration's Sm90GemmParams has this layout, since its members differ only in
 /// what D and C point to. The launcher zeroes kSm90ParamsCapacity bytes and fills this at their
 /// start; a data-parallel kernel never reads the decomposition members it leaves zero.
-using Sm90LaunchParams = Sm90GemmParams<Sm90LinearCombination<bfloat16_t, bfloat16_t>>;
+using Sm90LaunchParams = Sm90GemmParams<epilogue::LinearCombination<bfloat16_t, bfloat16_t>>;
 inline constexpr std::size_t kSm90ParamsCapacity = 1024;
 
 }  // namespace tessel::gemm::kernel

@@ -8,7 +8,7 @@ using namespace tessel::gemm;
 
 template <class TIn, class Arch, class Tb, class Warp, class Inst, int Stages>
 using G = device::Gemm<TIn, RowMajor, TIn, ColumnMajor, float, RowMajor, float, OpClassTensorOp, Arch, Tb, Warp, Inst,
-                       epilogue::LinearCombination<float, float, float>, Stages>;
+                       epilogue::LinearCombination<float>, Stages>;
 using T128 = GemmShape<128, 128, 32>;
 using W64 = GemmShape<64, 64, 32>;
 using I8 = GemmShape<16, 8, 8>;
@@ -30,6 +30,12 @@ int threads = G<half_t, arch::Sm80, GemmShape<128, 96, 32>, W64, I16, 3>::kThrea
 int threads = G<half_t, arch::Sm80, T128, GemmShape<64, 64, 16>, I16, 3>::kThreads;
 #elif CASE == 6  // tensor-core inputs are 16-bit here
 int threads = G<float, arch::Sm80, T128, W64, I16, 3>::kThreads;
+#elif CASE == 7  // CUTLASS 2's LinearCombination<Out, Accumulator, Compute>: here the third is an activation
+int threads = device::Gemm<half_t, RowMajor, half_t, ColumnMajor, float, RowMajor, float, OpClassTensorOp, arch::Sm80, T128, W64,
+                           I16, epilogue::LinearCombination<float, float, float>, 3>::kThreads;
+#elif CASE == 8  // the epilogue writes D, which is ElementC here
+int threads = device::Gemm<half_t, RowMajor, half_t, ColumnMajor, float, RowMajor, float, OpClassTensorOp, arch::Sm80, T128, W64,
+                           I16, epilogue::LinearCombination<half_t>, 3>::kThreads;
 #else
 #error "unknown CASE"
 #endif
