@@ -12,5 +12,6 @@ void bind_gemm(nb::module_& m);    // gemm_module.cpp: kernels, argument checks,
 void bind_timing(nb::module_& m);  // timing.cpp: a kernel launched and timed from C++
 void bind_raw_kernel(nb::module_& m);  // raw_kernel.cpp: the kernel DSL's generated kernels
 void bind_dispatch(nb::module_& m);    // dispatch_module.cpp: the dispatcher's heuristic
+void bind_distributed(nb::module_& m);  // distributed_module.cpp: the tensor-parallel schedules
 
 }  // namespace tessel::py

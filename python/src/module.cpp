@@ -11,6 +11,7 @@ NB_MODULE(_core, m) {
   tessel::py::bind_timing(m);
   tessel::py::bind_raw_kernel(m);
   tessel::py::bind_dispatch(m);
+  tessel::py::bind_distributed(m);
   // NOTES: a DSL function registered as a torch.library op (tessel.torch_op) is held by torch's
   // operator registry until the process ends, after this module's objects are checked for
   // leaks; nanobind would then report the kernels it holds as leaked on every exit.

@@ -11,7 +11,8 @@ tessel.layout holds the algebra (Layout, composition, logical_divide, ...). tess
 tessel.linear, tessel.bmm, tessel.scaled_mm, tessel.quantize_fp8_1x128 and tessel.nn.Linear are the
 PyTorch-facing layer (tessel/ops.py: the torch.library operators torch.ops.tessel.mm, bmm, with
 autograd, scaled_mm, with per-tensor or blockwise FP8 scales, and quantize_fp8_1x128); they
-import torch on first use, and `import tessel` alone does not.
+import torch on first use, and `import tessel` alone does not. tessel.distributed holds the
+tensor-parallel GEMMs on torch.distributed process groups (all_gather_gemm, gemm_reduce_scatter).
 
 tessel.kernel, tessel.jit, tessel.compile(fn, *args), tessel.from_dlpack and tessel.arch are the
 kernel DSL (tessel/dsl): kernels written in Python with the CuTe DSL's names.
@@ -51,7 +52,7 @@ def compile(obj, *args, **kwargs):  # noqa: A001 (tessel.compile is the API)
 __version__ = "0.1.0"
 
 _TORCH_NAMES = {"matmul": "ops", "linear": "ops", "bmm": "ops", "scaled_mm": "ops", "grouped_mm": "ops",
-                "quantize_fp8_1x128": "ops", "ops": None, "nn": None}
+                "quantize_fp8_1x128": "ops", "ops": None, "nn": None, "distributed": None}
 
 
 def __getattr__(name):
@@ -63,4 +64,4 @@ def __getattr__(name):
     return module if _TORCH_NAMES[name] is None else getattr(module, name)
 
 
-__all__ = ["dsl", "kernel", "jit", "from_dlpack", "fake_tensor", "arch", "Tensor", "DSLError", "bmm", "linear", "matmul", "nn", "ops", "quantize_fp8_1x128", "scaled_mm", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "grouped_gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]
+__all__ = ["distributed", "dsl", "kernel", "jit", "from_dlpack", "fake_tensor", "arch", "Tensor", "DSLError", "bmm", "linear", "matmul", "nn", "ops", "quantize_fp8_1x128", "scaled_mm", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "grouped_gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]

@@ -1,0 +1,56 @@
+"""tessel.distributed: the plan binding (no GPU), and the overlapped tensor-parallel GEMMs on
+every GPU of the machine (2 or more, through torchrun and tp_worker.py)."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tessel import _core
+
+
+def test_plan_is_the_headers_example():
+    p = _core.tp_plan("all_gather_gemm", 2, 1, [3, 5], 2)
+    assert p["chunks"] == 2 and p["offset"] == 3 and p["total_rows"] == 8
+    assert p["exchanges"] == [(0, 3, 3, 0, 0, 2, -1), (0, 6, 2, 0, 2, 1, -1)]
+    assert p["gemms"] == [(3, 5, -1, -1), (0, 2, 0, -1), (2, 1, 1, -1)]
+
+
+def test_reduce_scatter_plan_sends_what_its_gemms_wrote():
+    p = _core.tp_plan("gemm_reduce_scatter", 3, 0, [4, 0, 6], 1)
+    gemms = p["gemms"]
+    for i, e in enumerate(p["exchanges"]):
+        if e[2]:  # rows sent: a GEMM wrote them, and feeds this exchange
+            begin, count, _, feeds = gemms[e[6]]
+            assert (begin, count, feeds) == (e[1], e[2], i)
+    assert gemms[-1][:2] == (0, 4) and gemms[-1][3] == -1  # its own rows, last
+    assert p["chunks"] == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (("all_gather", 2, 0, [1, 1], 0), "pass 'all_gather_gemm' or 'gemm_reduce_scatter'"),
+    (("all_gather_gemm", 2, 2, [1, 1], 0), "rank 2 is outside the group of 2 ranks"),
+    (("all_gather_gemm", 2, 0, [1], 0), "rows_per_rank has 1 entries for 2 ranks"),
+    (("gemm_reduce_scatter", 2, 0, [1, -3], 0), "rows_per_rank[1] is -3"),
+    (("gemm_reduce_scatter", 2, 0, [1, 1], -1), "chunks is -1"),
+])
+def test_plan_refusals_say_what_is_wrong(args, message):
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        _core.tp_plan(*args)
+
+
+def test_tensor_parallel_gemms_on_every_gpu(hopper):
+    torch = hopper
+    gpus = torch.cuda.device_count()
+    if gpus < 2:
+        pytest.skip(f"tensor-parallel exchanges need 2 or more GPUs; this machine has {gpus}")
+    if shutil.which("torchrun") is None:
+        pytest.skip("torchrun (PyTorch's launcher) is not on PATH")
+    env = dict(os.environ, NCCL_NVLS_ENABLE="0", PYTHONPATH=os.pathsep.join(sys.path))
+    worker = Path(__file__).with_name("tp_worker.py")
+    r = subprocess.run(["torchrun", "--standalone", f"--nproc-per-node={gpus}", str(worker)], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
