@@ -86,7 +86,8 @@ void Dispatcher::run_batched(nb::handle a, nb::handle b, nb::handle d, std::int6
 }
 
 void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::handle d, std::int64_t groups, std::int64_t batch_a,
-                             std::int64_t batch_b, std::int64_t batch_d, std::uintptr_t group_m, bool masked, std::uintptr_t stream) {
+                             std::int64_t batch_b, std::int64_t batch_d, std::uintptr_t group_m, bool masked, std::uintptr_t stream,
+                             std::uintptr_t scale_a, std::uintptr_t scale_b) {
   if (!kernel.traits().grouped)
     refuse(Status::kErrorNotSupported, "the kernel " + kernel.traits().name + " is not a grouped kernel: choose a configuration with "
                                                                                "scheduler='grouped'");
@@ -108,6 +109,14 @@ void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::han
   p.batch_d = masked ? batch_d : 0;
   p.group_m = reinterpret_cast<int const*>(group_m);
   p.group_masked = masked;
+  // FP8: torch._scaled_mm's per-tensor scales, one float each on the device, shared by the groups.
+  bool const fp8 = p.ab == Element::e4m3 || p.ab == Element::e5m2;
+  if (fp8 != (scale_a && scale_b))
+    refuse(fp8 ? Status::kErrorInvalidProblem : Status::kErrorInvalidDataType,
+           fp8 ? "FP8 grouped GEMM without scale_a or scale_b: pass both (one float32 each, the dequantization factors)"
+               : std::string("scales are for FP8 A and B, not ") + element_name(p.ab));
+  p.scale_a = reinterpret_cast<float const*>(scale_a);
+  p.scale_b = reinterpret_cast<float const*>(scale_b);
   kernel.launch(p, 1.f, 0.f, stream);
 }
 

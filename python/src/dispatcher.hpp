@@ -43,7 +43,8 @@ class Dispatcher {
   // per group: ends into A's and D's rows (contiguous) or counts of each block of rows, the
   // blocks `batch_a` and `batch_d` elements apart (masked).
   void run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::handle d, std::int64_t groups, std::int64_t batch_a,
-                   std::int64_t batch_b, std::int64_t batch_d, std::uintptr_t group_m, bool masked, std::uintptr_t stream);
+                   std::int64_t batch_b, std::int64_t batch_d, std::uintptr_t group_m, bool masked, std::uintptr_t stream,
+                   std::uintptr_t scale_a, std::uintptr_t scale_b);
   // Block-scaled FP8 on a block-scaled kernel: D = sum over K blocks of scale_a * scale_b times the
   // block's A @ B, plus beta * C. scale_a and scale_b are the device addresses of the f32 scales
   // (A's per row and 128 of K, B's per 128 rows of N and 128 of K), with their element strides

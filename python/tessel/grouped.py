@@ -9,6 +9,10 @@ in one launch of the Hopper kernel's grouped scheduler (kernel::GroupedScheduler
 The group sizes are read by the kernel, never by the host: no synchronisation, and the call can
 be captured in a CUDA graph while the router writes offs or counts. Rows of D that belong to no
 group (past offs[-1], or past counts[g] in a block) are not written.
+
+FP8: A and B float8_e4m3fn (or both float8_e5m2) with torch._scaled_mm's per-tensor scales,
+scale_a and scale_b (one float32 each on A's device, the dequantization factors: real A =
+scale_a * A), shared by every group; D bfloat16 (or float16), fast accumulation, B K-major.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from . import _core
 from .gemm import _kernel_for, _stream, _dispatcher
 from .jit.config import GemmConfig
 
-_ELEMENTS = {"float16": "f16", "bfloat16": "bf16"}
+_ELEMENTS = {"float16": "f16", "bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+_FP8_NAMES = ("float8_e4m3fn", "float8_e5m2")
 
 
 def _torch():
@@ -29,8 +34,9 @@ def config_for(dtype_name: str, out_name: str, b_k_major: bool, tiles: int, sm_c
     """The grouped kernel for a problem: 128 x 256 tiles where they fill the GPU twice over (the
     widest tile reads A least often), else 128 x 128 (twice the tiles for small token counts)."""
     bn = 256 if tiles >= 2 * sm_count else 128
+    bk = 128 if dtype_name in _FP8_NAMES else 64  # one 128-byte swizzle row of K
     return GemmConfig(arch="sm90a", element=_ELEMENTS[dtype_name], out=_ELEMENTS[out_name], layout_a="row",
-                      layout_b="col" if b_k_major else "row", tile=(128, bn, 64), schedule="cooperative", scheduler="grouped")
+                      layout_b="col" if b_k_major else "row", tile=(128, bn, bk), schedule="cooperative", scheduler="grouped")
 
 
 def _check(A, B, group_m, name):
@@ -40,9 +46,9 @@ def _check(A, B, group_m, name):
             raise TypeError(f"tessel.grouped_gemm: {what} must be a torch.Tensor, not {type(x).__name__}")
     if not (A.is_cuda and B.is_cuda and group_m.is_cuda) or len({A.device, B.device, group_m.device}) != 1:
         raise ValueError("tessel.grouped_gemm: A, B and the group sizes must be CUDA tensors on one device")
-    if A.dtype not in (torch.float16, torch.bfloat16) or B.dtype != A.dtype:
-        raise TypeError(f"tessel.grouped_gemm: A and B are {A.dtype} and {B.dtype}; the grouped kernels take float16 or "
-                        "bfloat16, both the same")
+    if str(A.dtype).split(".")[1] not in _ELEMENTS or B.dtype != A.dtype:
+        raise TypeError(f"tessel.grouped_gemm: A and B are {A.dtype} and {B.dtype}; the grouped kernels take float16, "
+                        "bfloat16, float8_e4m3fn or float8_e5m2, both the same")
     if group_m.dtype != torch.int32 or group_m.dim() != 1 or group_m.shape[0] != B.shape[0]:
         raise ValueError(f"tessel.grouped_gemm: {name} must be a 1-D int32 tensor of one entry per group ({B.shape[0]}), "
                          f"not {group_m.dtype} of shape {tuple(group_m.shape)}")
@@ -59,14 +65,33 @@ def _check(A, B, group_m, name):
                          "N-contiguous: pass B.contiguous()")
 
 
-def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None):
+def _check_scales(A, B, scale_a, scale_b):
+    """FP8 operands take both per-tensor scales; others none. Returns their device addresses (0: none)."""
+    torch = _torch()
+    fp8 = str(A.dtype).split(".")[1] in _FP8_NAMES
+    if not fp8:
+        if scale_a is not None or scale_b is not None:
+            raise ValueError(f"tessel.grouped_gemm: scale_a and scale_b are for float8 A and B, not {A.dtype}")
+        return 0, 0
+    if B.stride(1) != 1:
+        raise ValueError("tessel.grouped_gemm: float8 B must be K-contiguous (B = w.transpose(1, 2) of a (groups, N, K) w): "
+                         "wgmma reads FP8 operands K-major only")
+    for s, what in ((scale_a, "scale_a"), (scale_b, "scale_b")):
+        if not isinstance(s, torch.Tensor) or s.numel() != 1 or s.dtype != torch.float32 or s.device != A.device:
+            raise ValueError(f"tessel.grouped_gemm: float8 A and B take {what}, a one-element float32 tensor on A's device "
+                             "(torch._scaled_mm's per-tensor dequantization factor)")
+    return scale_a.data_ptr(), scale_b.data_ptr()
+
+
+def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scale_a=None, scale_b=None):
     """D_g = A_g @ B_g for the G groups of B (G, K, N), in one launch.
 
     offs:   contiguous layout: A (rows, K), D (rows, N); group g is rows offs[g-1]:offs[g] (int32
             on A's device, non-decreasing; torch._grouped_mm's offs).
     counts: masked layout: A (G, M, K), D (G, M, N); group g is the first counts[g] rows of its
             block (int32 on A's device; values past M count as M).
-    out_dtype: D's dtype (A's by default; float16 or bfloat16). out: a D to write instead.
+    out_dtype: D's dtype (A's by default, bfloat16 for float8 A; float16 or bfloat16). out: a D to write instead.
+    scale_a, scale_b: float8 A and B only, their per-tensor scales (one float32 each, real A = scale_a * A).
     """
     torch = _torch()
     if (offs is None) == (counts is None):
@@ -77,7 +102,9 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None):
     if A.dim() != (3 if masked else 2) or (masked and A.shape[0] != B.shape[0]):
         raise ValueError(f"tessel.grouped_gemm: A of shape {tuple(A.shape)}: with {'counts' if masked else 'offs'} A is "
                          f"{'(groups, M, K) with one block per group of B' if masked else '(rows, K)'}")
-    dtype = A.dtype if out_dtype is None else out_dtype
+    scales = _check_scales(A, B, scale_a, scale_b)
+    fp8 = scales[0] != 0
+    dtype = (torch.bfloat16 if fp8 else A.dtype) if out_dtype is None else out_dtype
     if dtype not in (torch.float16, torch.bfloat16):
         raise TypeError(f"tessel.grouped_gemm: out_dtype {dtype}: the grouped kernels write float16 or bfloat16")
     G, K, N = B.shape
@@ -95,7 +122,7 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None):
     cfg = _choose(A, B, masked, dtype, device)
     first = lambda x: x[0] if masked else x  # noqa: E731 (the first group's matrix)
     _dispatcher.run_grouped(_kernel_for(cfg, device), first(A), B[0], first(out), G, A.stride(0) if masked else 0,
-                            B.stride(0), out.stride(0) if masked else 0, group_m.data_ptr(), masked, _stream(None, out))
+                            B.stride(0), out.stride(0) if masked else 0, group_m.data_ptr(), masked, _stream(None, out), *scales)
     return out
 
 
@@ -110,4 +137,5 @@ def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None) -> GemmConfig:
     """The GemmConfig grouped_gemm would run for these operands (without running it)."""
     torch = _torch()
     device = A.device.index if A.device.index is not None else torch.cuda.current_device()
-    return _choose(A, B, counts is not None, A.dtype if out_dtype is None else out_dtype, device)
+    fp8 = str(A.dtype).split(".")[1] in _FP8_NAMES
+    return _choose(A, B, counts is not None, (torch.bfloat16 if fp8 else A.dtype) if out_dtype is None else out_dtype, device)

@@ -102,6 +102,29 @@ def test_matches_torch_grouped_mm_where_torch_has_it(torch_cuda):
     assert (ours.float() - theirs.float()).abs().max().item() <= 2e-2 * theirs.float().abs().max().item()
 
 
+@pytest.mark.parametrize("fp8", ["float8_e4m3fn", "float8_e5m2"])
+def test_fp8_groups_with_per_tensor_scales_match_float64(torch_cuda, fp8):
+    torch = torch_cuda
+    _hopper(torch)
+    dt = getattr(torch, fp8)
+    sizes, n, k = [0, 129, 300, 1, 256], 384, 512
+    rows = sum(sizes) + 5
+    a = (torch.rand(rows, k, device="cuda") * 2 - 1).to(dt)
+    w = (torch.rand(len(sizes), n, k, device="cuda") * 2 - 1).to(dt)
+    b = w.transpose(1, 2)  # (G, K, N), K-major
+    scale_a, scale_b = torch.tensor([0.75], device="cuda"), torch.tensor([-2.5], device="cuda")
+    ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
+    out = torch.full((rows, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    tessel.grouped_gemm(a, b, ends, out=out, scale_a=scale_a, scale_b=scale_b)
+    torch.cuda.synchronize()
+    spans, s = [], 0
+    for i, m in enumerate(sizes):
+        spans.append((i, s, s + m))
+        s += m
+    refs = [(g, s, e, ref * (0.75 * -2.5)) for g, s, e, ref in _reference(torch, a, b, spans)]
+    _check(torch, out.float(), refs, set(range(sum(sizes))), f"{fp8} contiguous {sizes}")
+
+
 @pytest.mark.parametrize("call, error, words", [
     (lambda t, a, b, o: tessel.grouped_gemm(a, b), ValueError, "exactly one of offs"),
     (lambda t, a, b, o: tessel.grouped_gemm(a, b, o.long()), ValueError, "1-D int32"),
@@ -109,6 +132,12 @@ def test_matches_torch_grouped_mm_where_torch_has_it(torch_cuda):
     (lambda t, a, b, o: tessel.grouped_gemm(a[:, :64], b, o), ValueError, "A's K"),
     (lambda t, a, b, o: tessel.grouped_gemm(a, b, counts=o), ValueError, r"\(groups, M, K\)"),
     (lambda t, a, b, o: tessel.grouped_gemm(a.cpu(), b, o), ValueError, "CUDA tensors"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a, b, o, scale_a=o[:1].float(), scale_b=o[:1].float()), ValueError,
+     "for float8 A and B"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a.to(t.float8_e4m3fn), b.to(t.float8_e4m3fn), o), ValueError,
+     "float8 B must be K-contiguous"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a.to(t.float8_e4m3fn), b.transpose(1, 2).contiguous().transpose(1, 2).to(t.float8_e4m3fn), o),
+     ValueError, "take scale_a, a one-element float32"),
 ])
 def test_refusals_name_the_problem(torch_cuda, call, error, words):
     torch = torch_cuda
