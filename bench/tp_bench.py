@@ -67,6 +67,7 @@ def main():
     for tokens in (int(t) for t in args.tokens.split(",")):
         torch.manual_seed(rank)
         m_local = tokens // tp
+        rows_each = [m_local] * tp  # given, so that no call gathers the counts (a host synchronisation)
         # Column-parallel up projection: x (tokens/TP, hidden) gathered, weight shard (intermediate/TP, hidden).
         x = torch.rand(m_local, HIDDEN, **bf16) * 2 - 1
         w_up = torch.rand(INTERMEDIATE // tp, HIDDEN, **bf16) * 2 - 1
@@ -87,14 +88,15 @@ def main():
             return scattered
 
         providers = {
-            "ag": {"tessel": lambda: tdist.all_gather_gemm(x, w_up), "nccl+torch": ag_torch,
+            "ag": {"tessel": lambda: tdist.all_gather_gemm(x, w_up, rows_per_rank=rows_each), "nccl+torch": ag_torch,
                    "comm": lambda: dist.all_gather_into_tensor(gathered, x), "gemm": lambda: gathered @ w_up.t()},
-            "rs": {"tessel": lambda: tdist.gemm_reduce_scatter(h, w_down), "nccl+torch": rs_torch,
+            "rs": {"tessel": lambda: tdist.gemm_reduce_scatter(h, w_down, rows_per_rank=rows_each), "nccl+torch": rs_torch,
                    "comm": lambda: dist.reduce_scatter_tensor(scattered, partial),
                    "gemm": lambda: torch.matmul(h, w_down.t(), out=partial)},
         }
-        close(f"all_gather_gemm at {tokens} tokens", tdist.all_gather_gemm(x, w_up), ag_torch())
-        close(f"gemm_reduce_scatter at {tokens} tokens", tdist.gemm_reduce_scatter(h, w_down), rs_torch().clone())
+        close(f"all_gather_gemm at {tokens} tokens", tdist.all_gather_gemm(x, w_up, rows_per_rank=rows_each), ag_torch())
+        close(f"gemm_reduce_scatter at {tokens} tokens", tdist.gemm_reduce_scatter(h, w_down, rows_per_rank=rows_each),
+              rs_torch().clone())
         for kind, ps in providers.items():
             for fn in ps.values():
                 fn()  # warm: NCCL's channels, the dispatcher's choices
