@@ -68,6 +68,10 @@ def _check(op: str, x: Tensor, weight: Tensor, scale_a, scale_b) -> None:
     if (x.dtype in _FP8) != (scale_a is not None and scale_b is not None):
         raise ValueError(f"{op}: float8 operands take scale_a and scale_b (torch._scaled_mm's per-tensor scales), "
                          "and only they do")
+    _require_cuda(op, x, weight)
+
+
+def _require_cuda(op: str, x: Tensor, weight: Tensor) -> None:
     if not x.is_cuda or x.device != weight.device:
         raise ValueError(f"{op}: x and weight must be on this rank's CUDA device")
 
@@ -80,6 +84,14 @@ def _mm_into(out: Tensor, a: Tensor, weight: Tensor, scale_a, scale_b, out_dtype
         out.copy_(_scaled_mm(a, weight.t(), scale_a, scale_b, out_dtype=out_dtype, use_fast_accum=True))
     else:
         _gemm(a, weight.t(), out=out)
+
+
+def _wait(works: list, i: int) -> None:
+    """Makes the current stream wait for exchange i (the host does not wait), once: a second wait()
+    on a finished receive blocks forever on some backends (gloo), so a waited exchange is cleared."""
+    for w in works[i]:
+        w.wait()
+    works[i] = []
 
 
 def _exchange(buf: Tensor, e, group, recv_buf: Optional[Tensor] = None, recv_offset: int = 0):
@@ -121,14 +133,13 @@ def all_gather_gemm(x: Tensor, weight: Tensor, group=None, *, rows_per_rank: Opt
     works = [_exchange(gathered, e, group) for e in plan["exchanges"]]  # all enqueued: none waits for another
     starts = [sum(rows[:w]) for w in range(world)]
     for begin, count, waits, _ in plan["gemms"]:
-        for w in works[waits] if waits >= 0 else []:
-            w.wait()  # the current stream waits for the exchange; the host does not
+        if waits >= 0:
+            _wait(works, waits)
         owner = max(w for w in range(world) if starts[w] <= begin) if fp8 else 0
         _mm_into(out[begin:begin + count], gathered[begin:begin + count], weight,
                  scales[owner:owner + 1] if fp8 else None, scale_b, out_dtype)
-    for ws in works:  # the sends too, before x or gathered may be reused
-        for w in ws:
-            w.wait()
+    for i in range(len(works)):  # the sends too, before x or gathered may be reused
+        _wait(works, i)
     return (out, gathered) if return_gathered else out
 
 
@@ -170,9 +181,8 @@ def gemm_reduce_scatter(x: Tensor, weight: Tensor, group=None, *, rows_per_rank:
         slot = i // plan["chunks"]
         works.append(_exchange(send, e, group, recv_buf=recv, recv_offset=plan["offset"] - slot * own))
     launch_through(len(gemms) - 1)
-    for ws in works:
-        for w in ws:
-            w.wait()
+    for i in range(len(works)):
+        _wait(works, i)
     if world > 1 and own:
         out = (out.float() + recv.view(world - 1, own, n).float().sum(0)).to(out_dtype)
     return out

@@ -1,8 +1,8 @@
-"""tessel.distributed: the plan binding (no GPU), and the overlapped tensor-parallel GEMMs on
-every GPU of the machine (2 or more, through torchrun and tp_worker.py)."""
+"""tessel.distributed: the plan binding (no GPU); the executor's exchanges, slices and reduction in
+CPU processes over gloo (PyTorch needed, no GPU); and the overlapped tensor-parallel GEMMs on
+every GPU of the machine (2 or more). Both groups run tp_worker.py under torchrun."""
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,15 +42,29 @@ def test_plan_refusals_say_what_is_wrong(args, message):
         _core.tp_plan(*args)
 
 
+def _torchrun(ranks: int, *worker_args: str) -> None:
+    """tp_worker.py in `ranks` processes (PyTorch's launcher, this interpreter); fails with its output."""
+    env = dict(os.environ, NCCL_NVLS_ENABLE="0", PYTHONPATH=os.pathsep.join(sys.path))
+    worker = Path(__file__).with_name("tp_worker.py")
+    r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={ranks}", str(worker),
+                        *worker_args], env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+
+
+@pytest.mark.parametrize("ranks", [1, 3])
+def test_executor_over_gloo_on_cpu(torch_cpu, ranks):
+    """The schedule as tessel.distributed runs it (batched isend/irecv, the receive slots, the FP8
+    scales per rank, the reduction), with the GEMMs in float64 on the host: catches what the C++
+    simulation of the plan cannot, the Python executor's own slicing and waiting."""
+    import torch.distributed as dist
+    if not dist.is_available() or not dist.is_gloo_available():
+        pytest.skip("this PyTorch has no gloo backend")
+    _torchrun(ranks, "--cpu")
+
+
 def test_tensor_parallel_gemms_on_every_gpu(hopper):
     torch = hopper
     gpus = torch.cuda.device_count()
     if gpus < 2:
         pytest.skip(f"tensor-parallel exchanges need 2 or more GPUs; this machine has {gpus}")
-    if shutil.which("torchrun") is None:
-        pytest.skip("torchrun (PyTorch's launcher) is not on PATH")
-    env = dict(os.environ, NCCL_NVLS_ENABLE="0", PYTHONPATH=os.pathsep.join(sys.path))
-    worker = Path(__file__).with_name("tp_worker.py")
-    r = subprocess.run(["torchrun", "--standalone", f"--nproc-per-node={gpus}", str(worker)], env=env,
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    _torchrun(gpus)

@@ -1,7 +1,14 @@
-"""One rank of test_distributed.py's groups, started by torchrun (one process per GPU): the
-overlapped tensor-parallel GEMMs of tessel.distributed against float64 references of the unsplit
-GEMM, for ragged token counts with a rank that has none, bf16 and FP8 with per-rank scales.
-Exits nonzero, naming the case, at the first mismatch."""
+"""One rank of test_distributed.py's groups, started by torchrun (one process per rank): the
+tensor-parallel GEMMs of tessel.distributed against float64 references of the unsplit GEMM, for
+ragged token counts with a rank that has none, several chunk counts, bf16 and FP8 with per-rank
+scales. Exits nonzero, naming the case, at the first mismatch.
+
+    torchrun --standalone --nproc-per-node=N tp_worker.py          one GPU per rank, NCCL, tessel's kernels
+    torchrun --standalone --nproc-per-node=N tp_worker.py --cpu    CPU processes over gloo: the schedule,
+                                                                   the exchanges and the reduction as
+                                                                   tessel.distributed runs them, with
+                                                                   the GEMMs in float64 on the host
+"""
 
 import os
 import sys
@@ -10,6 +17,15 @@ import torch
 import torch.distributed as dist
 
 import tessel.distributed as tdist
+
+CPU = "--cpu" in sys.argv
+
+
+def _host_mm_into(out, a, weight, scale_a, scale_b, out_dtype):
+    """The --cpu stand-in for the GEMMs: float64, scaled like the FP8 kernels."""
+    if a.shape[0]:
+        s = 1.0 if scale_a is None else scale_a.double().item() * scale_b.double().item()
+        out.copy_((a.double() @ weight.double().t() * s).to(out.dtype))
 
 
 def check(name, got, want, mag, tol_bits):
@@ -21,49 +37,60 @@ def check(name, got, want, mag, tol_bits):
 
 
 def main():
-    local = int(os.environ["LOCAL_RANK"])
-    torch.cuda.set_device(local)
-    dist.init_process_group("nccl", device_id=torch.device("cuda", local))
+    if CPU:
+        tdist._require_cuda = lambda *args: None
+        tdist._mm_into = _host_mm_into
+        dist.init_process_group("gloo")
+        device = torch.device("cpu")
+    else:
+        local = int(os.environ["LOCAL_RANK"])
+        torch.cuda.set_device(local)
+        device = torch.device("cuda", local)
+        dist.init_process_group("nccl", device_id=device)
     rank, world = dist.get_rank(), dist.get_world_size()
     g = torch.Generator().manual_seed(0)  # the same operands on every rank
     rows = [0 if w == 1 else 700 + 331 * w for w in range(world)]
-    m, k, n = sum(rows), 512, 256
+    m, k, n = sum(rows), (64 if CPU else 512), (48 if CPU else 256)
     off = sum(rows[:rank])
     # Column-parallel: x split along tokens, the weight along its output features.
     x_full = (torch.rand(m, k, generator=g) * 2 - 1).to(torch.bfloat16)
     w_full = (torch.rand(n * world, k, generator=g) * 2 - 1).to(torch.bfloat16)
-    x = x_full[off:off + rows[rank]].cuda()
-    w = w_full[rank * n:(rank + 1) * n].cuda()
-    want = x_full.double().cuda() @ w.double().t()
-    mag = x_full.double().abs().cuda() @ w.double().abs().t()
+    x = x_full[off:off + rows[rank]].to(device)
+    w = w_full[rank * n:(rank + 1) * n].to(device)
+    want = x_full.double().to(device) @ w.double().t()
+    mag = x_full.double().abs().to(device) @ w.double().abs().t()
     for chunks in (0, 1, 3):
         y, gathered = tdist.all_gather_gemm(x, w, rows_per_rank=rows if chunks != 1 else None, chunks=chunks,
                                             return_gathered=True)
         check(f"all_gather_gemm bf16, chunks {chunks}", y, want, mag, 7)
         assert torch.equal(gathered.cpu(), x_full), "the gathered activations differ from every rank's x"
     # FP8: each rank quantizes its rows with a scale of its own.
-    scale_a = torch.tensor([0.5 + rank], device="cuda")
-    scale_b = torch.tensor([0.25], device="cuda")
+    scale_a = torch.tensor([0.5 + rank], device=device)
+    scale_b = torch.tensor([0.25], device=device)
     x8 = (x.float() / scale_a).to(torch.float8_e4m3fn)
     w8 = (w.float() / scale_b).to(torch.float8_e4m3fn)
-    y8 = tdist.all_gather_gemm(x8, w8, rows_per_rank=rows, scale_a=scale_a, scale_b=scale_b)
-    x8_all = torch.empty(m, k, dtype=torch.float64, device="cuda")
+    y8 = tdist.all_gather_gemm(x8, w8, rows_per_rank=rows, chunks=2, scale_a=scale_a, scale_b=scale_b)
     scales = [0.5 + q for q in range(world)]
-    deq = torch.cat([(x_full[sum(rows[:q]):sum(rows[:q + 1])].float().cuda() / scales[q]).to(torch.float8_e4m3fn).double() * scales[q]
-                     for q in range(world)])
-    x8_all.copy_(deq)
+    x8_all = torch.cat([(x_full[sum(rows[:q]):sum(rows[:q + 1])].float() / scales[q]).to(torch.float8_e4m3fn).double() * scales[q]
+                        for q in range(world)]).to(device)
     want8 = x8_all @ (w8.double() * 0.25).t()
     check("all_gather_gemm e4m3", y8, want8, x8_all.abs() @ (w8.double().abs() * 0.25).t(), 7)
     # Row-parallel: x split along its features, the weight along its input features.
     xr_full = (torch.rand(m, k * world, generator=g) * 2 - 1).to(torch.bfloat16)
     wr_full = (torch.rand(n, k * world, generator=g) * 2 - 1).to(torch.bfloat16)
-    xr = xr_full[:, rank * k:(rank + 1) * k].contiguous().cuda()
-    wr = wr_full[:, rank * k:(rank + 1) * k].contiguous().cuda()
-    want_r = (xr_full.double() @ wr_full.double().t())[off:off + rows[rank]].cuda()
-    mag_r = (xr_full.double().abs() @ wr_full.double().abs().t())[off:off + rows[rank]].cuda()
+    xr = xr_full[:, rank * k:(rank + 1) * k].contiguous().to(device)
+    wr = wr_full[:, rank * k:(rank + 1) * k].contiguous().to(device)
+    want_r = (xr_full.double() @ wr_full.double().t())[off:off + rows[rank]].to(device)
+    mag_r = (xr_full.double().abs() @ wr_full.double().abs().t())[off:off + rows[rank]].to(device)
     for chunks in (0, 2):
         z = tdist.gemm_reduce_scatter(xr, wr, rows_per_rank=rows, chunks=chunks)
         check(f"gemm_reduce_scatter bf16, chunks {chunks}", z, want_r, mag_r, 6)
+    even = tdist.gemm_reduce_scatter(xr, wr)  # rows split evenly, the first ranks one more
+    split = [m // world + (1 if q < m % world else 0) for q in range(world)]
+    lo = sum(split[:rank])
+    full = (xr_full.double() @ wr_full.double().t()).to(device)
+    check("gemm_reduce_scatter, even split", even, full[lo:lo + split[rank]],
+          (xr_full.double().abs() @ wr_full.double().abs().t()).to(device)[lo:lo + split[rank]], 6)
     dist.destroy_process_group()
 
 
