@@ -15,6 +15,8 @@ runs the same plan on an NCCL communicator.
 
 Token counts may differ among ranks (rows_per_rank; None gathers them, which synchronises with
 the host once). Every rank must make the same calls in the same order, as with any collective.
+Both calls are differentiable for bf16 and f16: the backward of each runs the other (dX of the
+column-parallel layer by GEMM + ReduceScatter, of the row-parallel one by AllGather + GEMM).
 bf16 and f16 operands, or float8 (e4m3 / e5m2) with torch._scaled_mm's per-tensor scales: each
 rank's scale_a travels with its rows, so ranks may quantize with scales of their own.
 """
@@ -114,12 +116,24 @@ def all_gather_gemm(x: Tensor, weight: Tensor, group=None, *, rows_per_rank: Opt
 
     x (m_r, K): this rank's tokens; weight (N_r, K): this rank's shard of the layer's weight.
     Returns (M, N_r) with M the group's token count, rank-major (rank 0's tokens first); with
-    return_gathered, also the gathered activations (M, K) (a backward pass needs them)."""
+    return_gathered, also the gathered activations (M, K). Differentiable (bf16, f16): the
+    backward runs gemm_reduce_scatter for x's gradient (each rank's rows of sum_r dY_r @ W_r)
+    and one GEMM for weight's."""
     _check("all_gather_gemm", x, weight, scale_a, scale_b)
     world, rank = _group_info(group)
     rows = _rows_per_rank(x.shape[0], x.device, group, world, rows_per_rank)
     if rows[rank] != x.shape[0]:
         raise ValueError(f"all_gather_gemm: rows_per_rank[{rank}] is {rows[rank]} but this rank's x has {x.shape[0]} rows")
+    if _needs_grad(x, weight):
+        _no_fp8_grad("all_gather_gemm", x, out_dtype)
+        out, gathered = _AllGatherGemm.apply(x, weight, group, rows, chunks)
+    else:
+        out, gathered = _all_gather_gemm(x, weight, group, rows, chunks, scale_a, scale_b, out_dtype)
+    return (out, gathered) if return_gathered else out
+
+
+def _all_gather_gemm(x, weight, group, rows, chunks, scale_a, scale_b, out_dtype):
+    world, rank = _group_info(group)
     plan = _core.tp_plan("all_gather_gemm", world, rank, rows, chunks)
     fp8 = x.dtype in _FP8
     out_dtype = out_dtype or (torch.bfloat16 if fp8 else x.dtype)
@@ -140,7 +154,7 @@ def all_gather_gemm(x: Tensor, weight: Tensor, group=None, *, rows_per_rank: Opt
                  scales[owner:owner + 1] if fp8 else None, scale_b, out_dtype)
     for i in range(len(works)):  # the sends too, before x or gathered may be reused
         _wait(works, i)
-    return (out, gathered) if return_gathered else out
+    return out, gathered
 
 
 def gemm_reduce_scatter(x: Tensor, weight: Tensor, group=None, *, rows_per_rank: Optional[Sequence[int]] = None,
@@ -151,7 +165,8 @@ def gemm_reduce_scatter(x: Tensor, weight: Tensor, group=None, *, rows_per_rank:
     x (M, K_r): every token, this rank's shard of the features; weight (N, K_r): this rank's
     shard. rows_per_rank: how many of the M rows each rank keeps (None: M split as evenly as
     possible, the first ranks one row more). Returns (rows_per_rank[rank], N), the partials
-    summed in float32 and rounded once."""
+    summed in float32 and rounded once. Differentiable (bf16, f16): the backward runs
+    all_gather_gemm for x's gradient (gather(dY) @ W_r) and one GEMM for weight's."""
     _check("gemm_reduce_scatter", x, weight, scale_a, scale_b)
     world, rank = _group_info(group)
     m = x.shape[0]
@@ -160,6 +175,15 @@ def gemm_reduce_scatter(x: Tensor, weight: Tensor, group=None, *, rows_per_rank:
     rows = [int(r) for r in rows_per_rank]
     if len(rows) != world or sum(rows) != m:
         raise ValueError(f"gemm_reduce_scatter: rows_per_rank {rows} must have {world} entries summing to x's {m} rows")
+    if _needs_grad(x, weight):
+        _no_fp8_grad("gemm_reduce_scatter", x, out_dtype)
+        return _GemmReduceScatter.apply(x, weight, group, rows, chunks)
+    return _gemm_reduce_scatter(x, weight, group, rows, chunks, scale_a, scale_b, out_dtype)
+
+
+def _gemm_reduce_scatter(x, weight, group, rows, chunks, scale_a, scale_b, out_dtype):
+    world, rank = _group_info(group)
+    m = x.shape[0]
     plan = _core.tp_plan("gemm_reduce_scatter", world, rank, rows, chunks)
     out_dtype = out_dtype or (torch.bfloat16 if x.dtype in _FP8 else x.dtype)
     n, own = weight.shape[0], rows[rank]
@@ -186,3 +210,63 @@ def gemm_reduce_scatter(x: Tensor, weight: Tensor, group=None, *, rows_per_rank:
     if world > 1 and own:
         out = (out.float() + recv.view(world - 1, own, n).float().sum(0)).to(out_dtype)
     return out
+
+
+def _needs_grad(*tensors: Tensor) -> bool:
+    return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
+
+
+def _no_fp8_grad(op: str, x: Tensor, out_dtype) -> None:
+    if x.dtype in _FP8:
+        raise ValueError(f"{op}: float8 calls record no autograd graph: pass detached tensors (x.detach(), weight.detach())")
+    if out_dtype is not None and out_dtype != x.dtype:
+        raise ValueError(f"{op}: with autograd the output takes x's dtype ({x.dtype}); leave out_dtype as None")
+
+
+def _weight_grad(d_out: Tensor, inputs: Tensor, like: Tensor) -> Tensor:
+    """d_out.T @ inputs, the gradient of a weight in nn.Linear's layout (out x in)."""
+    dw = torch.empty_like(like)
+    _mm_into(dw, d_out.t(), inputs.t(), None, None, like.dtype)
+    return dw
+
+
+class _AllGatherGemm(torch.autograd.Function):
+    """Y = gather(X) @ W_r.T. Backward: dX_r = my rows of sum_q dY_q @ W_q (GEMM + ReduceScatter),
+    dW_r = dY_r.T @ gather(X)."""
+
+    @staticmethod
+    def forward(ctx, x, weight, group, rows, chunks):
+        out, gathered = _all_gather_gemm(x, weight, group, rows, chunks, None, None, None)
+        ctx.save_for_backward(gathered, weight)
+        ctx.group, ctx.rows, ctx.chunks = group, rows, chunks
+        ctx.mark_non_differentiable(gathered)
+        return out, gathered
+
+    @staticmethod
+    def backward(ctx, d_out, _d_gathered):
+        gathered, weight = ctx.saved_tensors
+        d_out = d_out.contiguous()
+        dx = dw = None
+        if ctx.needs_input_grad[0]:  # weight.t(): (K, N_r), so that the GEMM is dY @ W_r
+            dx = _gemm_reduce_scatter(d_out, weight.t(), ctx.group, ctx.rows, ctx.chunks, None, None, None)
+        if ctx.needs_input_grad[1]:
+            dw = _weight_grad(d_out, gathered, weight)
+        return dx, dw, None, None, None
+
+
+class _GemmReduceScatter(torch.autograd.Function):
+    """Z_r = my rows of sum_q X_q @ W_q.T. Backward: dX_r = gather(dZ) @ W_r (AllGather + GEMM),
+    dW_r = gather(dZ).T @ X_r."""
+
+    @staticmethod
+    def forward(ctx, x, weight, group, rows, chunks):
+        ctx.save_for_backward(x, weight)
+        ctx.group, ctx.rows, ctx.chunks = group, rows, chunks
+        return _gemm_reduce_scatter(x, weight, group, rows, chunks, None, None, None)
+
+    @staticmethod
+    def backward(ctx, d_out):
+        x, weight = ctx.saved_tensors
+        dx, d_full = _all_gather_gemm(d_out.contiguous(), weight.t(), ctx.group, ctx.rows, ctx.chunks, None, None, None)
+        dw = _weight_grad(d_full, x, weight) if ctx.needs_input_grad[1] else None
+        return (dx if ctx.needs_input_grad[0] else None), dw, None, None, None
