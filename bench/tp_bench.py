@@ -108,7 +108,7 @@ def main():
             t = {name: statistics.median(v) for name, v in samples.items()}
             rows.append((kind, tokens, t))
     if rank == 0:
-        print(f"| op | TP | tokens | tessel ms | nccl+torch ms | comm ms | gemm ms | vs nccl+torch | vs max(comm, gemm) |")
+        print("| op | TP | tokens | tessel ms | nccl+torch ms | comm ms | gemm ms | vs nccl+torch | vs max(comm, gemm) |")
         print("|---|---|---|---|---|---|---|---|---|")
         for kind, tokens, t in rows:
             floor = max(t["comm"], t["gemm"])
