@@ -7,12 +7,12 @@
 //                                           GemmShape<16,8,16>, LinearCombination<float>, 3>;
 //   Gemm gemm;
 //   Gemm::Arguments args{{M, N, K}, {dA, lda}, {dB, ldb}, {dC, ldc}, {dD, ldd}, {alpha, beta}, 1};
+//   if (auto s = gemm.can_implement(args); !s.ok()) puts(s.what().c_str());
+//   gemm(args, nullptr, stream);
 //
 // The epilogue is epilogue::LinearCombination<ElementC> by default (or with an activation,
 // LinearCombination<ElementC, ElementC, fusion::ReLU>): the kernel loads C itself and runs its
 // OutputOp, so Arguments::epilogue holds only alpha and beta (its Scalars).
-//   if (auto s = gemm.can_implement(args); !s.ok()) puts(s.what().c_str());
-//   gemm(args, nullptr, stream);
 //
 // The threadblock shape only decides how many warps there are; the warp shape is the unit of
 // work: every warp computes a WarpM x WarpN tile with (WarpM/16)*(WarpN/8)*(WarpK/InstK) mma per
