@@ -34,7 +34,7 @@ void gemm_rows(Matrix const& a, Matrix const& b, Matrix& out, RowRange rows, std
     }
 }
 
-std::vector<TpPlan> plans(TpKind kind, std::vector<std::int64_t> const& rows, int chunks) {
+std::vector<TpPlan> make_plans(TpKind kind, std::vector<std::int64_t> const& rows, int chunks) {
   std::vector<TpPlan> p;
   for (int r = 0; r < int(rows.size()); ++r) {
     EXPECT_TRUE(check_tp_arguments(int(rows.size()), r, rows, chunks).ok());
@@ -58,18 +58,30 @@ void expect_exchanges_pair(std::vector<TpPlan> const& p) {
   }
 }
 
+// Every rank's plan of one simulated group (their exchanges checked to pair up), and its sizes.
+struct Group {
+  std::vector<TpPlan> plans;
+  int world;
+  std::int64_t m;  // the group's token count
+  std::size_t ranks;
+  Group(TpKind kind, std::vector<std::int64_t> const& rows, int chunks)
+      : plans(make_plans(kind, rows, chunks)), world(int(rows.size())), m(plans[0].total_rows()), ranks(rows.size()) {
+    expect_exchanges_pair(plans);
+  }
+};
+
+std::string describe(char const* what, std::vector<std::int64_t> const& rows, int chunks, unsigned seed) {
+  return std::string(what) + ", world " + std::to_string(rows.size()) + ", chunks " + std::to_string(chunks) + ", seed " +
+         std::to_string(seed);
+}
+
 // AllGather + GEMM on every rank; D of each rank must equal gather(X) @ W_r.
 void check_all_gather(std::vector<std::int64_t> const& rows, int chunks, unsigned seed) {
-  SCOPED_TRACE("all-gather, world " + std::to_string(rows.size()) + ", chunks " + std::to_string(chunks) + ", seed " +
-               std::to_string(seed));
+  SCOPED_TRACE(describe("all-gather", rows, chunks, seed));
   std::mt19937 rng(seed);
   constexpr std::int64_t K = 5, N = 3;
-  auto const p = plans(TpKind::kAllGatherGemm, rows, chunks);
-  expect_exchanges_pair(p);
-  int const world = int(rows.size());
-  std::int64_t const M = p[0].total_rows();
+  auto const& [p, world, M, ranks] = Group(TpKind::kAllGatherGemm, rows, chunks);
   Matrix const x = random_matrix(rng, M, K);  // the full activations; rank w owns its rows
-  std::size_t const ranks = static_cast<std::size_t>(world);
   std::vector<Matrix> w(ranks), gathered(ranks, Matrix(std::size_t(M * K), 0.0));
   std::vector<std::vector<int>> arrived(ranks, std::vector<int>(std::size_t(M), -2));  // -2: not here
   for (int r = 0; r < world; ++r) {
@@ -119,15 +131,10 @@ void check_all_gather(std::vector<std::int64_t> const& rows, int chunks, unsigne
 
 // GEMM + ReduceScatter on every rank; rank w's rows of the sum over ranks of X_r @ W_r.
 void check_reduce_scatter(std::vector<std::int64_t> const& rows, int chunks, unsigned seed) {
-  SCOPED_TRACE("reduce-scatter, world " + std::to_string(rows.size()) + ", chunks " + std::to_string(chunks) + ", seed " +
-               std::to_string(seed));
+  SCOPED_TRACE(describe("reduce-scatter", rows, chunks, seed));
   std::mt19937 rng(seed);
   constexpr std::int64_t K = 4, N = 3;
-  auto const p = plans(TpKind::kGemmReduceScatter, rows, chunks);
-  expect_exchanges_pair(p);
-  int const world = int(rows.size());
-  std::int64_t const M = p[0].total_rows();
-  std::size_t const ranks = static_cast<std::size_t>(world);
+  auto const& [p, world, M, ranks] = Group(TpKind::kGemmReduceScatter, rows, chunks);
   std::vector<Matrix> x(ranks), w(ranks), partial(ranks);
   Matrix want(std::size_t(M * N), 0.0), term(std::size_t(M * N));
   for (int r = 0; r < world; ++r) {
