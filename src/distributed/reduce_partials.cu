@@ -5,8 +5,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <string>
 
+#include "tessel/arch/runtime.hpp"
 #include "tessel/distributed/tp_gemm.hpp"
 
 namespace tessel::distributed {
@@ -38,9 +38,7 @@ StatusInfo reduce_partials(gemm::DataType type, void const* own, void const* par
     reduce_partials_kernel<<<blocks, threads, 0, stream>>>(static_cast<__nv_bfloat16 const*>(own),
                                                            static_cast<__nv_bfloat16 const*>(partials), count, slice,
                                                            static_cast<__nv_bfloat16*>(out), n_elements);
-  if (auto e = cudaGetLastError(); e != cudaSuccess)
-    return {Status::kErrorInternal, std::string("launching the reduction of the partials failed: ") + cudaGetErrorString(e)};
-  return {};
+  return arch::status_from_cuda(cudaGetLastError(), "launching the reduction of the partials");
 }
 
 }  // namespace tessel::distributed

@@ -4,16 +4,13 @@
 
 #include <string>
 
+#include "tessel/arch/runtime.hpp"
+
 namespace tessel::distributed {
 
 namespace {
 
 constexpr std::int64_t kElementBytes = 2;  // f16 and bf16, what tessel::gemm serves
-
-StatusInfo cuda_status(cudaError_t e, char const* what) {
-  if (e == cudaSuccess) return {};
-  return {Status::kErrorInternal, std::string(what) + " failed: " + cudaGetErrorString(e)};
-}
 
 StatusInfo nccl_status(ncclResult_t r, char const* what) {
   if (r == ncclSuccess) return {};
@@ -87,12 +84,12 @@ StatusInfo TensorParallelGemm::initialize(ncclComm_t comm) {
   if (comm_stream_ != nullptr) return {Status::kErrorInvalidProblem, "this handle is initialized already: make one handle per communicator"};
   TESSEL_TP_TRY(nccl_status(ncclCommCount(comm, &world_), "ncclCommCount"));
   TESSEL_TP_TRY(nccl_status(ncclCommUserRank(comm, &rank_), "ncclCommUserRank"));
-  TESSEL_TP_TRY(cuda_status(cudaGetDevice(&device_), "cudaGetDevice"));
+  TESSEL_TP_TRY(arch::status_from_cuda(cudaGetDevice(&device_), "cudaGetDevice"));
   // NOTES: a stream that does not synchronise with the legacy default stream, so that a caller's
   // work on stream 0 does not serialise the exchanges behind it.
-  TESSEL_TP_TRY(cuda_status(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking), "creating the communication stream"));
-  TESSEL_TP_TRY(cuda_status(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), "cudaEventCreate"));
-  TESSEL_TP_TRY(cuda_status(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreate"));
+  TESSEL_TP_TRY(arch::status_from_cuda(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking), "creating the communication stream"));
+  TESSEL_TP_TRY(arch::status_from_cuda(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), "cudaEventCreate"));
+  TESSEL_TP_TRY(arch::status_from_cuda(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreate"));
   comm_ = comm;
   return {};
 }
@@ -105,7 +102,7 @@ StatusInfo TensorParallelGemm::initialized() const {
 StatusInfo TensorParallelGemm::events_for(std::size_t count) {
   while (events_.size() < count) {
     cudaEvent_t e;
-    TESSEL_TP_TRY(cuda_status(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate"));
+    TESSEL_TP_TRY(arch::status_from_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate"));
     events_.push_back(e);
   }
   return {};
@@ -114,7 +111,7 @@ StatusInfo TensorParallelGemm::events_for(std::size_t count) {
 StatusInfo TensorParallelGemm::plan(TpKind kind, std::vector<std::int64_t> const& rows_per_rank, int chunks, TpPlan& out) const {
   TESSEL_TP_TRY(initialized());
   int device = -1;
-  TESSEL_TP_TRY(cuda_status(cudaGetDevice(&device), "cudaGetDevice"));
+  TESSEL_TP_TRY(arch::status_from_cuda(cudaGetDevice(&device), "cudaGetDevice"));
   if (device != device_)
     return {Status::kErrorInvalidProblem, "the current device is " + std::to_string(device) + " but the handle's communicator is on device " +
                                               std::to_string(device_) + ": cudaSetDevice(" + std::to_string(device_) + ") first"};
@@ -126,8 +123,10 @@ StatusInfo TensorParallelGemm::plan(TpKind kind, std::vector<std::int64_t> const
 StatusInfo TensorParallelGemm::all_gather_gemm(AllGatherGemmArguments const& a, cudaStream_t stream) {
   TESSEL_TP_TRY(initialized());
   TESSEL_TP_TRY(check_common(a.rows_per_rank, world_, rank_, a.chunks, a.n, a.k, a.B, a.type));
-  if (!a.x || !a.gathered || !a.D)
-    return {Status::kErrorInvalidProblem, std::string("a null pointer for ") + (!a.x ? "x" : !a.gathered ? "gathered" : "D") +
+  // x may be null on a rank without tokens; the gathered buffer and D hold every rank's.
+  bool const x_missing = !a.x && a.rows_per_rank[std::size_t(rank_)] > 0;
+  if (x_missing || !a.gathered || !a.D)
+    return {Status::kErrorInvalidProblem, std::string("a null pointer for ") + (x_missing ? "x" : !a.gathered ? "gathered" : "D") +
                                               ": pass device pointers"};
   TpPlan p;
   TESSEL_TP_TRY(plan(TpKind::kAllGatherGemm, a.rows_per_rank, a.chunks, p));
@@ -135,27 +134,27 @@ StatusInfo TensorParallelGemm::all_gather_gemm(AllGatherGemmArguments const& a, 
   auto* gathered = static_cast<char*>(a.gathered);
   char* own = gathered + p.offset(rank_) * row_bytes;
   if (a.x != own && p.own_rows() > 0)
-    TESSEL_TP_TRY(cuda_status(cudaMemcpyAsync(own, a.x, std::size_t(p.own_rows() * row_bytes), cudaMemcpyDeviceToDevice, stream),
+    TESSEL_TP_TRY(arch::status_from_cuda(cudaMemcpyAsync(own, a.x, std::size_t(p.own_rows() * row_bytes), cudaMemcpyDeviceToDevice, stream),
                               "copying x into the gathered buffer"));
   TESSEL_TP_TRY(events_for(p.exchanges.size()));
   // Every exchange is enqueued before the first GEMM: none waits for another, so the network
   // runs ahead while the GEMM of this rank's own rows runs.
-  TESSEL_TP_TRY(cuda_status(cudaEventRecord(ready_, stream), "cudaEventRecord"));
-  TESSEL_TP_TRY(cuda_status(cudaStreamWaitEvent(comm_stream_, ready_, 0), "cudaStreamWaitEvent"));
+  TESSEL_TP_TRY(arch::status_from_cuda(cudaEventRecord(ready_, stream), "cudaEventRecord"));
+  TESSEL_TP_TRY(arch::status_from_cuda(cudaStreamWaitEvent(comm_stream_, ready_, 0), "cudaStreamWaitEvent"));
   for (std::size_t i = 0; i < p.exchanges.size(); ++i) {
     TESSEL_TP_TRY(exchange(p.exchanges[i], gathered, gathered, 0, row_bytes, comm_, comm_stream_));
-    TESSEL_TP_TRY(cuda_status(cudaEventRecord(events_[i], comm_stream_), "cudaEventRecord"));
+    TESSEL_TP_TRY(arch::status_from_cuda(cudaEventRecord(events_[i], comm_stream_), "cudaEventRecord"));
   }
   for (TpGemm const& g : p.gemms) {
     if (g.rows.count == 0) continue;
     if (g.waits_for_exchange >= 0)
-      TESSEL_TP_TRY(cuda_status(cudaStreamWaitEvent(stream, events_[std::size_t(g.waits_for_exchange)], 0), "cudaStreamWaitEvent"));
+      TESSEL_TP_TRY(arch::status_from_cuda(cudaStreamWaitEvent(stream, events_[std::size_t(g.waits_for_exchange)], 0), "cudaStreamWaitEvent"));
     char* d = static_cast<char*>(a.D) + g.rows.begin * ldd * kElementBytes;
     TESSEL_TP_TRY(gemm_rows(g.rows, a.n, a.k, a.type, gathered, a.k, a.B, d, ldd, stream));
   }
   // Join: the caller's stream is past every send too (x and gathered may be reused after it).
-  TESSEL_TP_TRY(cuda_status(cudaEventRecord(done_, comm_stream_), "cudaEventRecord"));
-  return cuda_status(cudaStreamWaitEvent(stream, done_, 0), "cudaStreamWaitEvent");
+  TESSEL_TP_TRY(arch::status_from_cuda(cudaEventRecord(done_, comm_stream_), "cudaEventRecord"));
+  return arch::status_from_cuda(cudaStreamWaitEvent(stream, done_, 0), "cudaStreamWaitEvent");
 }
 
 std::size_t TensorParallelGemm::reduce_scatter_workspace_size(GemmReduceScatterArguments const& a) const {
@@ -172,7 +171,10 @@ StatusInfo TensorParallelGemm::gemm_reduce_scatter(GemmReduceScatterArguments co
   if (a.A.type != a.type) return {Status::kErrorInvalidDataType, "A's element type differs from the arguments' type: give both the same"};
   if (a.A.layout != gemm::MatrixLayout::kRowMajor)
     return {Status::kErrorInvalidLayout, "A must be row-major (tokens x K): its rows are cut among the ranks' exchanges"};
-  if (!a.A.ptr || !a.D) return {Status::kErrorInvalidProblem, std::string("a null pointer for ") + (!a.A.ptr ? "A" : "D") + ": pass device pointers"};
+  // D may be null on a rank that keeps no rows.
+  bool const d_missing = !a.D && a.rows_per_rank[std::size_t(rank_)] > 0;
+  if (!a.A.ptr || d_missing)
+    return {Status::kErrorInvalidProblem, std::string("a null pointer for ") + (!a.A.ptr ? "A" : "D") + ": pass device pointers"};
   std::size_t const need = reduce_scatter_workspace_size(a);
   if (need > 0 && (a.workspace == nullptr || a.workspace_bytes < need))
     return {a.workspace ? Status::kErrorInvalidProblem : Status::kErrorWorkspaceNull,
@@ -187,15 +189,15 @@ StatusInfo TensorParallelGemm::gemm_reduce_scatter(GemmReduceScatterArguments co
   TESSEL_TP_TRY(events_for(p.gemms.size()));
   // The receives write the workspace: not before the stream's earlier work (a previous call's
   // reduction) is done with it.
-  TESSEL_TP_TRY(cuda_status(cudaEventRecord(ready_, stream), "cudaEventRecord"));
-  TESSEL_TP_TRY(cuda_status(cudaStreamWaitEvent(comm_stream_, ready_, 0), "cudaStreamWaitEvent"));
+  TESSEL_TP_TRY(arch::status_from_cuda(cudaEventRecord(ready_, stream), "cudaEventRecord"));
+  TESSEL_TP_TRY(arch::status_from_cuda(cudaStreamWaitEvent(comm_stream_, ready_, 0), "cudaStreamWaitEvent"));
   std::size_t launched = 0;
   auto launch_through = [&](int last) -> StatusInfo {
     for (; int(launched) <= last; ++launched) {
       TpGemm const& g = p.gemms[launched];
       char* d = g.feeds_exchange >= 0 ? send + g.rows.begin * row_bytes : static_cast<char*>(a.D);  // own rows: into D
       TESSEL_TP_TRY(gemm_rows(g.rows, a.n, a.k, a.type, a_base, a.A.ld, a.B, d, a.n, stream));
-      TESSEL_TP_TRY(cuda_status(cudaEventRecord(events_[launched], stream), "cudaEventRecord"));
+      TESSEL_TP_TRY(arch::status_from_cuda(cudaEventRecord(events_[launched], stream), "cudaEventRecord"));
     }
     return {};
   };
@@ -203,15 +205,15 @@ StatusInfo TensorParallelGemm::gemm_reduce_scatter(GemmReduceScatterArguments co
     TpExchange const& e = p.exchanges[i];
     if (e.waits_for_gemm >= 0) {
       TESSEL_TP_TRY(launch_through(e.waits_for_gemm));
-      TESSEL_TP_TRY(cuda_status(cudaStreamWaitEvent(comm_stream_, events_[std::size_t(e.waits_for_gemm)], 0), "cudaStreamWaitEvent"));
+      TESSEL_TP_TRY(arch::status_from_cuda(cudaStreamWaitEvent(comm_stream_, events_[std::size_t(e.waits_for_gemm)], 0), "cudaStreamWaitEvent"));
     }
     // The partials from step t land in slot t - 1, at the piece's place in this rank's rows.
     std::int64_t const slot = std::int64_t(i) / p.chunks;
     TESSEL_TP_TRY(exchange(e, send, recv + slot * own_rows * row_bytes, p.offset(rank_), row_bytes, comm_, comm_stream_));
   }
   TESSEL_TP_TRY(launch_through(int(p.gemms.size()) - 1));
-  TESSEL_TP_TRY(cuda_status(cudaEventRecord(done_, comm_stream_), "cudaEventRecord"));
-  TESSEL_TP_TRY(cuda_status(cudaStreamWaitEvent(stream, done_, 0), "cudaStreamWaitEvent"));
+  TESSEL_TP_TRY(arch::status_from_cuda(cudaEventRecord(done_, comm_stream_), "cudaEventRecord"));
+  TESSEL_TP_TRY(arch::status_from_cuda(cudaStreamWaitEvent(stream, done_, 0), "cudaStreamWaitEvent"));
   if (world_ == 1 || own_rows == 0) return {};
   return reduce_partials(a.type, a.D, recv, world_ - 1, own_rows * a.n, a.D, own_rows * a.n, stream);
 }

@@ -4,18 +4,20 @@
 // poisoned (NaN). One Hopper GPU runs the one-rank group (the plan's GEMMs and no exchange); two
 // or more run the real exchanges.
 
-#include <cuda_bf16.h>
-#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <nccl.h>
 
 #include <cmath>
-#include <random>
+#include <exception>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "sm90_test_support.hpp"
+#include "tessel/arch/runtime.hpp"
 #include "tessel/distributed/tp_gemm.hpp"
+#include "tessel/verify/device_buffer.cuh"
+#include "tessel/verify/poison.hpp"
 
 namespace {
 
@@ -23,31 +25,28 @@ using namespace tessel;
 using namespace tessel::distributed;
 using gemm::DataType;
 using gemm::MatrixLayout;
+using Bf16 = bfloat16_t;
 
 int hopper_gpus() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
   int hopper = 0;
   for (int d = 0; d < n; ++d) {
-    cudaDeviceProp p{};
-    if (cudaGetDeviceProperties(&p, d) == cudaSuccess && p.major == 9) ++hopper;
+    arch::DeviceArch a;
+    if (arch::query_device_arch(d, a).ok() && a.compute_capability == 90) ++hopper;
   }
   return hopper;
 }
 
-std::vector<__nv_bfloat16> random_bf16(std::mt19937& rng, std::size_t n) {
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<__nv_bfloat16> v(n);
-  for (auto& x : v) x = __float2bfloat16(u(rng));
-  return v;
+std::vector<Bf16> random_bf16(std::size_t n, std::uint64_t seed, std::vector<float>& as_float) {
+  return test::random_values<Bf16>(n, seed, verify::Distribution::uniform(-1, 1), as_float);
 }
 
-template <class T>
-T* to_device(std::vector<T> const& h) {
-  T* d = nullptr;
-  EXPECT_EQ(cudaMalloc(&d, h.size() * sizeof(T) + 16), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-  return d;
+// D's elements, poisoned, on the device.
+verify::DeviceBuffer<Bf16> poisoned(std::size_t n) {
+  std::vector<Bf16> h(n);
+  verify::poison(h.data(), n);
+  return verify::DeviceBuffer<Bf16>(h);
 }
 
 // Ragged token counts, rank 1 without any, none a multiple of a tile.
@@ -57,16 +56,23 @@ std::vector<std::int64_t> ragged_rows(int world) {
   return rows;
 }
 
+std::int64_t offset_of(std::vector<std::int64_t> const& rows, int rank) {
+  std::int64_t o = 0;
+  for (int q = 0; q < rank; ++q) o += rows[std::size_t(q)];
+  return o;
+}
+
 // |got - want| within bf16's rounding of terms of total magnitude `mag`, reported at the first miss.
-::testing::AssertionResult near(std::vector<__nv_bfloat16> const& got, std::vector<double> const& want, std::vector<double> const& mag) {
+::testing::AssertionResult near(std::vector<Bf16> const& got, std::vector<double> const& want, std::vector<double> const& mag) {
   for (std::size_t i = 0; i < got.size(); ++i) {
-    double const g = __bfloat162float(got[i]);
+    double const g = float(got[i]);
     if (!(std::fabs(g - want[i]) <= std::ldexp(mag[i], -7) + 1e-3))
       return ::testing::AssertionFailure() << "element " << i << ": got " << g << ", want " << want[i];
   }
   return ::testing::AssertionSuccess();
 }
 
+// A group of the first `size` GPUs, one communicator each.
 struct World {
   int size = 0;
   std::vector<ncclComm_t> comms;
@@ -78,67 +84,62 @@ struct World {
   ~World() {
     for (auto c : comms) ncclCommDestroy(c);
   }
-  // fn(rank) on one thread per rank, each on its own device.
+  // rank_call(rank, handle, stream) on one thread per rank, each on its own device and stream with
+  // an initialized handle; returns per rank what the call said (or threw), empty for success.
   template <class Fn>
-  void run(Fn fn) {
+  std::vector<std::string> run(Fn rank_call) {
+    std::vector<std::string> errors(static_cast<std::size_t>(size));
     std::vector<std::thread> threads;
     for (int r = 0; r < size; ++r)
       threads.emplace_back([&, r] {
-        cudaSetDevice(r);
-        fn(r);
+        try {
+          cudaSetDevice(r);
+          cudaStream_t stream;
+          cudaStreamCreate(&stream);
+          TensorParallelGemm tp;
+          StatusInfo const init = tp.initialize(comms[std::size_t(r)]);
+          StatusInfo const s = init.ok() ? rank_call(r, tp, stream) : init;
+          cudaStreamSynchronize(stream);
+          cudaStreamDestroy(stream);
+          errors[std::size_t(r)] = s.ok() ? "" : s.what();
+        } catch (std::exception const& e) {
+          errors[std::size_t(r)] = e.what();
+        }
       });
     for (auto& t : threads) t.join();
+    return errors;
   }
 };
 
 void check_all_gather(int world_size, int chunks) {
   SCOPED_TRACE("world " + std::to_string(world_size) + ", chunks " + std::to_string(chunks));
   auto const rows = ragged_rows(world_size);
-  std::int64_t M = 0;
-  for (auto r : rows) M += r;
+  std::int64_t const M = offset_of(rows, world_size);
   constexpr int K = 128, N = 128;  // N: each rank's shard of the output features
-  std::mt19937 rng(11);
-  auto const x = random_bf16(rng, std::size_t(M * K));
-  std::vector<std::vector<__nv_bfloat16>> w, got(static_cast<std::size_t>(world_size));
-  for (int r = 0; r < world_size; ++r) w.push_back(random_bf16(rng, std::size_t(N) * K));  // N x K row-major: B = W^T column-major
+  std::vector<float> x;
+  auto const hx = random_bf16(std::size_t(M * K), 11, x);
+  std::size_t const ranks = static_cast<std::size_t>(world_size);
+  std::vector<std::vector<float>> w(ranks);
+  std::vector<std::vector<Bf16>> hw, got(ranks);
+  for (int r = 0; r < world_size; ++r) hw.push_back(random_bf16(std::size_t(N) * K, 12 + r, w[std::size_t(r)]));  // N x K: B = W^T
   World world(world_size);
-  std::vector<std::string> errors(static_cast<std::size_t>(world_size));  // per rank; empty: success
-  world.run([&](int r) {
-    std::int64_t offset = 0;
-    for (int q = 0; q < r; ++q) offset += rows[std::size_t(q)];
-    std::vector<__nv_bfloat16> mine(x.begin() + offset * K, x.begin() + (offset + rows[std::size_t(r)]) * K);
-    auto* dx = to_device(mine);
-    auto* dw = to_device(w[std::size_t(r)]);
-    __nv_bfloat16 *gathered = nullptr, *d = nullptr;
-    cudaMalloc(&gathered, std::size_t(M * K) * 2);
-    cudaMalloc(&d, std::size_t(M * N) * 2);
-    cudaMemset(d, 0xff, std::size_t(M * N) * 2);  // NaN
-    cudaStream_t stream;
-    cudaStreamCreate(&stream);
-    TensorParallelGemm tp;
-    auto call = [&]() -> StatusInfo {
-      if (auto s = tp.initialize(world.comms[std::size_t(r)]); !s.ok()) return s;
-      AllGatherGemmArguments a;
-      a.rows_per_rank = rows;
-      a.n = N;
-      a.k = K;
-      a.x = dx;
-      a.B = {dw, DataType::kBF16, MatrixLayout::kColumnMajor, K};
-      a.gathered = gathered;
-      a.D = d;
-      a.chunks = chunks;
-      return tp.all_gather_gemm(a, stream);
-    };
-    StatusInfo const s = call();
-    errors[std::size_t(r)] = s.ok() ? "" : s.what();
+  auto const errors = world.run([&](int r, TensorParallelGemm& tp, cudaStream_t stream) {
+    std::int64_t const offset = offset_of(rows, r);
+    verify::DeviceBuffer<Bf16> dx(std::vector<Bf16>(hx.begin() + offset * K, hx.begin() + (offset + rows[std::size_t(r)]) * K));
+    verify::DeviceBuffer<Bf16> dw(hw[std::size_t(r)]), gathered(static_cast<std::size_t>(M * K)), d = poisoned(std::size_t(M * N));
+    AllGatherGemmArguments a;
+    a.rows_per_rank = rows;
+    a.n = N;
+    a.k = K;
+    a.x = dx.data();
+    a.B = {dw.data(), DataType::kBF16, MatrixLayout::kColumnMajor, K};
+    a.gathered = gathered.data();
+    a.D = d.data();
+    a.chunks = chunks;
+    StatusInfo s = tp.all_gather_gemm(a, stream);
     cudaStreamSynchronize(stream);
-    got[std::size_t(r)].resize(std::size_t(M * N));
-    cudaMemcpy(got[std::size_t(r)].data(), d, std::size_t(M * N) * 2, cudaMemcpyDeviceToHost);
-    cudaFree(dx);
-    cudaFree(dw);
-    cudaFree(gathered);
-    cudaFree(d);
-    cudaStreamDestroy(stream);
+    got[std::size_t(r)] = d.download();
+    return s;
   });
   for (int r = 0; r < world_size; ++r) {
     ASSERT_EQ(errors[std::size_t(r)], "") << "rank " << r;
@@ -147,7 +148,7 @@ void check_all_gather(int world_size, int chunks) {
       for (int j = 0; j < N; ++j) {
         double s = 0, m = 0;
         for (int q = 0; q < K; ++q) {
-          double const t = double(__bfloat162float(x[std::size_t(i * K + q)])) * __bfloat162float(w[std::size_t(r)][std::size_t(j * K + q)]);
+          double const t = double(x[std::size_t(i * K + q)]) * w[std::size_t(r)][std::size_t(j * K + q)];
           s += t;
           m += std::fabs(t);
         }
@@ -161,70 +162,47 @@ void check_all_gather(int world_size, int chunks) {
 void check_reduce_scatter(int world_size, int chunks) {
   SCOPED_TRACE("world " + std::to_string(world_size) + ", chunks " + std::to_string(chunks));
   auto const rows = ragged_rows(world_size);
-  std::int64_t M = 0;
-  for (auto r : rows) M += r;
+  std::int64_t const M = offset_of(rows, world_size);
   constexpr int K = 128, N = 136;  // K: each rank's shard of the input features
-  std::mt19937 rng(12);
-  std::vector<std::vector<__nv_bfloat16>> x, w, got(static_cast<std::size_t>(world_size));
+  std::size_t const ranks = static_cast<std::size_t>(world_size);
+  std::vector<std::vector<float>> x(ranks), w(ranks);
+  std::vector<std::vector<Bf16>> hx, hw, got(ranks);
   for (int r = 0; r < world_size; ++r) {
-    x.push_back(random_bf16(rng, std::size_t(M * K)));
-    w.push_back(random_bf16(rng, std::size_t(N) * K));
+    hx.push_back(random_bf16(std::size_t(M * K), 21 + 2 * r, x[std::size_t(r)]));
+    hw.push_back(random_bf16(std::size_t(N) * K, 22 + 2 * r, w[std::size_t(r)]));
   }
   World world(world_size);
-  std::vector<std::string> errors(static_cast<std::size_t>(world_size));  // per rank; empty: success
-  world.run([&](int r) {
-    std::int64_t const own = rows[std::size_t(r)];
-    auto* dx = to_device(x[std::size_t(r)]);
-    auto* dw = to_device(w[std::size_t(r)]);
-    __nv_bfloat16* d = nullptr;
-    cudaMalloc(&d, std::size_t(own * N) * 2 + 16);
-    cudaMemset(d, 0xff, std::size_t(own * N) * 2);
-    cudaStream_t stream;
-    cudaStreamCreate(&stream);
-    TensorParallelGemm tp;
-    void* workspace = nullptr;
-    auto call = [&]() -> StatusInfo {
-      if (auto s = tp.initialize(world.comms[std::size_t(r)]); !s.ok()) return s;
-      GemmReduceScatterArguments a;
-      a.rows_per_rank = rows;
-      a.n = N;
-      a.k = K;
-      a.A = {dx, DataType::kBF16, MatrixLayout::kRowMajor, K};
-      a.B = {dw, DataType::kBF16, MatrixLayout::kColumnMajor, K};
-      a.D = d;
-      a.chunks = chunks;
-      a.workspace_bytes = tp.reduce_scatter_workspace_size(a);
-      cudaMalloc(&workspace, a.workspace_bytes + 16);
-      a.workspace = workspace;
-      return tp.gemm_reduce_scatter(a, stream);
-    };
-    StatusInfo const s = call();
-    errors[std::size_t(r)] = s.ok() ? "" : s.what();
+  auto const errors = world.run([&](int r, TensorParallelGemm& tp, cudaStream_t stream) {
+    verify::DeviceBuffer<Bf16> dx(hx[std::size_t(r)]), dw(hw[std::size_t(r)]), d = poisoned(std::size_t(rows[std::size_t(r)] * N));
+    GemmReduceScatterArguments a;
+    a.rows_per_rank = rows;
+    a.n = N;
+    a.k = K;
+    a.A = {dx.data(), DataType::kBF16, MatrixLayout::kRowMajor, K};
+    a.B = {dw.data(), DataType::kBF16, MatrixLayout::kColumnMajor, K};
+    a.D = d.data();
+    a.chunks = chunks;
+    a.workspace_bytes = tp.reduce_scatter_workspace_size(a);
+    verify::DeviceBuffer<char> workspace(a.workspace_bytes);
+    a.workspace = workspace.data();
+    StatusInfo s = tp.gemm_reduce_scatter(a, stream);
     cudaStreamSynchronize(stream);
-    got[std::size_t(r)].resize(std::size_t(own * N));
-    cudaMemcpy(got[std::size_t(r)].data(), d, std::size_t(own * N) * 2, cudaMemcpyDeviceToHost);
-    cudaFree(dx);
-    cudaFree(dw);
-    cudaFree(d);
-    cudaFree(workspace);
-    cudaStreamDestroy(stream);
+    got[std::size_t(r)] = d.download();
+    return s;
   });
-  std::int64_t offset = 0;
   for (int r = 0; r < world_size; ++r) {
     ASSERT_EQ(errors[std::size_t(r)], "") << "rank " << r;
-    std::int64_t const own = rows[std::size_t(r)];
+    std::int64_t const own = rows[std::size_t(r)], offset = offset_of(rows, r);
     std::vector<double> want(std::size_t(own * N), 0.0), mag(std::size_t(own * N), 0.0);
     for (int q = 0; q < world_size; ++q)
       for (std::int64_t i = 0; i < own; ++i)
         for (int j = 0; j < N; ++j)
           for (int c = 0; c < K; ++c) {
-            double const t = double(__bfloat162float(x[std::size_t(q)][std::size_t((offset + i) * K + c)])) *
-                             __bfloat162float(w[std::size_t(q)][std::size_t(j * K + c)]);
+            double const t = double(x[std::size_t(q)][std::size_t((offset + i) * K + c)]) * w[std::size_t(q)][std::size_t(j * K + c)];
             want[std::size_t(i * N + j)] += t;
             mag[std::size_t(i * N + j)] += std::fabs(t);
           }
     EXPECT_TRUE(near(got[std::size_t(r)], want, mag)) << "rank " << r;
-    offset += own;
   }
 }
 

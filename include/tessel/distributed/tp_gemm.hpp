@@ -43,7 +43,7 @@ struct AllGatherGemmArguments {
   std::vector<std::int64_t> rows_per_rank;  // every rank's token count, the same list on every rank
   int n = 0, k = 0;                          // this rank's columns of D (its weight shard's N), and K
   gemm::DataType type = gemm::DataType::kBF16;
-  void const* x = nullptr;    // this rank's tokens: rows_per_rank[rank] x k, row-major, contiguous
+  void const* x = nullptr;    // this rank's tokens: rows_per_rank[rank] x k, row-major, contiguous (null if none)
   gemm::MatrixArgument B;     // this rank's weight shard, k x n (column-major: W.t() of a row-major n x k W)
   void* gathered = nullptr;   // written: every rank's tokens, M x k row-major, contiguous (M: the sum of
                               // rows_per_rank). x may be this rank's rows of it (in place)
@@ -59,6 +59,7 @@ struct GemmReduceScatterArguments {
   gemm::MatrixArgument A;     // this rank's shard of the activations, M x k (row-major)
   gemm::MatrixArgument B;     // this rank's weight shard, k x n (column-major)
   void* D = nullptr;          // written: rows_per_rank[rank] x n row-major, contiguous: this rank's rows of the sum
+                              // (null if it keeps none)
   void* workspace = nullptr;  // reduce_scatter_workspace_size() bytes of device memory
   std::size_t workspace_bytes = 0;
   int chunks = 0;
