@@ -31,9 +31,9 @@ from torch import Tensor
 
 from . import _core
 from .gemm import gemm as _gemm
+from .ops import _FP8_DTYPES as _FP8
 from .ops import scaled_mm as _scaled_mm
 
-_FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
 _DTYPES = (torch.float16, torch.bfloat16) + _FP8
 
 

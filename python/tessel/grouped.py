@@ -20,9 +20,14 @@ from __future__ import annotations
 from . import _core
 from .gemm import _kernel_for, _stream, _dispatcher
 from .jit.config import GemmConfig
+from .jit.sm90_rules import FP8, tile_k
 
 _ELEMENTS = {"float16": "f16", "bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
-_FP8_NAMES = ("float8_e4m3fn", "float8_e5m2")
+
+
+def _element(dtype) -> str:
+    """tessel's name of a torch dtype the grouped kernels take ("bf16", "e4m3", ...), or ""."""
+    return _ELEMENTS.get(str(dtype).split(".")[1], "")
 
 
 def _torch():
@@ -34,9 +39,10 @@ def config_for(dtype_name: str, out_name: str, b_k_major: bool, tiles: int, sm_c
     """The grouped kernel for a problem: 128 x 256 tiles where they fill the GPU twice over (the
     widest tile reads A least often), else 128 x 128 (twice the tiles for small token counts)."""
     bn = 256 if tiles >= 2 * sm_count else 128
-    bk = 128 if dtype_name in _FP8_NAMES else 64  # one 128-byte swizzle row of K
-    return GemmConfig(arch="sm90a", element=_ELEMENTS[dtype_name], out=_ELEMENTS[out_name], layout_a="row",
-                      layout_b="col" if b_k_major else "row", tile=(128, bn, bk), schedule="cooperative", scheduler="grouped")
+    element = _ELEMENTS[dtype_name]
+    return GemmConfig(arch="sm90a", element=element, out=_ELEMENTS[out_name], layout_a="row",
+                      layout_b="col" if b_k_major else "row", tile=(128, bn, tile_k(element)), schedule="cooperative",
+                      scheduler="grouped")
 
 
 def _check(A, B, group_m, name):
@@ -46,7 +52,7 @@ def _check(A, B, group_m, name):
             raise TypeError(f"tessel.grouped_gemm: {what} must be a torch.Tensor, not {type(x).__name__}")
     if not (A.is_cuda and B.is_cuda and group_m.is_cuda) or len({A.device, B.device, group_m.device}) != 1:
         raise ValueError("tessel.grouped_gemm: A, B and the group sizes must be CUDA tensors on one device")
-    if str(A.dtype).split(".")[1] not in _ELEMENTS or B.dtype != A.dtype:
+    if not _element(A.dtype) or B.dtype != A.dtype:
         raise TypeError(f"tessel.grouped_gemm: A and B are {A.dtype} and {B.dtype}; the grouped kernels take float16, "
                         "bfloat16, float8_e4m3fn or float8_e5m2, both the same")
     if group_m.dtype != torch.int32 or group_m.dim() != 1 or group_m.shape[0] != B.shape[0]:
@@ -68,8 +74,7 @@ def _check(A, B, group_m, name):
 def _check_scales(A, B, scale_a, scale_b):
     """FP8 operands take both per-tensor scales; others none. Returns their device addresses (0: none)."""
     torch = _torch()
-    fp8 = str(A.dtype).split(".")[1] in _FP8_NAMES
-    if not fp8:
+    if _element(A.dtype) not in FP8:
         if scale_a is not None or scale_b is not None:
             raise ValueError(f"tessel.grouped_gemm: scale_a and scale_b are for float8 A and B, not {A.dtype}")
         return 0, 0
@@ -137,5 +142,5 @@ def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None) -> GemmConfig:
     """The GemmConfig grouped_gemm would run for these operands (without running it)."""
     torch = _torch()
     device = A.device.index if A.device.index is not None else torch.cuda.current_device()
-    fp8 = str(A.dtype).split(".")[1] in _FP8_NAMES
+    fp8 = _element(A.dtype) in FP8
     return _choose(A, B, counts is not None, (torch.bfloat16 if fp8 else A.dtype) if out_dtype is None else out_dtype, device)
