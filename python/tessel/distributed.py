@@ -70,6 +70,9 @@ def _check(op: str, x: Tensor, weight: Tensor, scale_a, scale_b) -> None:
     if (x.dtype in _FP8) != (scale_a is not None and scale_b is not None):
         raise ValueError(f"{op}: float8 operands take scale_a and scale_b (torch._scaled_mm's per-tensor scales), "
                          "and only they do")
+    for scale, what in ((scale_a, "scale_a"), (scale_b, "scale_b")):
+        if scale is not None and (not isinstance(scale, Tensor) or scale.numel() != 1 or scale.dtype != torch.float32):
+            raise ValueError(f"{op}: {what} must be a one-element float32 tensor (a per-tensor dequantization scale)")
     _require_cuda(op, x, weight)
 
 

@@ -68,3 +68,30 @@ def test_tensor_parallel_gemms_on_every_gpu(hopper):
     if gpus < 2:
         pytest.skip(f"tensor-parallel exchanges need 2 or more GPUs; this machine has {gpus}")
     _torchrun(gpus)
+
+
+@pytest.mark.parametrize("case, error, words", [
+    ("3-d", ValueError, "must be 2-D"),
+    ("dtypes", TypeError, "must share one of float16"),
+    ("features", ValueError, "x has 64 features and weight takes 32"),
+    ("fp8 without scales", ValueError, "take scale_a and scale_b"),
+    ("scale of two", ValueError, "scale_a must be a one-element float32 tensor"),
+    ("cpu", ValueError, "this rank's CUDA device"),
+])
+def test_refusals_come_before_any_communication(torch_cpu, case, error, words):
+    """Bad operands are refused on the calling rank with a sentence, before the group is asked
+    anything (so no rank waits on a collective the others never join)."""
+    import tessel.distributed as tdist
+    torch = torch_cpu
+    x, w = torch.zeros(8, 64, dtype=torch.bfloat16), torch.zeros(16, 64, dtype=torch.bfloat16)
+    x8, w8, one = x.to(torch.float8_e4m3fn), w.to(torch.float8_e4m3fn), torch.ones(1)
+    calls = {
+        "3-d": lambda: tdist.all_gather_gemm(x[None], w),
+        "dtypes": lambda: tdist.gemm_reduce_scatter(x, w.half()),
+        "features": lambda: tdist.all_gather_gemm(x, w[:, :32]),
+        "fp8 without scales": lambda: tdist.all_gather_gemm(x8, w8),
+        "scale of two": lambda: tdist.all_gather_gemm(x8, w8, scale_a=torch.ones(2), scale_b=one),
+        "cpu": lambda: tdist.gemm_reduce_scatter(x, w),
+    }
+    with pytest.raises(error, match=words):
+        calls[case]()
