@@ -36,6 +36,7 @@ def test_reduce_scatter_plan_sends_what_its_gemms_wrote():
     (("all_gather_gemm", 2, 0, [1], 0), "rows_per_rank has 1 entries for 2 ranks"),
     (("gemm_reduce_scatter", 2, 0, [1, -3], 0), "rows_per_rank[1] is -3"),
     (("gemm_reduce_scatter", 2, 0, [1, 1], -1), "chunks is -1"),
+    (("all_gather_gemm", 2, 0, [1, 1 << 40], 0), "token counts are 0 to 2"),
 ])
 def test_plan_refusals_say_what_is_wrong(args, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):

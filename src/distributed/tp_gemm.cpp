@@ -39,10 +39,10 @@ StatusInfo exchange(TpExchange const& e, char const* send_base, char* recv_base,
   return nccl_status(ncclGroupEnd(), "ncclGroupEnd");
 }
 
-/// Rows `rows` of A (row-major, lda) times B, into D (row-major, ldd) from its row `d` on, through
-/// the front door.
-StatusInfo gemm_rows(RowRange rows, int n, int k, gemm::DataType type, char const* a, std::int64_t lda, gemm::MatrixArgument const& b,
-                     char* d, std::int64_t ldd, cudaStream_t stream) {
+/// The front door's arguments for rows `rows` of A (row-major, lda) times B, into D (row-major,
+/// ldd) from its row `d` on.
+gemm::GemmArguments piece(RowRange rows, int n, int k, gemm::DataType type, char const* a, std::int64_t lda,
+                          gemm::MatrixArgument const& b, char* d, std::int64_t ldd) {
   gemm::GemmArguments g;
   g.m = int(rows.count);
   g.n = n;
@@ -50,8 +50,20 @@ StatusInfo gemm_rows(RowRange rows, int n, int k, gemm::DataType type, char cons
   g.A = {a + rows.begin * lda * kElementBytes, type, gemm::MatrixLayout::kRowMajor, lda};
   g.B = b;
   g.D = {d, type, gemm::MatrixLayout::kRowMajor, ldd};
-  if (auto s = gemm::gemm(g, stream); !s.ok())
-    return {s.status, "the GEMM of rows " + std::to_string(rows.begin) + " .. " + std::to_string(rows.end() - 1) + ": " + s.message};
+  return g;
+}
+
+StatusInfo named(StatusInfo s, RowRange rows) {
+  if (s.ok()) return s;
+  return {s.status, "the GEMM of rows " + std::to_string(rows.begin) + " .. " + std::to_string(rows.end() - 1) + ": " + s.message};
+}
+
+/// Every GEMM of the plan, checked before anything is sent: a refusal after the exchanges were
+/// enqueued would leave the peers' halves of them running.
+template <class PieceOf>
+StatusInfo check_gemms(TpPlan const& p, PieceOf piece_of) {
+  for (TpGemm const& g : p.gemms)
+    if (g.rows.count > 0) TESSEL_TP_TRY(named(gemm::gemm_can_implement(piece_of(g)), g.rows));
   return {};
 }
 
@@ -136,6 +148,10 @@ StatusInfo TensorParallelGemm::all_gather_gemm(AllGatherGemmArguments const& a, 
   if (a.x != own && p.own_rows() > 0)
     TESSEL_TP_TRY(arch::status_from_cuda(cudaMemcpyAsync(own, a.x, std::size_t(p.own_rows() * row_bytes), cudaMemcpyDeviceToDevice, stream),
                               "copying x into the gathered buffer"));
+  auto const piece_of = [&](TpGemm const& g) {
+    return piece(g.rows, a.n, a.k, a.type, gathered, a.k, a.B, static_cast<char*>(a.D) + g.rows.begin * ldd * kElementBytes, ldd);
+  };
+  TESSEL_TP_TRY(check_gemms(p, piece_of));
   TESSEL_TP_TRY(events_for(p.exchanges.size()));
   // Every exchange is enqueued before the first GEMM: none waits for another, so the network
   // runs ahead while the GEMM of this rank's own rows runs.
@@ -149,8 +165,7 @@ StatusInfo TensorParallelGemm::all_gather_gemm(AllGatherGemmArguments const& a, 
     if (g.rows.count == 0) continue;
     if (g.waits_for_exchange >= 0)
       TESSEL_TP_TRY(arch::status_from_cuda(cudaStreamWaitEvent(stream, events_[std::size_t(g.waits_for_exchange)], 0), "cudaStreamWaitEvent"));
-    char* d = static_cast<char*>(a.D) + g.rows.begin * ldd * kElementBytes;
-    TESSEL_TP_TRY(gemm_rows(g.rows, a.n, a.k, a.type, gathered, a.k, a.B, d, ldd, stream));
+    TESSEL_TP_TRY(named(gemm::gemm(piece_of(g), stream), g.rows));
   }
   // Join: the caller's stream is past every send too (x and gathered may be reused after it).
   TESSEL_TP_TRY(arch::status_from_cuda(cudaEventRecord(done_, comm_stream_), "cudaEventRecord"));
@@ -186,6 +201,11 @@ StatusInfo TensorParallelGemm::gemm_reduce_scatter(GemmReduceScatterArguments co
   auto* send = static_cast<char*>(a.workspace);                 // M x n: the partials of the other ranks' rows
   char* recv = send + p.total_rows() * row_bytes;                // (W - 1) x own x n: the partials received
   auto const* a_base = static_cast<char const*>(a.A.ptr);
+  auto const piece_of = [&](TpGemm const& g) {
+    char* d = g.feeds_exchange >= 0 ? send + g.rows.begin * row_bytes : static_cast<char*>(a.D);  // own rows: into D
+    return piece(g.rows, a.n, a.k, a.type, a_base, a.A.ld, a.B, d, a.n);
+  };
+  TESSEL_TP_TRY(check_gemms(p, piece_of));
   TESSEL_TP_TRY(events_for(p.gemms.size()));
   // The receives write the workspace: not before the stream's earlier work (a previous call's
   // reduction) is done with it.
@@ -195,8 +215,7 @@ StatusInfo TensorParallelGemm::gemm_reduce_scatter(GemmReduceScatterArguments co
   auto launch_through = [&](int last) -> StatusInfo {
     for (; int(launched) <= last; ++launched) {
       TpGemm const& g = p.gemms[launched];
-      char* d = g.feeds_exchange >= 0 ? send + g.rows.begin * row_bytes : static_cast<char*>(a.D);  // own rows: into D
-      TESSEL_TP_TRY(gemm_rows(g.rows, a.n, a.k, a.type, a_base, a.A.ld, a.B, d, a.n, stream));
+      TESSEL_TP_TRY(named(gemm::gemm(piece_of(g), stream), g.rows));
       TESSEL_TP_TRY(arch::status_from_cuda(cudaEventRecord(events_[launched], stream), "cudaEventRecord"));
     }
     return {};

@@ -251,6 +251,8 @@ TEST(TpPlan, RefusesWhatItCannotPlan) {
   EXPECT_NE(msg(check_tp_arguments(2, 0, {1}, 0)).find("rows_per_rank has 1 entries for 2 ranks"), std::string::npos);
   EXPECT_NE(msg(check_tp_arguments(2, 0, {1, -1}, 0)).find("rows_per_rank[1] is -1"), std::string::npos);
   EXPECT_NE(msg(check_tp_arguments(2, 0, {1, 1}, -1)).find("chunks is -1"), std::string::npos);
+  EXPECT_NE(msg(check_tp_arguments(2, 0, {1, std::int64_t(1) << 40}, 0)).find("rows_per_rank[1] is 1099511627776: token counts are 0 to 2^31 - 1"),
+            std::string::npos);
 }
 
 }  // namespace

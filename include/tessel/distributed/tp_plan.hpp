@@ -109,6 +109,9 @@ inline int default_chunks(int world, std::int64_t rows_per_rank_max) {
   return chunks;
 }
 
+/// The most tokens one rank may hold (the GEMMs take M in int); with it no sum of counts overflows.
+inline constexpr std::int64_t kMaxRows = 2147483647;
+
 /// Whether a plan can be made for these arguments, and if not, why.
 inline StatusInfo check_tp_arguments(int world, int rank, std::vector<std::int64_t> const& rows_per_rank, int chunks) {
   if (world < 1) return {Status::kErrorInvalidProblem, "world size is " + std::to_string(world) + ": a group has at least one rank"};
@@ -119,9 +122,9 @@ inline StatusInfo check_tp_arguments(int world, int rank, std::vector<std::int64
     return {Status::kErrorInvalidProblem, "rows_per_rank has " + std::to_string(rows_per_rank.size()) + " entries for " +
                                               std::to_string(world) + " ranks: give every rank's token count"};
   for (std::size_t w = 0; w < rows_per_rank.size(); ++w)
-    if (rows_per_rank[w] < 0)
+    if (rows_per_rank[w] < 0 || rows_per_rank[w] > kMaxRows)
       return {Status::kErrorInvalidProblem, "rows_per_rank[" + std::to_string(w) + "] is " + std::to_string(rows_per_rank[w]) +
-                                                ", negative: token counts are 0 or more"};
+                                                ": token counts are 0 to 2^31 - 1"};
   if (chunks < 0)
     return {Status::kErrorInvalidProblem, "chunks is " + std::to_string(chunks) + ": pass 1 or more, or 0 to let tessel choose"};
   return {};

@@ -16,16 +16,20 @@
 
 namespace tessel::gemm::kernel {
 
-struct KernelTmaWarpSpecializedCooperative {
-  static constexpr bool kPingpong = false;
-  static constexpr bool kPromote = false;
-  static constexpr bool kBlockScaled = false;
+/// What a schedule tag says about the kernel: the ping-pong schedule (one consumer warpgroup per
+/// tile, taking turns) or the cooperative one (two on one tile); promoted accumulation; per-block
+/// scales. Each tag adds its name, part of kernel names.
+template <bool Pingpong, bool Promote, bool BlockScaled>
+struct Sm90ScheduleTraits {
+  static constexpr bool kPingpong = Pingpong;
+  static constexpr bool kPromote = Promote;
+  static constexpr bool kBlockScaled = BlockScaled;
+};
+
+struct KernelTmaWarpSpecializedCooperative : Sm90ScheduleTraits<false, false, false> {
   static constexpr char const* kName = "coop";
 };
-struct KernelTmaWarpSpecializedPingpong {
-  static constexpr bool kPingpong = true;
-  static constexpr bool kPromote = false;
-  static constexpr bool kBlockScaled = false;
+struct KernelTmaWarpSpecializedPingpong : Sm90ScheduleTraits<true, false, false> {
   static constexpr char const* kName = "pingpong";
 };
 /// FP8 with promoted accumulation: the cooperative schedule, where each K tile's wgmma (128 of K
@@ -33,18 +37,12 @@ struct KernelTmaWarpSpecializedPingpong {
 /// accumulates in the tensor core with fewer mantissa bits than f32 (the fast mode, what the
 /// other schedules do); promotion bounds that error to one K tile's worth. It costs a second set
 /// of accumulators (BN <= 128) and a wait for each K tile's wgmma before the next is issued.
-struct KernelTmaWarpSpecializedCooperativeFP8Promoted {
-  static constexpr bool kPingpong = false;
-  static constexpr bool kPromote = true;
-  static constexpr bool kBlockScaled = false;
+struct KernelTmaWarpSpecializedCooperativeFP8Promoted : Sm90ScheduleTraits<false, true, false> {
   static constexpr char const* kName = "coop_promoted";
 };
 /// FP8 with per-block scales (sm90_block_scales.hpp): promoted accumulation, each K tile's partial
 /// sum multiplied by its rows' A scales and its B block's scale on the way into the f32 registers.
-struct KernelTmaWarpSpecializedCooperativeFP8BlockScaled {
-  static constexpr bool kPingpong = false;
-  static constexpr bool kPromote = true;
-  static constexpr bool kBlockScaled = true;
+struct KernelTmaWarpSpecializedCooperativeFP8BlockScaled : Sm90ScheduleTraits<false, true, true> {
   static constexpr char const* kName = "coop_blockscaled";
 };
 
