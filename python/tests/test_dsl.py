@@ -152,6 +152,84 @@ def test_compiled_call_checks_the_signature(toolkit):
         c(*wrong)
 
 
+class _Recorder:
+    """Stands in for a kernel's launcher: keeps (grid, parameter bytes) of each launch."""
+
+    def __init__(self):
+        self.calls = []
+
+    def launch(self, gx, gy, gz, bx, by, bz, smem, stream, device, params, cx=1, cy=1, cz=1):
+        self.calls.append(((gx, gy, gz), params))
+
+
+def _real(shape, base, dtype=tessel.Float16, n=3, dynamic=True):
+    """HostTensors with addresses on device 0 (nothing is read: the launcher is a _Recorder)."""
+    ts = [HostTensor(dtype, shape, (shape[1], 1), base + i * (1 << 32), 0, 16) for i in range(n)]
+    return [t.mark_layout_dynamic() if dynamic else t for t in ts]
+
+
+def _params(t):
+    """The add kernel's parameters for one tensor: address, then its dynamic extents and stride."""
+    import struct
+    return struct.pack("<Qiii", t.data_ptr, t.shape[0], t.shape[1], t.stride[0])
+
+
+def test_compiled_call_replays_per_argument_set(toolkit, monkeypatch):
+    """A function compiled from fake tensors (dynamic layouts) runs its Python host function once
+    per set of extents and strides; later calls with that set replay its launch with the new
+    addresses, and each set keeps its own grid and parameters."""
+    from elementwise_add import add
+    import importlib
+    dsl_jit = importlib.import_module("tessel.dsl.jit")
+    c = tessel.compile(add, *_fakes(), target="sm_90a")
+    rec = _Recorder()
+    c.kernels[0]._raw = rec
+    ran, host = [], add.fn
+    monkeypatch.setattr(add, "fn", lambda *a: (ran.append(a[0].shape), host(*a))[1])
+    for shape, base in (((1024, 512), 0x10000), ((256, 256), 0x20000), ((1024, 512), 0x30000), ((256, 256), 0x40000)):
+        args = _real(shape, base)
+        c(*args)
+        grid, params = rec.calls[-1]
+        assert grid == (shape[0] * shape[1] // 256, 1, 1)
+        assert all(_params(t) in params for t in args)  # the new addresses and this set's extents
+    assert ran == [(1024, 512), (256, 256)]  # the host function ran once per set
+    with pytest.raises(ValueError, match="do not divide into blocks"):  # the host function's own check, each time
+        c(*_real((10, 10), 0x50000))
+    with pytest.raises(ValueError, match="do not divide into blocks"):
+        c(*_real((10, 10), 0x50000))
+    monkeypatch.setattr(dsl_jit, "REPLAY_SETS", 2)
+    for rows in (8, 16, 24):  # at most REPLAY_SETS sets are remembered
+        c(*_real((rows, 256), 0x60000))
+    assert len(c._replays) == 2
+
+
+@tessel.kernel
+def _fill(gA, value: tessel.Float32, width: tessel.Constexpr):
+    tidx, _, _ = tessel.arch.thread_idx()
+    if tidx < width:
+        gA[tidx] = value
+
+
+@tessel.jit
+def _launch_fill(mA, value: tessel.Float32, width: tessel.Constexpr):
+    _fill(mA, value, width).launch(grid=1, block=width)
+
+
+def test_compiled_call_checks_scalars_and_constexprs(toolkit):
+    import struct
+    mA = HostTensor(tessel.Float32, (64,), (1,), 0x10000, 0, 16)
+    c = tessel.compile(_launch_fill, mA, 1.5, 32, target="sm_90a")
+    rec = _Recorder()
+    c.kernels[0]._raw = rec
+    for value in (2.5, -1.0, 2.5):  # a scalar's value is a parameter: each call packs its own
+        c(mA, value, 32)
+        assert rec.calls[-1][1].endswith(struct.pack("<f", value))
+    with pytest.raises(ValueError, match="compiled for the Constexpr 32"):
+        c(mA, 2.5, 64)
+    with pytest.raises(ValueError, match="compiled for a Float32 scalar"):
+        c(mA, "2.5", 32)
+
+
 def test_eager_algebra_is_the_same_objects():
     from tessel import layout as L
     A = L.Layout((8, 8), (8, 1))

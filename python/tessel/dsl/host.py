@@ -33,6 +33,15 @@ class HostTensor(Tensor):
         self.offset = offset  # elements past root's address
         self.leading = leading  # dynamic layouts: the flat mode index whose unit stride stays static
         self._sig = None
+        self._flat = None
+
+    @property
+    def flat(self) -> tuple:
+        """The leaves of shape then stride, flattened (a kernel's dynamic layout parameters are
+        read from here by index at every launch, so they are flattened once)."""
+        if self._flat is None:
+            self._flat = tuple(leaves(self._shape) + leaves(self._stride))
+        return self._flat
 
     @property
     def data_ptr(self):

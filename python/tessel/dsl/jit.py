@@ -134,14 +134,27 @@ class ParamPlan:
         self.struct = struct.Struct(self.fmt)
 
 
-def _bind(signature, qualname, args, kwargs):
-    """[(name, value, annotation)] of a call, defaults applied, in parameter order."""
-    try:
-        bound = signature.bind(*args, **kwargs)
-    except TypeError as e:
-        raise TypeError(f"{qualname}: {e}") from None
-    bound.apply_defaults()
-    return [(p.name, bound.arguments[p.name], p.annotation) for p in signature.parameters.values()]
+class _Binder:
+    """A function's arguments in parameter order, as [(name, value, annotation)], defaults applied.
+    A call that passes every parameter by position (the usual one) skips inspect's binding, which
+    is a measurable share of a launch's host time."""
+
+    def __init__(self, fn):
+        self.qualname = fn.__qualname__
+        self.signature = inspect.signature(fn)
+        params = list(self.signature.parameters.values())
+        self.positional = [(p.name, p.annotation) for p in params] if all(
+            p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params) else None
+
+    def __call__(self, args, kwargs):
+        if not kwargs and self.positional is not None and len(args) == len(self.positional):
+            return [(name, v, ann) for (name, ann), v in zip(self.positional, args)]
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.qualname}: {e}") from None
+        bound.apply_defaults()
+        return [(p.name, bound.arguments[p.name], p.annotation) for p in self.signature.parameters.values()]
 
 
 # ---- kernels ----------------------------------------------------------------------------------------
@@ -168,12 +181,6 @@ class CompiledKernel:
         return f"<tessel CompiledKernel {self.name} for {self.target}>"
 
 
-def _leaf(t: HostTensor, k: int) -> int:
-    from .tensor import leaves
-    flat = leaves(t.shape) + leaves(t.stride)
-    return flat[k]
-
-
 class KernelFunction:
     """A @tessel.kernel function. Calling it with arguments gives a launchable KernelCall."""
 
@@ -190,15 +197,12 @@ class KernelFunction:
             launch_bounds = lb
         self.launch_bounds = launch_bounds
         self._traceable = None
-        self._signature = inspect.signature(fn)
+        self._bind = _Binder(fn)
         self._specs: dict = {}
         self._lock = threading.Lock()
 
     def __call__(self, *args, **kwargs):
         return KernelCall(self, args, kwargs)
-
-    def _bind(self, args, kwargs):
-        return _bind(self._signature, self.__qualname__, args, kwargs)
 
     def specialize(self, args, kwargs, target) -> tuple:
         """(CompiledKernel, the argument values in parameter order) for these arguments."""
@@ -449,12 +453,12 @@ class JitFunction:
     def __init__(self, fn):
         self.fn = fn
         self.__name__, self.__qualname__, self.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
-        self._signature = inspect.signature(fn)
+        self._bind = _Binder(fn)
         self._compiled: dict = {}
         self._traceable = None
 
     def _args(self, args, kwargs):
-        bound = _bind(self._signature, self.__qualname__, args, kwargs)
+        bound = self._bind(args, kwargs)
         values = [as_host_tensor(v) if _is_torch_tensor(v) else v for _, v, _ in bound]
         return values, [ann for _, _, ann in bound]
 
@@ -480,8 +484,23 @@ class JitFunction:
         return f"<tessel jit function {self.__qualname__}>"
 
 
+# A compiled function remembers the launches of this many distinct argument sets (dynamic layouts'
+# extents and strides, scalar values); the oldest is forgotten first.
+REPLAY_SETS = 64
+
+_REPLAYABLE = frozenset(("const", "tensor", "scalar", "stream"))
+
+
 class CompiledFunction:
-    """A @jit function traced and compiled for one argument signature and target."""
+    """A @jit function traced and compiled for one argument signature and target.
+
+    A call replays the launches the host function made, with the new tensors' addresses: the
+    Python host function runs once per distinct set of what it can read besides addresses
+    (dynamic layouts' extents and strides, scalar values; static layouts and Constexpr values
+    are fixed by the signature), and later calls with the same set only pack addresses and
+    launch. So a host function must be a function of its arguments: one that reads anything else
+    (a global, the clock) or returns a value runs each call, which it does also where a kernel
+    argument is not cut from a @jit argument."""
 
     def __init__(self, jit: JitFunction, values, annotations, target):
         if target is None:
@@ -489,43 +508,37 @@ class CompiledFunction:
         self.jit, self.target = jit, target
         self._annotations = annotations
         self._like = list(values)
-        self._sig = tuple(classify(v, a)[1] for v, a in zip(values, annotations))
+        classes = [classify(v, a) for v, a in zip(values, annotations)]
+        self._sig = tuple(part for _, part in classes)
         start = time.perf_counter()
         with _HostContext(target, execute=False) as ctx:
             jit.fn(*values)
         self.launches = ctx.launches
         self.seconds = time.perf_counter() - start
-        self.replay = all(classify(v, a)[0] == "const" or isinstance(v, HostTensor) and not v.dynamic
-                          for v, a in zip(values, annotations)) and all(self._mappable(rec, values) for rec in self.launches)
-        if self.replay:
-            self._maps = [self._mapping(rec, values) for rec in self.launches]
-            self._replays = [_Replay(rec, mapping, stream) for rec, (mapping, stream) in zip(self.launches, self._maps)]
-            self._tensor_args = [i for i, v in enumerate(values) if isinstance(v, HostTensor)]
+        self._tensor_args = [i for i, (kind, _) in enumerate(classes) if kind == "tensor"]
+        self._consts = [(i, values[i]) for i, (kind, _) in enumerate(classes) if kind == "const"]
+        self._scalars = [i for i, (kind, _) in enumerate(classes) if kind == "scalar"]
+        self._dynamic = [i for i in self._tensor_args if values[i].dynamic]
+        self._keyed = bool(self._dynamic or self._scalars)
+        self._replays: dict = {}  # replay key (see _key) -> [_Replay], oldest first
+        self.replay = all(kind in _REPLAYABLE for kind, _ in classes) and self._remember(values, self.launches)
 
-    # Replay: each kernel argument is a @jit argument or a view cut from one.
-    @staticmethod
-    def _mappable(rec, values) -> bool:
-        roots = [v for v in values if isinstance(v, HostTensor)]
-        for v in rec.values:
-            v = v.tensor if isinstance(v, HostTmaDescriptor) else v
-            if isinstance(v, HostTensor) and not any(v.root is r for r in roots):
-                return False
-        if rec.stream is not None and not any(rec.stream is v for v in values) and not isinstance(rec.stream, int):
+    def _key(self, values) -> tuple:
+        """What the host function may read besides addresses and the signature: the device (its
+        SM count, say), dynamic layouts' extents and strides, scalar values."""
+        device = values[self._tensor_args[0]].device if self._tensor_args else None
+        if not self._keyed:
+            return device
+        return (device, *[values[i].flat for i in self._dynamic], *[_scalar_value(values[i]) for i in self._scalars])
+
+    def _remember(self, values, launches) -> bool:
+        """Keeps `launches` (made from `values`) for replay; False where one cannot be replayed."""
+        if not all(_mappable(rec, values) for rec in launches):
             return False
+        while len(self._replays) >= REPLAY_SETS:
+            del self._replays[next(iter(self._replays))]
+        self._replays[self._key(values)] = [_Replay(rec, *_mapping(rec, values)) for rec in launches]
         return True
-
-    @staticmethod
-    def _mapping(rec, values):
-        out = []
-        for v in rec.values:
-            if isinstance(v, HostTensor):
-                out.append(("view", next(i for i, r in enumerate(values) if r is v.root), v))
-            elif isinstance(v, HostTmaDescriptor):
-                out.append(("tma", next(i for i, r in enumerate(values) if r is v.tensor.root), v))
-            else:
-                out.append(("same", v))
-        stream = next((("arg", i) for i, a in enumerate(values) if rec.stream is a), ("same", rec.stream))
-        return out, stream
 
     @property
     def kernels(self) -> list:
@@ -548,13 +561,10 @@ class CompiledFunction:
 
     def __call__(self, *args, **kwargs):
         if self.replay and not kwargs and len(args) == len(self._like):
-            # The fast path: tensors of the compiled signature, launches replayed.
-            for i in self._tensor_args:
-                v = args[i]
-                if v.__class__ is not HostTensor or v.signature() != self._sig[i]:
-                    break
-            else:
-                for r in self._replays:
+            # The fast path: tessel tensors of the compiled signature, a remembered argument set.
+            replays = self._replays_for(args)
+            if replays is not None:
+                for r in replays:
                     r.run(args)
                 return None
         if kwargs or len(args) != len(self._like):
@@ -563,8 +573,25 @@ class CompiledFunction:
             values = list(args)
         return self._call_values(values)
 
+    def _replays_for(self, args):
+        """The remembered launches for these arguments, or None (then the checked path runs)."""
+        sig = self._sig
+        for i in self._tensor_args:
+            v = args[i]
+            if v.__class__ is not HostTensor or v.signature() != sig[i]:
+                return None
+        if not (self._keyed or self._consts):  # static layouts only: the device is the key
+            return self._replays.get(args[self._tensor_args[0]].device if self._tensor_args else None)
+        for i, like in self._consts:
+            if args[i] is not like:
+                return None
+        for i in self._scalars:
+            if classify(args[i], self._annotations[i])[1] != sig[i]:
+                return None
+        return self._replays.get(self._key(args))
+
     def _call_values(self, values):
-        for i, (v, like, part) in enumerate(zip(values, self._like, self._sig)):
+        for i, (v, like, part, ann) in enumerate(zip(values, self._like, self._sig, self._annotations)):
             if isinstance(like, HostTensor):
                 if not isinstance(v, HostTensor):
                     v = values[i] = as_host_tensor(v, like)
@@ -572,30 +599,101 @@ class CompiledFunction:
                     raise ValueError(f"{self.jit.__qualname__}: argument {i} is a {v.describe()}; this function was compiled "
                                      f"for a {like.describe()}: call the @jit function itself (it compiles per signature) or "
                                      "compile again")
-        if not self.replay:
-            with _HostContext(self.target, execute=True):
-                return self.jit.fn(*values)
-        for r in self._replays:
-            r.run(values)
-        return None
+            elif v is not like and classify(v, ann)[1] != part and not _stream_or_none(v, like):
+                got = classify(v, ann)[1]
+                raise ValueError(f"{self.jit.__qualname__}: argument {i} is {_describe_part(got, v)}; this function was "
+                                 f"compiled for {_describe_part(part, like)}: call the @jit function itself (it compiles "
+                                 "per signature) or compile again")
+        if self.replay:
+            replays = self._replays.get(self._key(values))
+            if replays is not None:
+                for r in replays:
+                    r.run(values)
+                return None
+        with _HostContext(self.target, execute=True) as ctx:
+            result = self.jit.fn(*values)
+        if self.replay and result is None:
+            self._remember(values, ctx.launches)
+        return result
 
     def __repr__(self):
         return f"<tessel compiled {self.jit.__qualname__} for {self.target}: {len(self.launches)} launch(es)>"
 
 
+def _describe_part(part, value) -> str:
+    """A signature part in words, for the error of a call that does not match its compiled form."""
+    if part[0] == "const":
+        return f"the Constexpr {value!r}"
+    if part[0] == "scalar":
+        return f"a {part[1]} scalar"
+    return f"a {part[0]}"
+
+
+def _stream_or_none(a, b) -> bool:
+    """A stream argument may be None (PyTorch's current stream) in one call and a stream in another."""
+    return (a is None or _is_stream(a)) and (b is None or _is_stream(b))
+
+
+def _scalar_value(v):
+    return v.value if isinstance(v, T.Scalar) else v
+
+
+# Replay: each kernel argument is a @jit argument or a view cut from one.
+def _mappable(rec, values) -> bool:
+    roots = [v for v in values if isinstance(v, HostTensor)]
+    for v in rec.values:
+        v = v.tensor if isinstance(v, HostTmaDescriptor) else v
+        if isinstance(v, HostTensor) and not any(v.root is r for r in roots):
+            return False
+    if rec.stream is not None and not any(rec.stream is v for v in values) and not isinstance(rec.stream, int):
+        return False
+    return True
+
+
+def _mapping(rec, values):
+    """(per kernel parameter source: ("view", argument index, view) | ("tma", argument index,
+    descriptor) | ("same", value); the stream: ("arg", index) | ("same", stream))."""
+    out = []
+    for v in rec.values:
+        if isinstance(v, HostTensor):
+            out.append(("view", next(i for i, r in enumerate(values) if r is v.root), v))
+        elif isinstance(v, HostTmaDescriptor):
+            out.append(("tma", next(i for i, r in enumerate(values) if r is v.tensor.root), v))
+        else:
+            out.append(("same", v))
+    stream = next((("arg", i) for i, a in enumerate(values) if rec.stream is a), ("same", rec.stream))
+    return out, stream
+
+
 _ADDRESS = struct.Struct("<Q")
+
+
+class _ViewOf:
+    """Where a kernel's tensor lies in a @jit argument, without the argument (a replay must not
+    keep the tensors of the call it was recorded from alive): its layout, alignment and offset."""
+
+    def __init__(self, view: HostTensor):
+        self.is_root = view is view.root
+        self.layout = (view.element_type, view.shape, view.stride)
+        self.align, self.dynamic, self.offset = view.align, view.dynamic, view.offset
+
+    def over(self, root: HostTensor) -> HostTensor:
+        if self.is_root:
+            return root
+        dtype, shape, stride = self.layout
+        return HostTensor(dtype, shape, stride, root.ptr, root.device, self.align, self.dynamic, root.owner, root, self.offset)
 
 
 class _Replay:
     """One recorded launch of a compiled function, run again on new arguments with the least host
     work (a compiled call's overhead is what this is for): the parameter bytes that do not depend
-    on the arguments are packed once, and a call writes the new tensors' addresses (and TMA
-    descriptors) into a copy of them."""
+    on the arguments' addresses are packed once, and a call writes the new tensors' addresses
+    (and TMA descriptors) into a copy of them."""
 
     def __init__(self, rec, mapping, stream):
         spec = rec.spec
-        self.rec, self.spec = rec, spec
-        self.ptrs, self.tmas = [], []  # (byte offset, root argument, byte delta | descriptor)
+        self.spec = spec
+        self.ptrs, self.tmas = [], []  # (byte offset, root argument, byte delta | (view, box, swizzle, cache))
         vals = []
         for (index, what), offset in zip(spec.plan.sources, spec.plan.offsets):
             m = mapping[index]
@@ -604,7 +702,8 @@ class _Replay:
                 self.ptrs.append((offset, m[1], (view.offset - view.root.offset) * view.element_type.width))
                 vals.append(0)
             elif what == "tma":
-                self.tmas.append((offset, m[1], m[2]))
+                desc = m[2]
+                self.tmas.append((offset, m[1], (_ViewOf(desc.tensor), desc.box, desc.swizzle, desc._cache)))
                 vals.append(b"")
             else:
                 vals.append(_packed_value(rec.values[index], what))
@@ -615,6 +714,7 @@ class _Replay:
         self.torch_owned = any(_is_torch_tensor(v.root.owner) for v in rec.values if isinstance(v, HostTensor)) or any(
             _is_torch_tensor(v.tensor.root.owner) for v in rec.values if isinstance(v, HostTmaDescriptor))
         self.geometry = (*rec.grid, *rec.block, rec.smem)
+        self.cluster = rec.cluster
         self._launch = None  # spec.raw.launch, bound at the first run (loading the cubin needs the GPU)
 
     def run(self, values):
@@ -626,8 +726,8 @@ class _Replay:
                 raise ValueError(f"{self.spec.name}: a fake_tensor has no memory: compile with it, then call the compiled "
                                  "function with real tensors")
             pack_into(buf, offset, p + delta)
-        for offset, i, desc in self.tmas:
-            buf[offset:offset + 128] = desc.rebased(_rebase(desc.tensor, values[i])).encode()
+        for offset, i, (view, box, swizzle, cache) in self.tmas:
+            buf[offset:offset + 128] = HostTmaDescriptor(view.over(values[i]), box, swizzle, cache).encode()
         device = values[self.device_arg].device if self.device_arg is not None else None
         if device is None or device < 0:
             raise ValueError(f"{self.spec.name}: no argument is a CUDA tensor (kernels read device memory)")
@@ -639,7 +739,7 @@ class _Replay:
             s = _stream_handle(stream, [], device)
         if self._launch is None:
             self._launch = self.spec.raw.launch
-        g, c = self.geometry, self.rec.cluster
+        g, c = self.geometry, self.cluster
         self._launch(g[0], g[1], g[2], g[3], g[4], g[5], g[6], s, device, bytes(buf), c[0], c[1], c[2])
 
 
@@ -664,15 +764,7 @@ def _packed_value(a, what):
         return _bf16_bits(a.value if isinstance(a, T.Scalar) else a)
     if what == "tma":
         return a.encode()
-    return _leaf(a, what[1])  # ("entry", k): the k-th leaf of shape+stride
-
-
-def _rebase(view: HostTensor, root: HostTensor) -> HostTensor:
-    if view is view.root:
-        return root
-    t = HostTensor(view.element_type, view.shape, view.stride, root.ptr, root.device, view.align, view.dynamic, root.owner,
-                   root, view.offset)
-    return t
+    return a.flat[what[1]]  # ("entry", k): the k-th leaf of shape+stride
 
 
 def compile(fn, *args, target=None, **kwargs):  # noqa: A001 (tessel.compile)
