@@ -20,7 +20,8 @@ kernel DSL (tessel/dsl): kernels written in Python with the CuTe DSL's names.
 
 from . import layout
 from ._core import CudaError, GemmError
-from .gemm import gemm, kernel_for, tune, warmup
+from .gemm import gemm as _gemm_torch
+from .gemm import kernel_for, tune, warmup
 from .grouped import grouped_gemm
 from .jit.compiler import CompiledGemm, target_for
 from .jit.compiler import compile as _compile_gemm
@@ -33,10 +34,20 @@ from .dsl import (  # noqa: F401 (the kernel DSL, with the CuTe DSL's names)
     composition, const_expr, fake_tensor, flat_divide, from_dlpack, jit, kernel, left_inverse, local_partition, local_tile,
     logical_divide, logical_product, make_fragment, make_fragment_like, make_layout, make_layout_tv, raked_product,
     range_constexpr, right_inverse, runtime, select, tiled_divide, tiled_product, zipped_divide, zipped_product, assume,
-    make_tensor, make_tma_descriptor, draw_tv_layout, torch_op, make_swizzle, make_tiled_copy_tv, copy,
+    make_tensor, make_tma_descriptor, draw_tv_layout, torch_op, make_swizzle, make_tiled_copy_tv, copy, MmaAtom,
+    MmaF16BF16Op, TiledMma, make_tiled_mma,
 )
 from .dsl import math, pipeline  # noqa: F401,E402 (tessel.math: device float functions; tessel.pipeline)
 from .dsl import range as range  # noqa: A004,PLC0414
+
+
+def gemm(*args, **kwargs):
+    """tessel.gemm(A, B, ...): D = A B on PyTorch tensors through the front door (see
+    tessel.gemm's module). tessel.gemm(tiled_mma, d, a, b, c) inside a kernel: the tiled MMA's
+    atoms over register fragments (the CuTe DSL's cute.gemm; see tessel.dsl.mma)."""
+    if args and isinstance(args[0], dsl.TiledMma):
+        return dsl.gemm(*args, **kwargs)
+    return _gemm_torch(*args, **kwargs)
 
 
 def compile(obj, *args, **kwargs):  # noqa: A001 (tessel.compile is the API)

@@ -21,13 +21,15 @@ with the CuTe DSL's names (`cute` -> `tessel`):
 
 The pieces: dtypes.py (types), ir.py (values, the builder, DSLError), rewrite.py and rt.py
 (control flow), tensor.py (the algebra on layouts and tensors), device.py (tensors in kernels),
-host.py (arguments), arch.py (instructions), jit.py (tracing, caching, launching).
+host.py (arguments), arch.py (instructions), copy.py and mma.py (tiled copies and MMAs), jit.py
+(tracing, caching, launching).
 """
 
 from . import arch  # noqa: F401
 from . import dmath as math  # noqa: F401
 from . import pipeline  # noqa: F401
 from .copy import TiledCopy, copy, make_tiled_copy_tv  # noqa: F401
+from .mma import MmaAtom, MmaF16BF16Op, ThrMma, TiledMma, gemm, make_tiled_mma  # noqa: F401
 from .draw import draw_tv_layout  # noqa: F401
 from .swizzle import ComposedLayout, Swizzle, make_swizzle  # noqa: F401
 from .torch_op import torch_op  # noqa: F401
