@@ -129,3 +129,47 @@ def test_tiled_mma_refusals():
         _tiled(False).get_slice(0).partition_C(HostTensor(tessel.Float32, (40, 16), (16, 1), 0, 0, 16))
     with pytest.raises(tessel.DSLError, match="Float16 or BFloat16"):
         tessel.MmaF16BF16Op(tessel.Float32)
+
+
+def _host(shape, stride, memspace):
+    t = HostTensor(tessel.Float16, shape, stride, 0, 0, 16)
+    t.memspace = memspace  # what partition_S and retile check; nothing is read
+    return t
+
+
+@pytest.mark.parametrize("operand", ["A", "B"])
+def test_ldmatrix_copies_fill_the_mma_fragments(operand):
+    """Simulates ldmatrix.x4 from the row addresses partition_S gives each lane (lanes 8q..8q+7:
+    rows of matrix q; lane l receives row l / 4, columns 2 (l % 4) and one more of each matrix in
+    register q), and checks that register q lands on the fragment values (retile's 2q, 2q + 1)
+    that partition_A / _B say hold those very elements."""
+    tiled = _tiled()
+    tile = (128, 32)
+    copy = (tessel.make_tiled_copy_A if operand == "A" else tessel.make_tiled_copy_B)(
+        tessel.make_copy_atom(tessel.LdMatrix8x8x16bOp(), tessel.Float16), tiled)
+    smem = _host(tile, (ROW, 1), "smem")
+    for warp in range(4):
+        parts = {}
+        for lane in range(32):
+            tidx = warp * 32 + lane
+            src = copy.get_slice(tidx).partition_S(smem)
+            mma = getattr(tiled.get_slice(tidx), f"partition_{operand}")(smem)
+            L = tessel.make_layout(mma.shape)
+            frag = _host(L.shape, L.stride, "rmem")
+            parts[lane] = (src, mma, frag, copy.get_slice(tidx).retile(frag))
+        src0 = parts[0][0]
+        assert src0.shape[0] == 8 and tuple(src0.stride)[0] == 1  # 8 contiguous elements: one 16-byte row
+        rest = [product(s) if isinstance(s, tuple) else s for s in src0.shape[1:]]
+        for i, j in itertools.product(range(rest[0]), range(rest[1])):
+            rows = {lane: parts[lane][0].offset + crd2idx((0, i, j), src0.shape, parts[lane][0].stride) for lane in range(32)}
+            for lane in range(32):
+                _, mma, frag, view = parts[lane]
+                inverse = {crd2idx(c, frag.shape, frag.stride): c for c in
+                           itertools.product(*[range(product(s) if isinstance(s, tuple) else s) for s in frag.shape])}
+                for q in range(4):
+                    start = rows[8 * q + lane // 4] + 2 * (lane % 4)  # the two elements register q receives
+                    for h in range(2):
+                        where = crd2idx((2 * q + h, i, j), view.shape, view.stride)
+                        v, a, b = inverse[where]
+                        held = mma.offset + crd2idx((v, a, b), mma.shape, mma.stride)
+                        assert held == start + h, (operand, warp, lane, i, j, q, h)

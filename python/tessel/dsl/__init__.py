@@ -29,7 +29,10 @@ from . import arch  # noqa: F401
 from . import dmath as math  # noqa: F401
 from . import pipeline  # noqa: F401
 from .copy import TiledCopy, copy, make_tiled_copy_tv  # noqa: F401
-from .mma import MmaAtom, MmaF16BF16Op, ThrMma, TiledMma, gemm, make_tiled_mma  # noqa: F401
+from .mma import (  # noqa: F401
+    IdentityTensor, LdMatrix8x8x16bOp, MmaAtom, MmaF16BF16Op, ThrMma, TiledMma, elem_less, gemm, make_copy_atom,
+    make_identity_tensor, make_tiled_copy_A, make_tiled_copy_B, make_tiled_mma,
+)
 from .draw import draw_tv_layout  # noqa: F401
 from .swizzle import ComposedLayout, Swizzle, make_swizzle  # noqa: F401
 from .torch_op import torch_op  # noqa: F401

@@ -50,6 +50,9 @@ def make_tiled_copy_tv(thr_layout, val_layout) -> TiledCopy:
 def copy(tiled, src, dst):
     """dst = src, element for element (the widest accesses the two tensors' layouts and proven
     alignment allow). `tiled` names the copy the partitions came from (or None)."""
+    from .mma import TiledCopyMma, copy_ldmatrix
+    if isinstance(tiled, TiledCopyMma):
+        return copy_ldmatrix(tiled, src, dst)
     if tiled is not None and not isinstance(tiled, TiledCopy):
-        fail(f"copy's first argument is a TiledCopy (or None); got {type(tiled).__name__}")
+        fail(f"copy's first argument is a TiledCopy or an MMA's tiled copy (or None); got {type(tiled).__name__}")
     dst.store(src.load())

@@ -148,10 +148,12 @@ class TiledMma:
     def get_slice(self, thread) -> ThrMma:
         return ThrMma(self, thread)
 
-    def _plan(self, operand: str, tile_shape):
+    def _plan(self, operand: str, tile_shape, copy=None):
         """For one operand over a tile of `tile_shape` (its two axes): the thread's steps and the
         value modes, each step as (extent, axis, eager layout of the step's coordinate -> offset
-        along the axis)."""
+        along the axis). `copy`: (lane steps, value steps, atoms per copy along axis 0) of a copy
+        whose tile is `group` atoms (ldmatrix: a lane gives one row address) in place of the
+        atom's own thread-value layout."""
         what = f"partition_{operand}"
         tv_name, axes = _OPERANDS[operand]
         tv = getattr(self.atom, tv_name)
@@ -170,12 +172,21 @@ class TiledMma:
             thr_steps += _split(extent, stride, ext[0], what)
         for extent, stride in _flat(val_shape):
             val_steps += _split(extent, stride, ext[0], what)
+        group = 1
+        if copy is not None:
+            thr_steps, val_steps, group = copy
         # The warps' and the repeats' steps, in the permuted (tiled) coordinates of each axis.
         warp_steps = []
         for i in range(2):
             a = axes[i]
             warp_steps.append((self.atoms_mnk[a], i, ext[i]))
-            mode_steps[i].append((eager.size(span[i]) // (ext[i] * self.atoms_mnk[a]), i, ext[i] * self.atoms_mnk[a]))
+            per_warp = eager.size(span[i]) // (ext[i] * self.atoms_mnk[a])  # atoms of one warp in one round
+            g = group if i == 0 else 1
+            if per_warp % g:
+                fail(f"{what}: a copy of {g} atoms along {'MNK'[a]} does not divide the {per_warp} atoms a warp holds there")
+            if g > 1:  # the copy's lanes reach the warp's next atoms
+                thr_steps = thr_steps + [(g, i, ext[i] * self.atoms_mnk[a])]
+            mode_steps[i].append((per_warp // g, i, ext[i] * self.atoms_mnk[a] * g))
         self._check_additive(what, span, thr_steps + val_steps + warp_steps + mode_steps[0] + mode_steps[1])
 
         def place(steps):
@@ -219,15 +230,23 @@ class ThrMma:
                        for s, d in zip(leaves(tiled.thr_layout_vmnk.shape), leaves(tiled.thr_layout_vmnk.stride)))
         self.thread, self.lane, self.warp_mnk = thread, v, (m, nn, k)
 
-    def _partition(self, operand, tensor):
+    def _partition(self, operand, tensor, copy=None):
         what = f"partition_{operand}"
         if not isinstance(tensor, Tensor):
             fail(f"{what} takes a tensor (a 2-D tile); got {type(tensor).__name__}")
-        shape, stride = tensor.shape, tensor.stride
+        shape = tensor.shape
         if len(leaves(shape)) != 2 or not isinstance(shape, tuple):
             fail(f"{what} takes a 2-D tile with flat modes; this tensor's shape is {shape}")
-        threads, warps, values, modes = self.tiled._plan(operand, shape)
-        itype = getattr(tensor, "itype", T.Int32)
+        plan = self.tiled._plan(operand, shape, copy)
+        if isinstance(tensor, IdentityTensor):  # each coordinate is a layout of its own
+            parts = [self._layout(plan, stride, T.Int32) for _, stride in tensor.parts]
+            return IdentityTensor(parts[0][0], [(_add(off, o), st) for (off, _), (_, st, o) in zip(tensor.parts, parts)])
+        out_shape, out_stride, offset = self._layout(plan, tensor.stride, getattr(tensor, "itype", T.Int32))
+        return tensor._with_layout(out_shape, out_stride, offset)
+
+    def _layout(self, plan, stride, itype):
+        """(shape, stride, offset) of this thread's share, for a tile with `stride` along its two axes."""
+        threads, warps, values, modes = plan
         # The thread's offset: its lane over the atom's thread steps, its warp over the warps'.
         offset, lane = 0, self.lane
         for e, i, L in threads:
@@ -235,13 +254,12 @@ class ThrMma:
             lane = _div(lane, e) if e > 1 else lane
             offset = _add(offset, _mul(crd2idx(c, L.shape, L.stride, itype), stride[i]))
         for a, (e, i, L) in warps.items():
-            c = self.warp_mnk[a]
             if e > 1:
-                offset = _add(offset, _mul(crd2idx(c, L.shape, L.stride, itype), stride[i]))
+                offset = _add(offset, _mul(crd2idx(self.warp_mnk[a], L.shape, L.stride, itype), stride[i]))
 
         def mode(steps):
             ext, strd = [], []
-            for e, i, L in steps:
+            for _e, i, L in steps:
                 for s, d in _flat(L):
                     if s > 1:
                         ext.append(s)
@@ -250,10 +268,8 @@ class ThrMma:
                 return 1, 0
             return (ext[0], strd[0]) if len(ext) == 1 else (tuple(ext), tuple(strd))
 
-        v_mode, m0, m1 = mode(values), mode(modes[0]), mode(modes[1])
-        out_shape = (v_mode[0], m0[0], m1[0])
-        out_stride = (v_mode[1], m0[1], m1[1])
-        return tensor._with_layout(out_shape, out_stride, offset)
+        parts = [mode(values), mode(modes[0]), mode(modes[1])]
+        return tuple(p[0] for p in parts), tuple(p[1] for p in parts), offset
 
     def partition_A(self, tensor):  # noqa: N802 (CuTe's names)
         """This thread's elements of an (M, K) tile of A: (V, MMA_M, MMA_K)."""
@@ -282,6 +298,161 @@ class ThrMma:
 
     def partition_fragment_C(self, tile_shape, dtype=None):  # noqa: N802
         return self._fragment("C", tile_shape, dtype or self.tiled.atom.acc)
+
+
+# ---- coordinates as a tensor ------------------------------------------------------------------------
+
+class IdentityTensor(Tensor):
+    """make_identity_tensor(shape): a tensor whose element at a coordinate is that coordinate (a
+    tuple of Int32), with no memory; partitioned as a tile of C is, it gives each thread the rows
+    and columns of its values, for predicates (CuTe's identity tensor). `parts`: one (offset,
+    stride) per coordinate, over the shared shape."""
+
+    memspace = "coord"
+
+    def __init__(self, shape, parts=None):
+        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        if parts is None:
+            parts = [(0, tuple(1 if j == k else 0 for j in range(len(shape)))) for k in range(len(shape))]
+        self.parts = parts
+        super().__init__(T.Int32, shape, parts[0][1], 16)
+
+    def _with_layout(self, shape, stride, offset=0):
+        fail("an identity tensor is partitioned (partition_C) or indexed; the other algebra on it is not supported here")
+
+    def __getitem__(self, coord):
+        from .tensor import _has_none, slice_layout
+        if _has_none(coord):
+            cut = [slice_layout(coord, self.shape, st) for _, st in self.parts]
+            ks = cut[0][1]
+            shape = ks[0] if len(ks) == 1 else tuple(ks)
+            return IdentityTensor(shape, [(_add(off, o), kd[0] if len(kd) == 1 else tuple(kd))
+                                          for (off, _), (o, _, kd) in zip(self.parts, cut)])
+        return tuple(_add(off, crd2idx(coord, self.shape, st)) for off, st in self.parts)
+
+    def __repr__(self):
+        return f"IdentityTensor {self.shape} o {[st for _, st in self.parts]}"
+
+
+def make_identity_tensor(shape) -> IdentityTensor:
+    return IdentityTensor(shape)
+
+
+def elem_less(a, b):
+    """Every coordinate of `a` below the same one of `b` (CuTe's elem_less): a Boolean."""
+    from .ir import binary
+    if len(a) != len(b):
+        fail(f"elem_less compares coordinates of one rank; got {len(a)} and {len(b)}")
+    out = None
+    for x, y in zip(a, b):
+        c = x < y
+        out = c if out is None else (out and c) if isinstance(out, bool) and isinstance(c, bool) else binary("&", out, c)
+    return out
+
+
+# ---- ldmatrix: shared memory to an MMA's A and B fragments ------------------------------------------
+
+class LdMatrix8x8x16bOp:  # noqa: N801 (the CuTe DSL's name)
+    """ldmatrix.sync.aligned.m8n8.x4 (sm_75 and later): four 8 x 8 matrices of 16-bit elements from
+    shared memory, one row address per lane (lanes 8q..8q+7 give matrix q's rows), each thread
+    receiving two adjacent elements of each matrix in one 32-bit register."""
+
+    def __init__(self, transpose: bool = False, num_matrices: int = 4):
+        if transpose or num_matrices != 4:
+            fail("LdMatrix8x8x16bOp: the untransposed x4 form is the one here (transpose=False, num_matrices=4)")
+        self.transpose, self.num_matrices = transpose, num_matrices
+
+
+class CopyAtom:
+    def __init__(self, op, dtype):
+        if not isinstance(op, LdMatrix8x8x16bOp):
+            fail(f"make_copy_atom takes a copy operation (tessel.LdMatrix8x8x16bOp()); got {type(op).__name__}")
+        if dtype not in (T.Float16, T.BFloat16):
+            fail(f"ldmatrix moves 16-bit elements (Float16, BFloat16), not {getattr(dtype, 'name', dtype)}")
+        self.op, self.dtype = op, dtype
+
+
+def make_copy_atom(op, dtype) -> CopyAtom:
+    return CopyAtom(op, dtype)
+
+
+# Per operand of the m16n8k16 atom: the lanes' row addresses as steps (extent, axis, stride in the
+# atom's tile), the 8 elements one row address covers, and the atoms one x4 fills along axis 0.
+# A: matrix q = lane / 8 is rows 8 (q % 2).. and K 8 (q / 2).., the order of a0a1, a2a3, a4a5, a6a7.
+# B: matrix q is K 8 (q % 2).. of atom q / 2 (two n8 atoms), the order of b0b1, b2b3 of each.
+_LDSM_STEPS = {"A": ([(16, 0, 1), (2, 1, 8)], [(8, 1, 1)], 1), "B": ([(8, 0, 1), (2, 1, 8)], [(8, 1, 1)], 2)}
+
+
+class TiledCopyMma:
+    """ldmatrix copies that fill `tiled_mma`'s A or B fragments (make_tiled_copy_A / _B)."""
+
+    def __init__(self, atom: CopyAtom, tiled: TiledMma, operand: str):
+        if not isinstance(atom, CopyAtom):
+            fail(f"make_tiled_copy_{operand} takes a copy atom (tessel.make_copy_atom(...)); got {type(atom).__name__}")
+        if not isinstance(tiled, TiledMma) or tiled.atom.name != "SM80_16x8x16":
+            fail(f"make_tiled_copy_{operand}: ldmatrix feeds the m16n8k16 MMA (tessel.MmaF16BF16Op); got {tiled!r}")
+        if atom.dtype is not tiled.atom.ab:
+            fail(f"make_tiled_copy_{operand}: the copy moves {atom.dtype.name} and the MMA multiplies {tiled.atom.ab.name}")
+        self.atom, self.tiled, self.operand = atom, tiled, operand
+
+    def get_slice(self, thread) -> ThrCopyMma:
+        return ThrCopyMma(self, thread)
+
+
+class ThrCopyMma:
+    def __init__(self, tiled_copy: TiledCopyMma, thread):
+        self.tiled_copy = tiled_copy
+        self._thr = tiled_copy.tiled.get_slice(thread)
+
+    def partition_S(self, tensor):  # noqa: N802 (CuTe's names)
+        """This lane's rows of a shared-memory tile of the operand: (8, CPY_0, CPY_1), the 8
+        contiguous elements whose address the lane gives for each x4 (one atom of A, two of B)."""
+        tc = self.tiled_copy
+        if getattr(tensor, "memspace", None) != "smem":
+            fail(f"ldmatrix reads shared memory; partition_S got a tensor in {getattr(tensor, 'memspace', '?')}")
+        return self._thr._partition(tc.operand, tensor, _LDSM_STEPS[tc.operand])
+
+    def retile(self, frag):
+        """A fragment of partition_fragment_A/B seen as the copy fills it: ((V, atoms), CPY_0, CPY_1),
+        the x4's four registers in order."""
+        group = _LDSM_STEPS[self.tiled_copy.operand][2]
+        if not isinstance(frag, Tensor) or getattr(frag, "memspace", None) != "rmem" or len(frag.shape) != 3:
+            fail("retile takes a register fragment of partition_fragment_A / _B")
+        (vs, v0), (ms, m0), (ks, k0) = zip(frag.shape, frag.stride)
+        n = _size(ms)
+        if group == 1:
+            return frag
+        if isinstance(ms, tuple) or n % group:
+            fail(f"retile: the fragment's {n} atoms along its first mode do not pair up for ldmatrix")
+        return frag._with_layout(((vs, group), n // group, ks), ((v0, m0), m0 * group, k0))
+
+
+def make_tiled_copy_A(atom, tiled_mma) -> TiledCopyMma:  # noqa: N802
+    return TiledCopyMma(atom, tiled_mma, "A")
+
+
+def make_tiled_copy_B(atom, tiled_mma) -> TiledCopyMma:  # noqa: N802
+    return TiledCopyMma(atom, tiled_mma, "B")
+
+
+def copy_ldmatrix(tiled_copy: TiledCopyMma, src, dst):
+    """One ldmatrix.x4 per copy tile: src (8, rest...) from partition_S, dst ((V, atoms), rest...)
+    from retile, with the same rest modes."""
+    from . import arch
+    rest_s, rest_d = src.shape[1:], dst.shape[1:]
+    if tuple(_size(r) for r in rest_s) != tuple(_size(r) for r in rest_d):
+        fail(f"copy: the source's copies {rest_s} and the destination's {rest_d} differ")
+    if _size(src.shape[0]) != 8 or _size(dst.shape[0]) != 8:
+        fail("copy: an ldmatrix.x4 moves 8 elements per lane (partition_S's first mode, retile's first mode)")
+    for idx in itertools.product(*[range(_size(r)) for r in rest_s]):
+        row = src[(None, *idx)]
+        regs = arch.ldmatrix_x4(row)
+        d = dst[(None, *idx)]
+        for r, reg in enumerate(regs):
+            lo, hi = (crd2idx(v, d.shape, d.stride) for v in (2 * r, 2 * r + 1))
+            if hi != lo + 1:
+                fail("copy: a 32-bit register of ldmatrix lands on two fragment elements that are not adjacent")
+            builder().emit(f"*reinterpret_cast<unsigned*>(&{d.base}[{_add(d.offset, lo)}]) = {reg.expr};")
 
 
 def _extents(steps):
