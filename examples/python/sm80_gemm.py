@@ -4,12 +4,17 @@ mma.sync (sm_80 and later).
     A (M, K) and B (N, K) row-major (K contiguous: PyTorch's x @ W.t()), D (M, N) row-major;
     f16 or bf16, f32 accumulation; K and the rows of A and B multiples of 8 elements, N and D's even.
 
-A CTA of 4 warps computes a 128 x 128 tile of D; each warp a 64 x 64 quarter of it, as 4 x 8
-mma.sync m16n8k16 tiles per 16 of K. A ring of STAGES shared-memory buffers holds 32 of K of the
-CTA's A and B rows each; cp.async fills the stage STAGES - 1 ahead of the one the warps read.
-Shared rows are 64 bytes (four 16-byte chunks) and swizzled, Swizzle<2,3,3> composed with the
-(rows, BK, stages) layout: chunk c of row r is stored at chunk c ^ ((r / 2) % 4), so that the 8
-rows one ldmatrix reads fall in 8 different 16-byte bank groups.
+A CTA of 4 warps computes a 128 x 128 tile of D with a tiled MMA (`tessel.make_tiled_mma`) of the
+mma.sync m16n8k16 atom: warps 2 x 2, each over a 64 x 64 quarter (the permutations put a warp's 4
+atoms along M and 8 along N side by side), so each thread holds a (4 values, 4, 8) fragment of
+the accumulators. ldmatrix copies (`make_tiled_copy_A` / `_B`) fill the A and B fragments of each
+16 of K from shared memory; `tessel.gemm` runs the atoms. A ring of STAGES shared-memory buffers
+holds 32 of K of the CTA's A and B rows each; cp.async fills the stage STAGES - 1 ahead of the one
+the warps read. Shared rows are 64 bytes (four 16-byte chunks) and swizzled, Swizzle<2,3,3>
+composed with the (rows, BK, stages) layout: chunk c of row r is stored at chunk c ^ ((r / 2) %
+4), so that the 8 rows one ldmatrix reads fall in 8 different 16-byte bank groups. The epilogue
+stores each thread's accumulator pairs through the same partition of D, predicated by an
+identity tensor's coordinates.
 
     python examples/python/sm80_gemm.py       # needs PyTorch and an sm_80 or later GPU
 """
@@ -45,9 +50,7 @@ def gemm_kernel(gA: tessel.Tensor, gB: tessel.Tensor, gD: tessel.Tensor, ab: tes
                               byte_alignment=128)  # (BN, BK, stage), swizzled
     tidx, _, _ = tessel.arch.thread_idx()
     bx, by, _ = tessel.arch.block_idx()
-    warp, lane = tessel.arch.warp_idx(), tessel.arch.lane_idx()
     m0, n0 = by * BM, bx * BN
-    wm, wn = (warp // 2) * 64, (warp % 2) * 64  # this warp's quarter of the tile
     k_tiles = (k + BK - 1) // BK
 
     # Stage s of K tile kt: each thread copies 4 chunks of A and 4 of B (rows beyond M or N, and K
@@ -67,9 +70,15 @@ def gemm_kernel(gA: tessel.Tensor, gB: tessel.Tensor, gD: tessel.Tensor, ab: tes
             dstb = chunk(sB[(row, None, s)], c)
             tessel.arch.cp_async(dstb, srcb, 16, pred=(n0 + row < n) and (kk < k))
 
-    acc = tessel.make_fragment(4 * 8 * 4, tessel.Float32)  # [mi 4][ni 8][4]: mma.sync's C fragments
-    for i in tessel.range(4 * 8 * 4, unroll_full=True):
-        acc[i] = 0.0
+    tiled = tiled_mma(ab)
+    thr = tiled.get_slice(tidx)
+    ldsm = tessel.make_copy_atom(tessel.LdMatrix8x8x16bOp(), ab)
+    s2r_a, s2r_b = tessel.make_tiled_copy_A(ldsm, tiled), tessel.make_tiled_copy_B(ldsm, tiled)
+    thr_a, thr_b = s2r_a.get_slice(tidx), s2r_b.get_slice(tidx)
+    acc = thr.partition_fragment_C((BM, BN))  # (V, MMA_M, MMA_N): (4, 4, 8) Float32
+    acc.fill(0.0)
+    tCrA = thr.partition_fragment_A((BM, 16))  # one k16 step of A: (8, 4, 1)
+    tCrB = thr.partition_fragment_B((BN, 16))  # (4, 8, 1)
     for s in tessel.range_constexpr(STAGES - 1):
         if s < k_tiles:
             load_stage(s, s)
@@ -84,36 +93,31 @@ def gemm_kernel(gA: tessel.Tensor, gB: tessel.Tensor, gD: tessel.Tensor, ab: tes
         tessel.arch.cp_async_commit_group()
         s = kt % STAGES
         for ks in tessel.range_constexpr(BK // 16):
-            # A: four 16 x 16 fragments (ldmatrix.x4: lane l gives row l % 16, K chunk l / 16).
-            afrag = []
-            for mi in tessel.range_constexpr(4):
-                row = wm + mi * 16 + lane % 16
-                afrag.append(tessel.arch.ldmatrix_x4(chunk(sA[(row, None, s)], ks * 2 + lane // 16)))
-            for nj in tessel.range_constexpr(4):
-                # B: two n8 x k16 fragments (lane l gives row l % 8 + 8 (l / 16), K chunk (l / 8) % 2).
-                row = wn + nj * 16 + lane % 8 + 8 * (lane // 16)
-                b0, b1, b2, b3 = tessel.arch.ldmatrix_x4(chunk(sB[(row, None, s)], ks * 2 + (lane // 8) % 2))
-                for mi in tessel.range_constexpr(4):
-                    for half, (x, y) in enumerate(((b0, b1), (b2, b3))):
-                        ni = nj * 2 + half
-                        base = (mi * 8 + ni) * 4
-                        c = tessel.arch.mma_m16n8k16(afrag[mi], (x, y), [acc[base + e] for e in range(4)], ab)
-                        for e in tessel.range_constexpr(4):
-                            acc[base + e] = c[e]
+            sA_k = tessel.local_tile(sA[(None, None, s)], (BM, 16), (0, ks))  # (BM, 16)
+            sB_k = tessel.local_tile(sB[(None, None, s)], (BN, 16), (0, ks))  # (BN, 16)
+            tessel.copy(s2r_a, thr_a.partition_S(sA_k), thr_a.retile(tCrA))
+            tessel.copy(s2r_b, thr_b.partition_S(sB_k), thr_b.retile(tCrB))
+            tessel.gemm(tiled, acc, tCrA, tCrB, acc)
 
-    # Epilogue: C fragment registers 0, 1 are columns 2 (lane % 4) and one more of row lane / 4;
-    # registers 2, 3 the same columns of row lane / 4 + 8. One 4-byte store per pair.
-    for mi in tessel.range_constexpr(4):
+    # Epilogue: each pair of accumulators (v0 = 0, 1: adjacent columns) as one 4-byte store, where
+    # its row and columns lie inside D (N is even, so a pair is all in or all out).
+    gD_tile = tessel.make_tensor(gD.iterator + (m0 * ldd + n0), tessel.make_layout((BM, BN), stride=(ldd, 1)))
+    tCgD = thr.partition_C(gD_tile)                                  # (V, MMA_M, MMA_N) of D
+    tCcD = thr.partition_C(tessel.make_identity_tensor((BM, BN)))  # their (row, column) in the tile
+    for i in tessel.range_constexpr(4):
         for h in tessel.range_constexpr(2):
-            r = m0 + wm + mi * 16 + lane // 4 + 8 * h
-            if r < m:
-                for ni in tessel.range(8, unroll_full=True):
-                    c = n0 + wn + ni * 8 + 2 * (lane % 4)
-                    if c < n:
-                        pair = tessel.make_fragment(2, ab)
-                        pair[0] = acc[(mi * 8 + ni) * 4 + 2 * h]
-                        pair[1] = acc[(mi * 8 + ni) * 4 + 2 * h + 1]
-                        tessel.make_tensor(gD.iterator + (r * ldd + c), tessel.make_layout(2)).store(pair.load())
+            for j in tessel.range(8, unroll_full=True):
+                if tessel.elem_less(tCcD[((0, h), i, j)], (m - m0, n - n0)):
+                    tCgD[((None, h), i, j)].store(acc[((None, h), i, j)].load())
+
+
+def tiled_mma(ab):
+    """The CTA's MMA: m16n8k16 atoms, warps 2 x 2 (warp = 2 wm + wn), each warp's 4 x 8 atoms over a
+    contiguous 64 x 64 quarter of the tile."""
+    atom = tessel.MmaF16BF16Op(ab, tessel.Float32, (16, 8, 16))
+    return tessel.make_tiled_mma(atom, tessel.make_layout((2, 2, 1), stride=(2, 1, 0)),
+                                 (tessel.make_layout((16, 2, 4), stride=(1, 64, 16)),
+                                  tessel.make_layout((8, 2, 8), stride=(1, 64, 8)), None))
 
 
 @tessel.jit
