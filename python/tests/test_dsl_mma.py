@@ -173,3 +173,18 @@ def test_ldmatrix_copies_fill_the_mma_fragments(operand):
                         v, a, b = inverse[where]
                         held = mma.offset + crd2idx((v, a, b), mma.shape, mma.stride)
                         assert held == start + h, (operand, warp, lane, i, j, q, h)
+
+
+def test_tiled_mma_draws_as_svg(tmp_path):
+    from tessel.dsl.draw import tiled_mma_cells
+    tiled = _tiled()
+    tile, cells = tiled_mma_cells(tiled, "C")
+    assert tile == (128, 128) and len(cells) == 128 * 128 and all(len(p) == 1 for p in cells.values())
+    assert cells[(65, 64)] == [(100, 0)]  # thread 100: warp 3 (rows 64.., columns 64..), lane 4: row 1, column 0
+    assert cells[(73, 65)] == [(100, 3)]  # its value 3: 8 rows down, one column right
+    _, a = tiled_mma_cells(tiled, "A")
+    assert sorted(t for t, _ in a[(0, 0)]) == [0, 32]  # the two warps along N share A's rows
+    svg = tessel.draw_tiled_mma(_tiled(False), "C", path=tmp_path / "c.svg")  # one round: 32 x 16
+    assert svg.startswith("<svg") and (tmp_path / "c.svg").read_text() == svg and svg.count("<rect") == 32 * 16
+    with pytest.raises(ValueError, match="'A', 'B' or 'C'"):
+        tessel.draw_tiled_mma(tiled, "D")

@@ -33,7 +33,7 @@ from .mma import (  # noqa: F401
     IdentityTensor, LdMatrix8x8x16bOp, MmaAtom, MmaF16BF16Op, ThrMma, TiledMma, elem_less, gemm, make_copy_atom,
     make_identity_tensor, make_tiled_copy_A, make_tiled_copy_B, make_tiled_mma,
 )
-from .draw import draw_tv_layout  # noqa: F401
+from .draw import draw_tiled_mma, draw_tv_layout  # noqa: F401
 from .swizzle import ComposedLayout, Swizzle, make_swizzle  # noqa: F401
 from .torch_op import torch_op  # noqa: F401
 from .device import SmemAllocator, TensorSSA, make_fragment, make_fragment_like, make_tensor  # noqa: F401

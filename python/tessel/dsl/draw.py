@@ -2,6 +2,7 @@
 
     tiler, tv = tessel.make_layout_tv(thr, val)
     svg = tessel.draw_tv_layout(tiler, tv, "tv.svg")
+    svg = tessel.draw_tiled_mma(tiled_mma, "C", path="mma_c.svg")   # a tiled MMA's share of C
 
 A TV layout maps (thread, value) to an offset in an M x N tile, column-major (CuTe's convention:
 offset = m + M n). Each cell of the tile is drawn with the thread and value that reach it, coloured
@@ -49,12 +50,51 @@ def tv_cells(tiler_mn, layout_tv) -> dict:
 
 def draw_tv_layout(tiler_mn, layout_tv, path=None, cell: int = 36) -> str:
     """The SVG text of the TV layout on its tile (written to `path` too, when given)."""
-    cells = tv_cells(tiler_mn, layout_tv)
+    return _svg(tiler_mn, tv_cells(tiler_mn, layout_tv), f"TV layout {layout_tv}", path, cell)
+
+
+def tiled_mma_cells(tiled_mma, operand: str = "C", tile=None) -> tuple:
+    """((rows, columns), {(row, column): [(thread, value), ...]}) of a tiled MMA's operand
+    ("A": M x K, "B": N x K, "C": M x N) over `tile` (default: one round of the tiled atoms),
+    each thread's values numbered as its partition_fragment holds them."""
+    import itertools
+
+    from .host import HostTensor
+    from .mma import TiledMma
+    from .tensor import crd2idx, product
+    from . import dtypes as T
+    if not isinstance(tiled_mma, TiledMma):
+        raise TypeError(f"draw_tiled_mma takes a TiledMma (tessel.make_tiled_mma(...)); got {type(tiled_mma).__name__}")
+    if operand not in ("A", "B", "C"):
+        raise ValueError(f"draw_tiled_mma's operand is 'A', 'B' or 'C', not {operand!r}")
+    axes = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[operand]
+    tile = tuple(tile) if tile is not None else tuple(tiled_mma.tile_mnk[a] for a in axes)
+    if len(tile) != 2 or tile[0] * tile[1] > MAX_CELLS:
+        raise ValueError(f"draw_tiled_mma: the tile is (rows, columns) of at most {MAX_CELLS} cells; got {tile}")
+    index = HostTensor(T.Float32, tile, (1, tile[0]), 0, 0, 16)  # an element's offset is its column-major index
+    cells: dict = {}
+    for t in range(tiled_mma.size):
+        part = getattr(tiled_mma.get_slice(t), f"partition_{operand}")(index)
+        sizes = [product(x) if isinstance(x, tuple) else x for x in part.shape]
+        for v, coord in enumerate(itertools.product(*[range(x) for x in reversed(sizes)])):
+            off = part.offset + crd2idx(tuple(reversed(coord)), part.shape, part.stride)
+            cells.setdefault((off % tile[0], off // tile[0]), []).append((t, v))
+    return tile, cells
+
+
+def draw_tiled_mma(tiled_mma, operand: str = "C", tile=None, path=None, cell: int = 36) -> str:
+    """The SVG text of which thread holds which element of a tiled MMA's A, B or C. Warps side by
+    side along N hold the same elements of A (along M, of B): those cells are outlined as held twice."""
+    tile, cells = tiled_mma_cells(tiled_mma, operand, tile)
+    return _svg(tile, cells, f"{tiled_mma!r}, {operand}", path, cell)
+
+
+def _svg(tiler_mn, cells, title, path, cell) -> str:
     m_, n_ = tiler_mn
     pad = 24
     w, h = n_ * cell + 2 * pad, m_ * cell + 2 * pad + 16
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="monospace" font-size="{cell // 4}">',
-           f'<text x="{pad}" y="{pad - 8}" font-size="12">TV layout {layout_tv} on a {m_} x {n_} tile</text>']
+           f'<text x="{pad}" y="{pad - 8}" font-size="12">{title} on a {m_} x {n_} tile</text>']
     for (m, n), pairs in sorted(cells.items()):
         t, v = pairs[0]
         x, y = pad + n * cell, pad + m * cell
