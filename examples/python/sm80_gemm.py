@@ -8,7 +8,7 @@ A CTA of 4 warps computes a 128 x 128 tile of D with a tiled MMA (`tessel.make_t
 mma.sync m16n8k16 atom: warps 2 x 2, each over a 64 x 64 quarter (the permutations put a warp's 4
 atoms along M and 8 along N side by side), so each thread holds a (4 values, 4, 8) fragment of
 the accumulators. ldmatrix copies (`make_tiled_copy_A` / `_B`) fill the A and B fragments of each
-16 of K from shared memory; `tessel.gemm` runs the atoms. A ring of STAGES shared-memory buffers
+16 of K from shared memory; `tessel.dsl.gemm` runs the atoms. A ring of STAGES shared-memory buffers
 holds 32 of K of the CTA's A and B rows each; cp.async fills the stage STAGES - 1 ahead of the one
 the warps read. Shared rows are 64 bytes (four 16-byte chunks) and swizzled, Swizzle<2,3,3>
 composed with the (rows, BK, stages) layout: chunk c of row r is stored at chunk c ^ ((r / 2) %
@@ -97,7 +97,7 @@ def gemm_kernel(gA: tessel.Tensor, gB: tessel.Tensor, gD: tessel.Tensor, ab: tes
             sB_k = tessel.local_tile(sB[(None, None, s)], (BN, 16), (0, ks))  # (BN, 16)
             tessel.copy(s2r_a, thr_a.partition_S(sA_k), thr_a.retile(tCrA))
             tessel.copy(s2r_b, thr_b.partition_S(sB_k), thr_b.retile(tCrB))
-            tessel.gemm(tiled, acc, tCrA, tCrB, acc)
+            tessel.dsl.gemm(tiled, acc, tCrA, tCrB, acc)
 
     # Epilogue: each pair of accumulators (v0 = 0, 1: adjacent columns) as one 4-byte store, where
     # its row and columns lie inside D (N is even, so a pair is all in or all out).

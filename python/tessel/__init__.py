@@ -20,8 +20,7 @@ kernel DSL (tessel/dsl): kernels written in Python with the CuTe DSL's names.
 
 from . import layout
 from ._core import CudaError, GemmError
-from .gemm import gemm as _gemm_torch
-from .gemm import kernel_for, tune, warmup
+from .gemm import gemm, kernel_for, tune, warmup
 from .grouped import grouped_gemm
 from .jit.compiler import CompiledGemm, target_for
 from .jit.compiler import compile as _compile_gemm
@@ -40,15 +39,6 @@ from .dsl import (  # noqa: F401 (the kernel DSL, with the CuTe DSL's names)
 )
 from .dsl import math, pipeline  # noqa: F401,E402 (tessel.math: device float functions; tessel.pipeline)
 from .dsl import range as range  # noqa: A004,PLC0414
-
-
-def gemm(*args, **kwargs):
-    """tessel.gemm(A, B, ...): D = A B on PyTorch tensors through the front door (see
-    tessel.gemm's module). tessel.gemm(tiled_mma, d, a, b, c) inside a kernel: the tiled MMA's
-    atoms over register fragments (the CuTe DSL's cute.gemm; see tessel.dsl.mma)."""
-    if args and isinstance(args[0], dsl.TiledMma):
-        return dsl.gemm(*args, **kwargs)
-    return _gemm_torch(*args, **kwargs)
 
 
 def compile(obj, *args, **kwargs):  # noqa: A001 (tessel.compile is the API)

@@ -99,7 +99,7 @@ def test_gemm_emits_one_mma_per_atom(toolkit):
         a.store(thr.partition_A(gA).load())
         b.store(thr.partition_B(gB).load())
         acc.fill(0.0)
-        tessel.gemm(tiled, acc, a, b, acc)
+        tessel.dsl.gemm(tiled, acc, a, b, acc)
         thr.partition_C(gD).store(acc.load())
 
     @tessel.jit

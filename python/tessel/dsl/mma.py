@@ -8,7 +8,7 @@ partition_B / partition_C, partition_fragment_* and gemm).
     tCrC = thr.partition_fragment_C((128, 128))       # (V, MMA_M, MMA_N) registers
     tCrA = thr.partition_fragment_A((128, 16))        # (V, MMA_M, MMA_K)
     tCrA.store(thr.partition_A(sA_tile).load())       # this thread's elements of A's tile
-    tessel.gemm(tiled, tCrC, tCrA, tCrB, tCrC)        # every atom of the tile, k outermost
+    tessel.dsl.gemm(tiled, tCrC, tCrA, tCrB, tCrC)    # every atom of the tile, k outermost
     thr.partition_C(gD_tile).store(tCrC.load())       # (V, MMA_M, MMA_N) of D, any strides
 
 How a partition is found (CuTe's thrfrg_C, written as coordinates): an atom's thread-value
@@ -470,7 +470,8 @@ def _u32(frag, offset) -> Value:
 
 
 def gemm(tiled: TiledMma, d, a, b, c):
-    """d = a b + c for every atom of the tile, on register fragments: a (V, MMA_M, MMA_K), b
+    """d = a b + c for every atom of the tile, on register fragments (the CuTe DSL's cute.gemm,
+    spelled tessel.dsl.gemm: tessel.gemm is the front door on PyTorch tensors): a (V, MMA_M, MMA_K), b
     (V, MMA_N, MMA_K), c and d (V, MMA_M, MMA_N), as partition_fragment_* makes them. K outermost,
     then M, then N."""
     atom = tiled.atom
