@@ -5,7 +5,9 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <tessel/gemm/kernel/small_n_rules.hpp>
 #include <tessel/jit/gemm_arguments.hpp>
 
@@ -259,9 +261,12 @@ void bind_gemm(nb::module_& m) {
       "stages per ring (tessel/jit/small_n.py); its threads and shared memory are the tile's.");
   m.def(
       "small_n_plan",
-      [](int m_, int n, int k, int sms) -> nb::object {
-        if (!gemm::kernel::small_n_tma_takes(m_, n, sms)) return nb::none();
-        auto const ring = gemm::kernel::small_n_tma_ring(k);
+      [](std::int64_t m_, std::int64_t n, std::int64_t k, std::int64_t sms) -> nb::object {
+        // Extents past int are no decode problem: the ring is not the kernel (as for N > 16).
+        constexpr std::int64_t kInt = std::numeric_limits<int>::max();
+        if (m_ < 0 || n < 0 || k < 0 || sms < 0 || m_ > kInt || n > kInt || sms > kInt) return nb::none();
+        if (!gemm::kernel::small_n_tma_takes(int(m_), int(n), int(sms))) return nb::none();
+        auto const ring = gemm::kernel::small_n_tma_ring(int(std::min(k, kInt)));
         return nb::make_tuple(gemm::kernel::small_n_tma_n8(n), ring.boxes, ring.stages);
       },
       nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("sms"),

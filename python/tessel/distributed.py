@@ -32,6 +32,7 @@ from torch import Tensor
 from . import _core
 from .gemm import gemm as _gemm
 from .ops import _FP8_DTYPES as _FP8
+from .ops import _out_dtype
 from .ops import scaled_mm as _scaled_mm
 
 _DTYPES = (torch.float16, torch.bfloat16) + _FP8
@@ -58,7 +59,7 @@ def _rows_per_rank(n_local: int, device, group, world: int, given: Optional[Sequ
     return counts.tolist()
 
 
-def _check(op: str, x: Tensor, weight: Tensor, scale_a, scale_b) -> None:
+def _check(op: str, x: Tensor, weight: Tensor, scale_a, scale_b, out_dtype) -> None:
     if x.dim() != 2 or weight.dim() != 2:
         raise ValueError(f"{op}: x and weight must be 2-D (tokens x features, out_features x in_features); "
                          f"got {tuple(x.shape)} and {tuple(weight.shape)}")
@@ -67,12 +68,17 @@ def _check(op: str, x: Tensor, weight: Tensor, scale_a, scale_b) -> None:
                         f"got {x.dtype} and {weight.dtype}")
     if x.shape[1] != weight.shape[1]:
         raise ValueError(f"{op}: x has {x.shape[1]} features and weight takes {weight.shape[1]} (its second extent)")
-    if (x.dtype in _FP8) != (scale_a is not None and scale_b is not None):
+    fp8, given = x.dtype in _FP8, (scale_a is not None, scale_b is not None)
+    if (fp8 and not all(given)) or (not fp8 and any(given)):
         raise ValueError(f"{op}: float8 operands take scale_a and scale_b (torch._scaled_mm's per-tensor scales), "
                          "and only they do")
     for scale, what in ((scale_a, "scale_a"), (scale_b, "scale_b")):
-        if scale is not None and (not isinstance(scale, Tensor) or scale.numel() != 1 or scale.dtype != torch.float32):
-            raise ValueError(f"{op}: {what} must be a one-element float32 tensor (a per-tensor dequantization scale)")
+        if scale is not None and (not isinstance(scale, Tensor) or scale.numel() != 1 or scale.dtype != torch.float32
+                                  or scale.device != x.device):
+            raise ValueError(f"{op}: {what} must be a one-element float32 tensor on x's device (a per-tensor "
+                             "dequantization scale)")
+    if out_dtype is not None:
+        _out_dtype(x, out_dtype)
     _require_cuda(op, x, weight)
 
 
@@ -122,13 +128,15 @@ def all_gather_gemm(x: Tensor, weight: Tensor, group=None, *, rows_per_rank: Opt
     return_gathered, also the gathered activations (M, K). Differentiable (bf16, f16): the
     backward runs gemm_reduce_scatter for x's gradient (each rank's rows of sum_r dY_r @ W_r)
     and one GEMM for weight's."""
-    _check("all_gather_gemm", x, weight, scale_a, scale_b)
+    _check("all_gather_gemm", x, weight, scale_a, scale_b, out_dtype)
+    grad = _needs_grad(x, weight)
+    if grad:
+        _no_fp8_grad("all_gather_gemm", x, out_dtype)
     world, rank = _group_info(group)
     rows = _rows_per_rank(x.shape[0], x.device, group, world, rows_per_rank)
     if rows[rank] != x.shape[0]:
         raise ValueError(f"all_gather_gemm: rows_per_rank[{rank}] is {rows[rank]} but this rank's x has {x.shape[0]} rows")
-    if _needs_grad(x, weight):
-        _no_fp8_grad("all_gather_gemm", x, out_dtype)
+    if grad:
         out, gathered = _AllGatherGemm.apply(x, weight, group, rows, chunks)
     else:
         out, gathered = _all_gather_gemm(x, weight, group, rows, chunks, scale_a, scale_b, out_dtype)
@@ -170,7 +178,10 @@ def gemm_reduce_scatter(x: Tensor, weight: Tensor, group=None, *, rows_per_rank:
     possible, the first ranks one row more). Returns (rows_per_rank[rank], N), the partials
     summed in float32 and rounded once. Differentiable (bf16, f16): the backward runs
     all_gather_gemm for x's gradient (gather(dY) @ W_r) and one GEMM for weight's."""
-    _check("gemm_reduce_scatter", x, weight, scale_a, scale_b)
+    _check("gemm_reduce_scatter", x, weight, scale_a, scale_b, out_dtype)
+    grad = _needs_grad(x, weight)
+    if grad:
+        _no_fp8_grad("gemm_reduce_scatter", x, out_dtype)
     world, rank = _group_info(group)
     m = x.shape[0]
     if rows_per_rank is None:
@@ -178,8 +189,7 @@ def gemm_reduce_scatter(x: Tensor, weight: Tensor, group=None, *, rows_per_rank:
     rows = [int(r) for r in rows_per_rank]
     if len(rows) != world or sum(rows) != m:
         raise ValueError(f"gemm_reduce_scatter: rows_per_rank {rows} must have {world} entries summing to x's {m} rows")
-    if _needs_grad(x, weight):
-        _no_fp8_grad("gemm_reduce_scatter", x, out_dtype)
+    if grad:
         return _GemmReduceScatter.apply(x, weight, group, rows, chunks)
     return _gemm_reduce_scatter(x, weight, group, rows, chunks, scale_a, scale_b, out_dtype)
 

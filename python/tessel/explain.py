@@ -16,9 +16,10 @@ import re
 import sys
 
 from . import _core
+from .gemm import _shape as _shape_triple
 from .jit import registry, small_n
 from .jit.config import EPILOGUES, element_name
-from .jit.status import ConfigError
+from .jit.status import ConfigError, is_integer
 
 
 def _shape(text: str) -> tuple:
@@ -28,8 +29,16 @@ def _shape(text: str) -> tuple:
     return tuple(map(int, m.groups()))
 
 
+def _sm_count(sms, name: str = "sms") -> int:
+    if not is_integer(sms) or sms.__index__() < 1:
+        raise ValueError(f"{name} {sms!r}: give the GPU's SM count, a positive integer")
+    return sms.__index__()
+
+
 def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = "linear", sms: int = 132) -> list[tuple]:
     """(shape, kernel name, reason) for each shape."""
+    sms = _sm_count(sms)
+    shapes = [_shape_triple(shape) for shape in shapes]
     element = element_name(dtype)
     candidates = registry.hopper_configs(element, element, "row", layout_b, epilogue)
     # D^T = B^T A^T (no C): A^T is column-major, B^T row-major where B is column-major.
@@ -59,8 +68,10 @@ def main(argv=None) -> int:
     ap.add_argument("--layout-b", choices=("col", "row"), default="col")
     ap.add_argument("--epilogue", choices=EPILOGUES, default="linear")
     args = ap.parse_args(argv)
-    if args.sms <= 0:
-        ap.error(f"--sms {args.sms}: give the GPU's SM count, a positive integer")
+    try:
+        _sm_count(args.sms, "--sms")
+    except ValueError as e:
+        ap.error(str(e))
     try:
         rows = explain(args.shapes, args.dtype, args.layout_b, args.epilogue, args.sms)
     except ConfigError as e:

@@ -16,7 +16,7 @@ import sys
 from . import _core
 from .jit import compiler, prebuilt, registry, small_n, tuning
 from .jit.config import ELEMENT_CODES, EPILOGUES, GemmConfig, block_scaled_config, default_config, element_name
-from .jit.status import refuse
+from .jit.status import is_integer, refuse
 
 _ELEMENTS = {code: name for name, code in ELEMENT_CODES.items()}
 _TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
@@ -189,10 +189,13 @@ def tune(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=N
     return results
 
 
+_INT_MAX = 2**31 - 1  # the largest extent the kernels index (jit/gemm_arguments.hpp)
+
+
 def _shape(shape) -> tuple:
     if not isinstance(shape, (tuple, list)) or len(shape) != 3 or \
-            not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in shape):
-        raise ValueError(f"shape {shape!r}: give (M, N, K), three positive integers")
+            not all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= _INT_MAX for v in shape):
+        raise ValueError(f"shape {shape!r}: give (M, N, K), three positive integers of at most 2^31 - 1")
     return tuple(shape)
 
 
@@ -202,7 +205,10 @@ def _shape_kind(dtype, out_dtype, layout_b, device) -> tuple:
     out = element if out_dtype is None else element_name(out_dtype)
     if layout_b not in ("row", "col"):
         raise ValueError(f"layout_b {layout_b!r}: 'col' (B = W.t()) or 'row' (B is K x N row-major)")
-    return element, out, compiler.current_device() if device is None else device
+    if device is not None and (not is_integer(device) or device.__index__() < 0):
+        error = TypeError if not is_integer(device) else ValueError
+        raise error(f"device {device!r}: give a CUDA device index (an integer such as 0), or None for the current device")
+    return element, out, compiler.current_device() if device is None else device.__index__()
 
 
 def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
@@ -283,6 +289,18 @@ def _epilogue(epilogue) -> int:
     return EPILOGUES.index(name)
 
 
+def _check_config(config, epilogue, out_dtype, out_element) -> str:
+    """The refusals of a configuration given with an epilogue or an out_dtype that it does not
+    compute (tessel.gemm's and tessel.kernel_for's); returns its output element."""
+    if not isinstance(config, GemmConfig):
+        raise TypeError(f"config must be a tessel.GemmConfig, not {type(config).__name__}")
+    if epilogue is not None and str(epilogue) != config.epilogue:
+        raise ValueError(f"epilogue {epilogue!r} differs from the configuration's {config.epilogue!r}: give it in one place")
+    if out_element is not None and out_element != config.out:
+        raise ValueError(f"out_dtype {out_dtype} differs from the configuration's output type {config.out!r}")
+    return config.out
+
+
 def _gemm(A, B, C, alpha, beta, out_dtype, epilogue, config, out, stream):
     """tessel.gemm for what its C++ path (_core.Dispatcher.gemm) leaves to Python: a
     configuration, dtype names, arrays other than PyTorch tensors without `out`, and the
@@ -291,13 +309,7 @@ def _gemm(A, B, C, alpha, beta, out_dtype, epilogue, config, out, stream):
     if out_element is not None and out_element not in _TORCH_NAMES:
         raise ValueError(f"out_dtype {out_dtype}: tessel writes D as float32, float16 or bfloat16")
     if config is not None:
-        if not isinstance(config, GemmConfig):
-            raise TypeError(f"config must be a tessel.GemmConfig, not {type(config).__name__}")
-        if epilogue is not None and str(epilogue) != config.epilogue:
-            raise ValueError(f"epilogue {epilogue!r} differs from the configuration's {config.epilogue!r}: give it in one place")
-        if out_element is not None and out_element != config.out:
-            raise ValueError(f"out_dtype {out_dtype} differs from the configuration's output type {config.out!r}")
-        out_element = config.out
+        out_element = _check_config(config, epilogue, out_dtype, out_element)
     D = _allocate(A, B, C, out_element) if out is None else out
     handle = _stream(stream, D)
     if config is None:
@@ -409,6 +421,9 @@ def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=
     if block_scaled:
         if config is not None or epilogue is not None:
             raise ValueError("tessel.kernel_for: block_scaled=True has one kernel, without a configuration or an epilogue to choose")
+        if out_dtype is not None and element_name(out_dtype) != "bf16":
+            raise ValueError(f"tessel.kernel_for: out_dtype {out_dtype}: the block-scaled kernel writes bfloat16; pass "
+                             "out_dtype=torch.bfloat16 or leave it out")
         device = _device_of(A)
         if device < 0:
             device = _dispatcher.operands_device(A, B, C, out if out is not None else _allocate(A, B, C, "bf16"))
@@ -418,6 +433,7 @@ def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=
         return (kernel, reason) if explain else kernel
     out_element = None if out_dtype is None else element_name(out_dtype)
     if config is not None:
+        _check_config(config, epilogue, out_dtype, out_element)
         device = _device_of(out if out is not None else A)
         if device < 0:
             device = _dispatcher.operands_device(A, B, C, out if out is not None else _allocate(A, B, C, config.out))

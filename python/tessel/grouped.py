@@ -45,23 +45,26 @@ def config_for(dtype_name: str, out_name: str, b_k_major: bool, tiles: int, sm_c
                       scheduler="grouped")
 
 
-def _check(A, B, group_m, name):
+def _check(A, B, group_m, name, masked: bool):
+    """grouped_gemm's rules of its operands but where they live (_check_device): shared with
+    torch.ops.tessel.grouped_mm's fake kernel, so that a traced call fails where an eager one would."""
     torch = _torch()
     for x, what in ((A, "A"), (B, "B"), (group_m, name)):
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"tessel.grouped_gemm: {what} must be a torch.Tensor, not {type(x).__name__}")
-    if not (A.is_cuda and B.is_cuda and group_m.is_cuda) or len({A.device, B.device, group_m.device}) != 1:
-        raise ValueError("tessel.grouped_gemm: A, B and the group sizes must be CUDA tensors on one device")
     if not _element(A.dtype) or B.dtype != A.dtype:
         raise TypeError(f"tessel.grouped_gemm: A and B are {A.dtype} and {B.dtype}; the grouped kernels take float16, "
                         "bfloat16, float8_e4m3fn or float8_e5m2, both the same")
+    if B.dim() != 3:
+        raise ValueError(f"tessel.grouped_gemm: B must be 3-D (groups, K, N), not of shape {tuple(B.shape)}")
     if group_m.dtype != torch.int32 or group_m.dim() != 1 or group_m.shape[0] != B.shape[0]:
         raise ValueError(f"tessel.grouped_gemm: {name} must be a 1-D int32 tensor of one entry per group ({B.shape[0]}), "
                          f"not {group_m.dtype} of shape {tuple(group_m.shape)}")
     if not group_m.is_contiguous():
         raise ValueError(f"tessel.grouped_gemm: {name} must be contiguous")
-    if B.dim() != 3:
-        raise ValueError(f"tessel.grouped_gemm: B must be 3-D (groups, K, N), not of shape {tuple(B.shape)}")
+    if A.dim() != (3 if masked else 2) or (masked and A.shape[0] != B.shape[0]):
+        raise ValueError(f"tessel.grouped_gemm: A of shape {tuple(A.shape)}: with {'counts' if masked else 'offs'} A is "
+                         f"{'(groups, M, K) with one block per group of B' if masked else '(rows, K)'}")
     if A.shape[-1] != B.shape[1]:
         raise ValueError(f"tessel.grouped_gemm: A's K ({A.shape[-1]}) differs from B's ({B.shape[1]}): A is (rows, K), B (groups, K, N)")
     if A.stride(-1) != 1:
@@ -69,6 +72,20 @@ def _check(A, B, group_m, name):
     if B.stride(1) != 1 and B.stride(2) != 1:
         raise ValueError("tessel.grouped_gemm: each group of B must be K-contiguous (a transposed (groups, N, K) weight) or "
                          "N-contiguous: pass B.contiguous()")
+
+
+def _check_device(A, B, group_m):
+    if not (A.is_cuda and B.is_cuda and group_m.is_cuda) or len({A.device, B.device, group_m.device}) != 1:
+        raise ValueError("tessel.grouped_gemm: A, B and the group sizes must be CUDA tensors on one device")
+
+
+def _out_dtype(A, out_dtype):
+    """D's dtype: out_dtype, by default A's (bfloat16 for float8 A); TypeError for one the kernels do not write."""
+    torch = _torch()
+    dtype = (torch.bfloat16 if _element(A.dtype) in FP8 else A.dtype) if out_dtype is None else out_dtype
+    if dtype not in (torch.float16, torch.bfloat16):
+        raise TypeError(f"tessel.grouped_gemm: out_dtype {dtype!r}: the grouped kernels write torch.float16 or torch.bfloat16")
+    return dtype
 
 
 def _check_scales(A, B, scale_a, scale_b):
@@ -88,6 +105,13 @@ def _check_scales(A, B, scale_a, scale_b):
     return scale_a.data_ptr(), scale_b.data_ptr()
 
 
+def _groups(offs, counts) -> tuple:
+    """(masked, the group sizes' tensor) of the one of offs and counts given."""
+    if (offs is None) == (counts is None):
+        raise ValueError("tessel.grouped_gemm: give exactly one of offs (contiguous groups) and counts (masked groups)")
+    return counts is not None, counts if counts is not None else offs
+
+
 def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scale_a=None, scale_b=None):
     """D_g = A_g @ B_g for the G groups of B (G, K, N), in one launch.
 
@@ -99,24 +123,17 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
     scale_a, scale_b: float8 A and B only, their per-tensor scales (one float32 each, real A = scale_a * A).
     """
     torch = _torch()
-    if (offs is None) == (counts is None):
-        raise ValueError("tessel.grouped_gemm: give exactly one of offs (contiguous groups) and counts (masked groups)")
-    masked = counts is not None
-    group_m = counts if masked else offs
-    _check(A, B, group_m, "counts" if masked else "offs")
-    if A.dim() != (3 if masked else 2) or (masked and A.shape[0] != B.shape[0]):
-        raise ValueError(f"tessel.grouped_gemm: A of shape {tuple(A.shape)}: with {'counts' if masked else 'offs'} A is "
-                         f"{'(groups, M, K) with one block per group of B' if masked else '(rows, K)'}")
+    masked, group_m = _groups(offs, counts)
+    _check(A, B, group_m, "counts" if masked else "offs", masked)
+    _check_device(A, B, group_m)
     scales = _check_scales(A, B, scale_a, scale_b)
-    fp8 = scales[0] != 0
-    dtype = (torch.bfloat16 if fp8 else A.dtype) if out_dtype is None else out_dtype
-    if dtype not in (torch.float16, torch.bfloat16):
-        raise TypeError(f"tessel.grouped_gemm: out_dtype {dtype}: the grouped kernels write float16 or bfloat16")
+    dtype = _out_dtype(A, out_dtype)
     G, K, N = B.shape
     shape = (*A.shape[:-1], N)
     if out is None:
         out = torch.empty(shape, dtype=dtype, device=A.device)
-    elif tuple(out.shape) != shape or out.dtype != dtype or out.device != A.device or out.stride(-1) != 1:
+    elif not isinstance(out, torch.Tensor) or tuple(out.shape) != shape or out.dtype != dtype or out.device != A.device or \
+            out.stride(-1) != 1:
         raise ValueError(f"tessel.grouped_gemm: out must be a {shape} {dtype} tensor on {A.device} with contiguous rows")
     rows = A.shape[-2]
     if rows == 0 or N == 0 or G == 0:
@@ -141,6 +158,8 @@ def _choose(A, B, masked: bool, dtype, device: int) -> GemmConfig:
 def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None) -> GemmConfig:
     """The GemmConfig grouped_gemm would run for these operands (without running it)."""
     torch = _torch()
+    masked, group_m = _groups(offs, counts)
+    _check(A, B, group_m, "counts" if masked else "offs", masked)
+    _check_device(A, B, group_m)
     device = A.device.index if A.device.index is not None else torch.cuda.current_device()
-    fp8 = _element(A.dtype) in FP8
-    return _choose(A, B, counts is not None, (torch.bfloat16 if fp8 else A.dtype) if out_dtype is None else out_dtype, device)
+    return _choose(A, B, masked, _out_dtype(A, out_dtype), device)

@@ -44,6 +44,7 @@ class Linear(torch.nn.Linear):
         return new
 
     def runs_on_tessel(self, x: torch.Tensor) -> bool:
+        ops._require_tensor("tessel.nn.Linear", "x", x)
         tf32 = x.dtype == torch.float32 and ops.tf32_allowed() and torch.cuda.get_device_capability(x.device) == (9, 0) \
             if x.is_cuda else False
         return x.is_cuda and self.weight.is_cuda and x.dtype == self.weight.dtype and (x.dtype in ops._KERNEL_DTYPES or tf32)

@@ -40,6 +40,9 @@ from .gemm import gemm as _gemm
 from .gemm import gemm_batched as _gemm_batched
 from .gemm import gemm_block_scaled as _gemm_block_scaled
 from .gemm import gemm_ex as _gemm_ex
+from .grouped import _check as _grouped_check
+from .grouped import _check_scales as _grouped_check_scales
+from .grouped import _out_dtype as _grouped_out_dtype
 from .grouped import grouped_gemm as _grouped_gemm
 from .quant import check_quantize_input as _check_quantize_input
 from .quant import empty_outputs as _quantize_outputs
@@ -61,6 +64,12 @@ def _activation(name) -> str:
     if name not in ACTIVATIONS:
         raise ValueError(f"activation {name!r}: choose None (or 'linear'), 'relu', 'gelu' (erf form) or 'silu'")
     return name
+
+
+def _require_tensor(op: str, name: str, x) -> None:
+    """TypeError for an argument that is no tensor, before anything reads its attributes."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: {name} must be a torch.Tensor, not {type(x).__name__}")
 
 
 def _check_matrices(op: str, a: Tensor, b: Tensor, batched: bool) -> None:
@@ -112,7 +121,7 @@ def _k_major(a: Tensor, b: Tensor) -> tuple:
 def _out_dtype(a: Tensor, out_dtype: Optional[torch.dtype]) -> torch.dtype:
     out = a.dtype if out_dtype is None else out_dtype
     if out not in (torch.float16, torch.bfloat16, torch.float32):
-        raise TypeError(f"out_dtype {out}: tessel writes float32, float16 or bfloat16")
+        raise TypeError(f"out_dtype {out!r}: tessel writes torch.float32, torch.float16 or torch.bfloat16")
     return out
 
 
@@ -264,9 +273,11 @@ def grouped_mm(a: Tensor, b: Tensor, offs: Tensor, out_dtype: Optional[torch.dty
 
 @grouped_mm.register_fake
 def _grouped_mm_fake(a, b, offs, out_dtype=None):
-    if a.dim() != 2 or b.dim() != 3 or a.shape[1] != b.shape[1]:
-        raise ValueError(f"tessel::grouped_mm: a {tuple(a.shape)} and b {tuple(b.shape)}: give a (T, K) and b (G, K, N)")
-    return a.new_empty((a.shape[0], b.shape[2]), dtype=a.dtype if out_dtype is None else out_dtype)
+    # tessel.grouped_gemm's own rules (all but the device's), so that a traced call fails as an
+    # eager one does, and D's dtype by its rule (bfloat16 for float8 a).
+    _grouped_check(a, b, offs, "offs", False)
+    _grouped_check_scales(a, b, None, None)
+    return a.new_empty((a.shape[0], b.shape[2]), dtype=_grouped_out_dtype(a, out_dtype))
 
 
 def _grouped_mm_setup(ctx, inputs, output):
@@ -371,7 +382,10 @@ def _check_block_scaled(a: Tensor, b: Tensor, out: torch.dtype) -> None:
         raise TypeError(f"{op}: out_dtype {out} with block scales: the block-scaled kernel writes bfloat16, as "
                         "torch._scaled_mm's blockwise mode does; pass out_dtype=torch.bfloat16 (and cast the result)")
     k = a.shape[1]
-    if k % _TMA_FP8 or (a.shape[0] > 1 and a.stride(0) % _TMA_FP8) or (b.shape[1] > 1 and b.stride(1) % _TMA_FP8):
+    # Empty operands are not read (the op returns the bias, or zeros): their strides, which
+    # PyTorch gives as 1 along an extent of 0, do not matter.
+    read = 0 not in a.shape and b.shape[1] != 0
+    if k % _TMA_FP8 or (read and ((a.shape[0] > 1 and a.stride(0) % _TMA_FP8) or (b.shape[1] > 1 and b.stride(1) % _TMA_FP8))):
         raise ValueError(f"{op}: K = {k} with row strides {a.stride(0)} (a) and {b.stride(1)} (b): the block-scaled kernel "
                          f"reads a and b by TMA, which needs K and both leading dimensions to be multiples of {_TMA_FP8} "
                          "(16 bytes); pad K with zeros (the scales' blocks stay as they are)")
@@ -437,6 +451,8 @@ def _quantize_fp8_1x128_fake(x):
 def matmul(a: Tensor, b: Tensor, *, out_dtype: Optional[torch.dtype] = None) -> Tensor:
     """torch.matmul's semantics on tessel's kernels: vectors, matrices, and batches that broadcast
     (a 2-D weight shared by a batch runs as one GEMM over the flattened batch)."""
+    _require_tensor("tessel.matmul", "a", a)
+    _require_tensor("tessel.matmul", "b", b)
     if a.dim() == 0 or b.dim() == 0:
         raise ValueError(f"tessel.matmul: both arguments need at least 1 dimension, got {a.dim()} and {b.dim()}")
     if a.dim() == 1 and b.dim() == 1:
@@ -450,7 +466,12 @@ def matmul(a: Tensor, b: Tensor, *, out_dtype: Optional[torch.dtype] = None) -> 
         lead = a.shape[:-1]
         d = mm(a.reshape(-1, k), b, None, "linear", out_dtype)  # (prod(lead),N)
         return d.reshape(*lead, b.shape[1])
-    batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    try:
+        batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f"tessel.matmul: a is {tuple(a.shape)} and b is {tuple(b.shape)}, whose batch dimensions "
+                         f"{tuple(a.shape[:-2])} and {tuple(b.shape[:-2])} do not broadcast: give batch extents that are "
+                         "equal or 1") from None
     a3 = a.expand(*batch, *a.shape[-2:]).reshape(-1, *a.shape[-2:])  # (L,M,K)
     b3 = b.expand(*batch, *b.shape[-2:]).reshape(-1, *b.shape[-2:])  # (L,K,N)
     return bmm(a3, b3, out_dtype).reshape(*batch, a.shape[-2], b.shape[-1])
@@ -461,6 +482,9 @@ def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, activation:
     x (..., in), weight (out, in), bias (out,). While autograd records (a tensor requires grad),
     gelu and silu run unfused, torch's activation after tessel's GEMM, so that the backward has
     the pre-activation without a second GEMM; relu and the plain linear stay fused."""
+    for name, t in (("x", x), ("weight", weight), ("bias", bias)):
+        if t is not None or name != "bias":
+            _require_tensor("tessel.linear", name, t)
     act = _activation(activation)
     if weight.dim() != 2:
         raise ValueError(f"tessel.linear: weight has shape {tuple(weight.shape)}; give (out_features, in_features)")

@@ -41,7 +41,8 @@ def check_quantize_input(x: Tensor, op: str = _OP) -> None:
         raise ValueError(f"{op}: K = {x.shape[1]} is not a multiple of {quantize.VECTOR} (the kernel loads "
                          f"{quantize.VECTOR} elements at a time); pad K with zeros, which change no block's scale")
     m, k = x.shape
-    if (k > 1 and x.stride(1) != 1) or (m > 1 and x.stride(0) % quantize.VECTOR):
+    # An empty x has nothing to read: its strides (PyTorch's (1, 1) for (M, 0)) do not matter.
+    if m and k and ((k > 1 and x.stride(1) != 1) or (m > 1 and x.stride(0) % quantize.VECTOR)):
         raise ValueError(f"{op}: x must be row-major (K contiguous) with a row stride that is a multiple of "
                          f"{quantize.VECTOR}; got strides {x.stride()}: pass x.contiguous()")
 

@@ -234,3 +234,227 @@ def test_gemm_stream_must_be_a_handle():
     a, b, d = FakeArray((256, 64)), FakeArray((64, 128)), FakeArray((256, 128), "float32")
     with pytest.raises(TypeError, match="stream .*: give a CUDA stream handle"):
         tessel.gemm(a, b, out=d, config=tessel.GemmConfig(), stream="0")
+
+
+def test_kernel_for_refuses_a_configuration_as_gemm_does():
+    """kernel_for(config=...) took anything for a configuration, and an epilogue or out_dtype the
+    configuration does not compute was ignored: the kernel named was not the one asked for."""
+    a, b, d = FakeArray((256, 64)), FakeArray((64, 128)), FakeArray((256, 128), "float32")
+    with pytest.raises(TypeError, match="config must be a tessel.GemmConfig, not str"):
+        tessel.kernel_for(a, b, out=d, config="sm80")
+    with pytest.raises(ValueError, match="epilogue 'relu' differs from the configuration's 'linear'"):
+        tessel.kernel_for(a, b, out=d, config=tessel.GemmConfig(), epilogue="relu")
+    with pytest.raises(ValueError, match="out_dtype float16 differs from the configuration's output type 'f32'"):
+        tessel.kernel_for(a, b, out=d, config=tessel.GemmConfig(), out_dtype="float16")
+    with pytest.raises(ValueError, match="out_dtype float32: the block-scaled kernel writes bfloat16"):
+        tessel.kernel_for(a, b, out=d, block_scaled=True, out_dtype="float32")
+
+
+# ---- tessel.warmup, tessel.tune, tessel.explain -------------------------------------------------------
+@pytest.mark.parametrize("device, error", [("cuda", TypeError), (0.0, TypeError), (True, TypeError), (-1, ValueError)])
+def test_warmup_and_tune_take_a_device_index(device, error):
+    """A device that is no index reached tessel._core.compute_capability: nanobind's signature
+    listing, or the driver asked about device -1."""
+    for call in (tessel.warmup, tessel.tune):
+        with pytest.raises(error, match=f"device {device!r}: give a CUDA device index"):
+            call([(16, 16, 16)], device=device)
+
+
+@pytest.mark.parametrize("shape", [(0, 4096, 4096), (16.0, 4096, 4096), (4096, 4096), (2**31, 4096, 4096), (4096, 4096, 2**40)])
+def test_explain_checks_its_shapes(shape):
+    """explain() unpacked shapes as given: a zero was reported with M and N swapped, a float or an
+    extent past 2^31 - 1 got nanobind's signature listing, and 2^40 cubed a negative tile count."""
+    from tessel import explain
+    with pytest.raises(ValueError, match="give \\(M, N, K\\), three positive integers of at most 2\\^31 - 1"):
+        explain.explain([shape])
+
+
+@pytest.mark.parametrize("sms", [0, -4, 1.5, None])
+def test_explain_checks_its_sm_count(sms):
+    """sms=0 was refused by the heuristic for some shapes and took the decode ring for others."""
+    from tessel import explain
+    with pytest.raises(ValueError, match=f"sms {sms!r}: give the GPU's SM count, a positive integer"):
+        explain.explain([(4, 4096, 4096)], sms=sms)
+
+
+def test_the_small_n_plan_takes_any_integer_extent():
+    """A decode problem with more than 2^31 - 1 weight rows or of K reached tessel._core.small_n_plan,
+    whose int arguments refused it with nanobind's signature listing: past int, the ring is not the
+    kernel (None), and K is clamped as the C++ dispatcher does."""
+    from tessel import _core
+    assert _core.small_n_plan(2**31, 16, 4096, 132) is None
+    assert _core.small_n_plan(28672, 2**40, 4096, 132) is None
+    assert _core.small_n_plan(28672, 1, 2**40, 132) == _core.small_n_plan(28672, 1, 2**31 - 1, 132) == (1, 8, 3)
+
+
+# ---- PyTorch-facing functions ------------------------------------------------------------------
+def test_quantize_an_empty_matrix_is_not_refused_for_its_strides():
+    """PyTorch gives an (M, 0) tensor strides (1, 1), so a contiguous x with K = 0 was refused as
+    not row-major, with the advice to pass x.contiguous()."""
+    torch = pytest.importorskip("torch")
+    import tessel.ops  # noqa: F401 (registers the ops)
+    q, scale = torch.ops.tessel.quantize_fp8_1x128(torch.empty(4, 0, dtype=torch.bfloat16, device="meta"))
+    assert q.shape == (4, 0) and scale.shape == (4, 0)
+    with pytest.raises(ValueError, match="x is on cpu; the kernel runs on a CUDA device"):
+        tessel.quantize_fp8_1x128(torch.empty(4, 0, dtype=torch.bfloat16))
+
+
+def test_blockwise_scaled_mm_of_k_0_is_not_refused_for_its_strides():
+    torch = pytest.importorskip("torch")
+    import tessel.ops  # noqa: F401
+    e4m3, f32 = torch.float8_e4m3fn, torch.float32
+    a, b = torch.empty(32, 0, dtype=e4m3), torch.empty(64, 0, dtype=e4m3).t()
+    d = torch.ops.tessel.scaled_mm(a, b, torch.empty(32, 0, dtype=f32), torch.empty(0, 1, dtype=f32))
+    assert d.shape == (32, 64) and d.dtype == torch.bfloat16 and not d.any()
+
+
+def test_matmul_and_linear_refuse_what_is_no_tensor():
+    """A list got AttributeError ("'list' object has no attribute 'dim'")."""
+    torch = pytest.importorskip("torch")
+    import tessel.nn
+    w = torch.empty(4, 8, dtype=torch.bfloat16)
+    with pytest.raises(TypeError, match="tessel.matmul: b must be a torch.Tensor, not list"):
+        tessel.matmul(w, [[1.0]])
+    with pytest.raises(TypeError, match="tessel.linear: x must be a torch.Tensor, not list"):
+        tessel.linear([1.0] * 8, w)
+    with pytest.raises(TypeError, match="tessel.linear: bias must be a torch.Tensor, not float"):
+        tessel.linear(w.t(), w, 0.0)
+    with pytest.raises(TypeError, match="tessel.nn.Linear: x must be a torch.Tensor, not list"):
+        tessel.nn.Linear(8, 4)([1.0] * 8)
+
+
+def test_matmul_batches_that_do_not_broadcast_are_named():
+    torch = pytest.importorskip("torch")
+    a, b = torch.empty(2, 3, 4, dtype=torch.bfloat16), torch.empty(3, 4, 6, dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match=r"batch dimensions \(2,\) and \(3,\) do not broadcast"):
+        tessel.matmul(a, b)
+
+
+# ---- tessel.grouped_gemm ----------------------------------------------------------------------
+def _grouped_operands(torch):
+    x = torch.empty(64, 32, dtype=torch.bfloat16, device="cuda")
+    w = torch.empty(4, 16, 32, dtype=torch.bfloat16, device="cuda").transpose(1, 2)
+    return x, w, torch.empty(4, dtype=torch.int32, device="cuda")
+
+
+def test_grouped_gemm_checks_ranks_before_reading_extents():
+    """With fake CUDA tensors: a 0-d A or B raised IndexError, a 2-D B was reported as offs of the
+    wrong length, out=[...] raised AttributeError and out_dtype='bfloat16' was refused by a sentence
+    saying that bfloat16 is what the kernels write."""
+    torch = pytest.importorskip("torch")
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        x, w, offs = _grouped_operands(torch)
+        scalar = torch.empty((), dtype=torch.bfloat16, device="cuda")
+        for b in (w[0], scalar):
+            with pytest.raises(ValueError, match="B must be 3-D \\(groups, K, N\\)"):
+                tessel.grouped_gemm(x, b, offs)
+        with pytest.raises(ValueError, match="A of shape \\(\\): with offs A is \\(rows, K\\)"):
+            tessel.grouped_gemm(scalar, w, offs)
+        with pytest.raises(ValueError, match="out must be a \\(64, 16\\) torch.bfloat16 tensor"):
+            tessel.grouped_gemm(x, w, offs, out=[0.0])
+        with pytest.raises(TypeError, match="out_dtype 'bfloat16': the grouped kernels write torch.float16 or torch.bfloat16"):
+            tessel.grouped_gemm(x, w, offs, out_dtype="bfloat16")
+
+
+def test_grouped_kernel_for_checks_its_operands():
+    """tessel.grouped.kernel_for read its operands unchecked: a list raised AttributeError, a 2-D B
+    "not enough values to unpack", and neither offs nor counts was taken for offs."""
+    torch = pytest.importorskip("torch")
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from tessel import grouped
+    with FakeTensorMode():
+        x, w, offs = _grouped_operands(torch)
+        with pytest.raises(TypeError, match="A must be a torch.Tensor, not list"):
+            grouped.kernel_for([1.0], w, offs)
+        with pytest.raises(ValueError, match="give exactly one of offs"):
+            grouped.kernel_for(x, w)
+        with pytest.raises(ValueError, match="B must be 3-D"):
+            grouped.kernel_for(x, w[0], offs)
+        with pytest.raises(ValueError, match="with counts A is \\(groups, M, K\\)"):
+            grouped.kernel_for(x, w, counts=offs)
+
+
+def test_grouped_mm_fake_kernel_refuses_what_the_kernel_refuses():
+    """The fake kernel checked ranks only: a traced call with int64 offs, float32 or int operands,
+    a float32 out_dtype or float8 operands (which the op gives no scales) was given an output, and
+    float8 a one of float8, while the eager call refuses each."""
+    torch = pytest.importorskip("torch")
+    import tessel.ops  # noqa: F401
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        x, w, offs = _grouped_operands(torch)
+        op = torch.ops.tessel.grouped_mm
+        assert op(x, w, offs).dtype == torch.bfloat16
+        with pytest.raises(ValueError, match="offs must be a 1-D int32 tensor of one entry per group \\(4\\)"):
+            op(x, w, offs.long())
+        with pytest.raises(ValueError, match="offs must be a 1-D int32 tensor"):
+            op(x, w, offs[:3])
+        for dtype in (torch.float32, torch.int32):
+            with pytest.raises(TypeError, match="the grouped kernels take float16, bfloat16"):
+                op(x.to(dtype), w.to(dtype), offs)
+        with pytest.raises(TypeError, match="out_dtype torch.float32: the grouped kernels write"):
+            op(x, w, offs, torch.float32)
+        e4m3 = torch.float8_e4m3fn
+        with pytest.raises(ValueError, match="float8 A and B take scale_a"):
+            op(x.to(e4m3), w.to(e4m3), offs)
+
+
+# ---- tessel.distributed: refused before any communication -----------------------------------------
+def _tdist():
+    pytest.importorskip("torch")
+    dist = pytest.importorskip("torch.distributed")
+    if not dist.is_available():
+        pytest.skip("this PyTorch has no torch.distributed")
+    import tessel.distributed as tdist
+    return tdist
+
+
+def test_distributed_refuses_a_scale_of_16_bit_operands():
+    """bfloat16 x with scale_a alone passed the check (it asked for both or neither), and the
+    scale was ignored."""
+    tdist = _tdist()
+    import torch
+    x, w = torch.zeros(8, 64, dtype=torch.bfloat16), torch.zeros(16, 64, dtype=torch.bfloat16)
+    for kwargs in ({"scale_a": torch.ones(1)}, {"scale_b": torch.ones(1)}):
+        with pytest.raises(ValueError, match="float8 operands take scale_a and scale_b .*, and only they do"):
+            tdist.all_gather_gemm(x, w, **kwargs)
+    e4m3 = torch.float8_e4m3fn
+    with pytest.raises(ValueError, match="float8 operands take scale_a and scale_b"):
+        tdist.gemm_reduce_scatter(x.to(e4m3), w.to(e4m3), scale_b=torch.ones(1))
+
+
+@pytest.mark.parametrize("out_dtype", ["int8", "bfloat16"])
+def test_distributed_checks_out_dtype_before_communicating(out_dtype):
+    """out_dtype was first read after the exchanges began (torch.empty, or the GEMM's refusal of
+    an int8 D), so one rank's mistake left the others waiting."""
+    tdist = _tdist()
+    import torch
+    dtype = getattr(torch, out_dtype) if out_dtype == "int8" else out_dtype
+    x, w = torch.zeros(8, 64, dtype=torch.bfloat16), torch.zeros(16, 64, dtype=torch.bfloat16)
+    for call in (tdist.all_gather_gemm, tdist.gemm_reduce_scatter):
+        with pytest.raises(TypeError, match=f"out_dtype {dtype!r}: tessel writes torch.float32, torch.float16 or torch.bfloat16"):
+            call(x, w, out_dtype=dtype)
+
+
+def test_distributed_refusals_of_autograd_and_scales_come_before_the_group():
+    """With fake CUDA tensors, which pass the device check: an out_dtype under autograd was refused
+    only after the group was asked (and rows_per_rank gathered), and a scale on another device was
+    read by a collective or the GEMM."""
+    tdist = _tdist()
+    import torch
+    import torch.distributed as dist
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    if dist.is_initialized():
+        pytest.skip("a process group is initialized")
+    with FakeTensorMode():
+        x = torch.zeros(8, 64, dtype=torch.bfloat16, device="cuda")
+        w = torch.zeros(16, 64, dtype=torch.bfloat16, device="cuda").requires_grad_()
+        for call in (tdist.all_gather_gemm, tdist.gemm_reduce_scatter):
+            with pytest.raises(ValueError, match="with autograd the output takes x's dtype"):
+                call(x, w, out_dtype=torch.float32)
+        e4m3 = torch.float8_e4m3fn
+        with pytest.raises(ValueError, match="scale_b must be a one-element float32 tensor on x's device"):
+            tdist.all_gather_gemm(x.to(e4m3), w.detach().to(e4m3), scale_a=torch.ones(1, device="cuda"), scale_b=torch.ones(1))
+        with pytest.raises(ValueError, match="torch.distributed is not initialized"):
+            tdist.all_gather_gemm(x, w)  # the arguments are right: the group is asked next
