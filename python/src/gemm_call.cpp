@@ -131,6 +131,10 @@ nb::object Dispatcher::gemm(nb::handle a, nb::handle b, nb::handle c, double alp
   } else {
     d = nb::borrow(out);
     md = read_matrix(out, "D");
+    if (out_element && md.element != out_element)
+      throw nb::value_error(("tessel.gemm: out_dtype is " + std::string(element_name(*out_element)) + " but out is " + md.dtype +
+                             ": D is written in out's type; leave out_dtype out or give out of that type")
+                                .c_str());
   }
   Operands const ops = check_operands(std::move(ma), std::move(mb), std::move(mc), std::move(md));
   std::uintptr_t const s = stream_handle(t, stream, ops.device, is_torch_tensor(d) && ops.d.device_type == 2);

@@ -101,7 +101,12 @@ double real_number(nb::handle x, char const* name, char const* caller = "tessel.
                              .c_str());
   }
   double const v = PyFloat_AsDouble(x.ptr());
-  if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();  // an int past float's range (OverflowError), or a number type that cannot say
+    throw nb::value_error((std::string(caller) + ": " + name + " " + nb::repr(x).c_str() +
+                           " is not representable as a float: give a finite real number")
+                              .c_str());
+  }
   return v;
 }
 

@@ -310,6 +310,10 @@ def _gemm(A, B, C, alpha, beta, out_dtype, epilogue, config, out, stream):
         raise ValueError(f"out_dtype {out_dtype}: tessel writes D as float32, float16 or bfloat16")
     if config is not None:
         out_element = _check_config(config, epilogue, out_dtype, out_element)
+    if out is not None and out_dtype is not None and getattr(out, "dtype", None) is not None and \
+            element_name(str(out.dtype)) != element_name(out_dtype):
+        raise ValueError(f"tessel.gemm: out_dtype is {out_dtype} but out is {out.dtype}: D is written in out's type; leave "
+                         "out_dtype out or give out of that type")
     D = _allocate(A, B, C, out_element) if out is None else out
     handle = _stream(stream, D)
     if config is None:

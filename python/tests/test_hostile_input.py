@@ -458,3 +458,19 @@ def test_distributed_refusals_of_autograd_and_scales_come_before_the_group():
             tdist.all_gather_gemm(x.to(e4m3), w.detach().to(e4m3), scale_a=torch.ones(1, device="cuda"), scale_b=torch.ones(1))
         with pytest.raises(ValueError, match="torch.distributed is not initialized"):
             tdist.all_gather_gemm(x, w)  # the arguments are right: the group is asked next
+
+
+@pytest.mark.parametrize("out_dtype", ["torch", "name"])
+def test_gemm_refuses_an_out_dtype_that_out_does_not_have(out_dtype):
+    """out_dtype was ignored when out was given: D came back in out's type, not the one asked for."""
+    torch = pytest.importorskip("torch")
+    a, b = torch.ones(8, 16, dtype=torch.float16), torch.ones(16, 8, dtype=torch.float16)
+    d = torch.empty(8, 8, dtype=torch.float16)
+    asked = torch.bfloat16 if out_dtype == "torch" else "bfloat16"
+    with pytest.raises(ValueError, match="out_dtype is .*bfloat16 but out is .*float16: D is written in out's type"):
+        tessel.gemm(a, b, out=d, out_dtype=asked)
+
+
+def test_gemm_names_an_alpha_past_floats_range():
+    with pytest.raises(ValueError, match="alpha 1000.* is not representable as a float"):
+        tessel.gemm(FakeArray((8, 16)), FakeArray((16, 8)), alpha=10**400)
