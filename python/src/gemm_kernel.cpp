@@ -153,10 +153,18 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
   cuda::CUfunction fn = l.fn;
   int const tiles_m = static_cast<int>((p.m + t_.tile_m - 1) / t_.tile_m);
   int const tiles_n = static_cast<int>((p.n + t_.tile_n - 1) / t_.tile_n);
-  KernelParams params{{static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k)},
-                      p.a, p.lda, p.b, p.ldb, p.c_ptr, p.ldc, p.d, p.ldd, alpha, beta,
-                      // As device::Gemm::initialize builds it: a group is at most the whole M.
-                      gemm::kernel::GroupedRaster{tiles_m, tiles_n, swizzle > 0 ? std::min(swizzle, tiles_m) : tiles_m}};
+  // The kernel reads its own element types at these addresses (Sm80LaunchParams' bfloat16 is the
+  // layout's, not the data's).
+  using E = bfloat16_t;
+  KernelParams params{};
+  params.problem = {static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k)};
+  params.lda = p.lda;
+  params.ldb = p.ldb;
+  params.ldc = p.ldc;
+  params.ldd = p.ldd;
+  params.epilogue.params = {alpha, beta};
+  // As device::Gemm::initialize builds it: a group is at most the whole M.
+  params.raster = gemm::kernel::GroupedRaster{tiles_m, tiles_n, swizzle > 0 ? std::min(swizzle, tiles_m) : tiles_m};
   void* arg_ptrs[] = {&params};
   cuda::Driver const& d = *cuda::driver();
   cuda::DeviceInfo const& info = cuda::device_info(p.device);
@@ -168,10 +176,10 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
   try {
     cuda::ScopedContext scope(d, info.context);
     for (int batch = 0; batch < p.l; ++batch) {
-      params.a = at(p.a, batch, p.batch_a, element_bytes(p.ab));
-      params.b = at(p.b, batch, p.batch_b, element_bytes(p.ab));
-      params.c = p.c_ptr ? at(p.c_ptr, batch, p.batch_c, cd_bytes) : nullptr;
-      params.d = const_cast<void*>(at(p.d, batch, p.batch_d, cd_bytes));
+      params.A = static_cast<E const*>(at(p.a, batch, p.batch_a, element_bytes(p.ab)));
+      params.B = static_cast<E const*>(at(p.b, batch, p.batch_b, element_bytes(p.ab)));
+      params.C = p.c_ptr ? static_cast<E const*>(at(p.c_ptr, batch, p.batch_c, cd_bytes)) : nullptr;
+      params.D = const_cast<E*>(static_cast<E const*>(at(p.d, batch, p.batch_d, cd_bytes)));
       auto r = d.cuLaunchKernel(fn, static_cast<unsigned>(params.raster.tile_count()), 1, 1, static_cast<unsigned>(t_.threads), 1, 1,
                                 static_cast<unsigned>(t_.smem), reinterpret_cast<cuda::CUstream>(stream), arg_ptrs, nullptr);
       if (r != cuda::CUDA_SUCCESS) throw cuda::CudaFailure{r, cuda::error_text(r)};

@@ -65,23 +65,6 @@ PyType_Slot dispatcher_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(dispa
                                   {Py_tp_clear, reinterpret_cast<void*>(dispatcher_clear)},
                                   {0, nullptr}};
 
-nb::dict params_layout() {
-  nb::dict d;
-  d["size"] = sizeof(KernelParams);
-  d["problem"] = offsetof(KernelParams, problem);
-  d["A"] = offsetof(KernelParams, a);
-  d["lda"] = offsetof(KernelParams, lda);
-  d["B"] = offsetof(KernelParams, b);
-  d["ldb"] = offsetof(KernelParams, ldb);
-  d["C"] = offsetof(KernelParams, c);
-  d["ldc"] = offsetof(KernelParams, ldc);
-  d["D"] = offsetof(KernelParams, d);
-  d["ldd"] = offsetof(KernelParams, ldd);
-  d["epilogue"] = offsetof(KernelParams, alpha);
-  d["raster"] = offsetof(KernelParams, raster);
-  return d;
-}
-
 // tessel.gemm's operands are arrays; anything else is refused before the operand checks, whose
 // refusals (GemmError) are about arrays a kernel cannot take.
 void require_array(nb::handle x, char const* name, char const* caller = "tessel.gemm") {
@@ -165,7 +148,6 @@ void bind_gemm(nb::module_& m) {
         nb::arg("x").none(), nb::arg("name"), nb::arg("caller"), "TypeError unless x is a tensor (a PyTorch tensor or an object with __dlpack__).");
   m.def("real_number", [](nb::handle x, std::string const& name, std::string const& caller) { return real_number(x, name.c_str(), caller.c_str()); },
         nb::arg("x").none(), nb::arg("name"), nb::arg("caller"), "x as a float when it is a real number (not a bool or a string); else TypeError.");
-  m.def("gemm_params_layout", &params_layout, "Offsets of the kernel parameter block the launcher fills (bytes).");
   m.def("target_runs_on", &target_runs_on, nb::arg("target"), nb::arg("compute_capability"),
         "Can SASS for `target` (\"sm_80\", \"sm_90a\") run on a device of this compute capability (major*10+minor)?");
   m.def(

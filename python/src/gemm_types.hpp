@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <tessel/gemm/gemm_shape.hpp>
+#include <tessel/gemm/kernel/gemm_params.hpp>
 #include <tessel/gemm/kernel/sm90_block_scale_rules.hpp>
 #include <tessel/gemm/kernel/sm90_params.hpp>
 #include <tessel/gemm/kernel/sm90_tile_scheduler.hpp>
@@ -73,25 +74,9 @@ struct Problem {
   bool group_masked = false;
 };
 
-// kernel::GemmParams<Config> of every Sm75/Sm80 configuration, as a plain struct the launcher
-// fills: the config changes the types of the pointers and of the epilogue, not the layout, which
-// every activation of epilogue::LinearCombination shares as OutputOp{Scalars{alpha, beta}}.
-// Each generated kernel source asserts the offsets below against the real GemmParams
-// (python/tessel/jit/codegen.py), and a test asserts codegen's numbers against these.
-struct KernelParams {
-  gemm::GemmCoord problem;
-  void const* a;
-  std::int64_t lda;
-  void const* b;
-  std::int64_t ldb;
-  void const* c;
-  std::int64_t ldc;
-  void* d;
-  std::int64_t ldd;
-  float alpha;
-  float beta;
-  gemm::kernel::GroupedRaster raster;
-};
+// The Sm75/Sm80 kernels' parameter block in the layout every configuration shares
+// (kernel/gemm_params.hpp): every generated source asserts TESSEL_SM80_PARAMS_MATCH for its own.
+using KernelParams = gemm::kernel::Sm80LaunchParams;
 
 // The Hopper kernels' parameter block, kernel::Sm90GemmParams, in the layout every configuration
 // shares (kernel/sm90_params.hpp): the launcher fills it at the start of a zeroed block of

@@ -357,11 +357,6 @@ def test_torch_cpu_tensors_are_refused(torch_cpu):
     assert e.value.status == "kErrorInvalidProblem"
 
 
-def test_params_layout_matches_codegen():
-    from tessel.jit import codegen
-    assert _core.gemm_params_layout() == codegen.PARAMS_LAYOUT
-
-
 # ---- PyTorch tensors are read directly; that must say what DLPack says ---------------------------
 def tensors_to_describe(torch, device):
     base = torch.arange(64 * 48, dtype=torch.float32, device=device).reshape(64, 48)

@@ -23,8 +23,23 @@ def test_source_spells_the_configuration():
     assert "fusion::" not in linear and "tessel::epilogue::LinearCombination<float>" in linear
 
 
-def test_params_layout_is_the_launchers():
-    assert _core.gemm_params_layout() == codegen.PARAMS_LAYOUT
+def test_params_match_holds_each_configuration_to_the_launchers_block(toolkit):
+    """Every generated Sm75/Sm80 source asserts TESSEL_SM80_PARAMS_MATCH, and the assert tells a
+    block of the launcher's layout (any element types, any activation) from one that moved."""
+    from tessel.jit import compiler, nvrtc
+    for config in (tessel.GemmConfig(), tessel.GemmConfig(element="bf16", out="bf16", epilogue="gelu")):
+        assert "static_assert(TESSEL_SM80_PARAMS_MATCH(Params)" in codegen.source(config)
+    probe = "\n".join([
+        '#include "tessel/gemm/kernel/gemm_params.hpp"',
+        "namespace k = tessel::gemm::kernel;",
+        "struct Half { using ElementA = tessel::half_t; using ElementB = tessel::half_t; using ElementC = float;",
+        "  using Epilogue = tessel::epilogue::LinearCombination<float>::OutputOp; };",
+        "struct Wide { using ElementA = tessel::half_t; using ElementB = tessel::half_t; using ElementC = float;",
+        "  struct Scalars { double alpha, beta; }; struct Epilogue { Scalars params; }; };",
+        "static_assert(TESSEL_SM80_PARAMS_MATCH(k::GemmParams<Half>), \"same layout\");",
+        "static_assert(!TESSEL_SM80_PARAMS_MATCH(k::GemmParams<Wide>), \"a moved member is told\");",
+    ])
+    nvrtc.compile_program(probe, "params_match_probe.cu", compiler.options("sm_80"))
 
 
 def test_compiles_for_sm90a(toolkit, cache_dir):
@@ -111,12 +126,12 @@ def test_clear(seeded_cache, cache_dir):
 
 def test_compile_error_carries_nvrtc_log(toolkit, cache_dir, include_copy):
     """A header that does not compile: CompileError with NVRTC's diagnostics, nothing cached."""
-    gemm_hpp = include_copy / "tessel" / "gemm" / "kernel" / "gemm.hpp"
+    gemm_hpp = include_copy / "tessel" / "gemm" / "kernel" / "gemm_params.hpp"
     gemm_hpp.write_text(gemm_hpp.read_text().replace("struct GemmParams {", "struct GemmParams { this does not parse;", 1))
     with pytest.raises(tessel.CompileError) as e:
         tessel.compile(tessel.GemmConfig(), target="sm_80")
     assert "NVRTC could not compile tessel_sm80_gemm_f16_f16_f32_128x128x32_64x64x32_3stage_tn.cu" in str(e.value)
-    assert "gemm.hpp" in e.value.log and "error" in e.value.log
+    assert "gemm_params.hpp" in e.value.log and "error" in e.value.log
     assert "GemmKernelConfig" in e.value.source
     assert not cache_dir.exists() or not list(cache_dir.iterdir())
 

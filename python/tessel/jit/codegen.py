@@ -16,16 +16,6 @@ from __future__ import annotations
 from . import codegen_sm90, cxx
 from .config import GemmConfig
 
-# Byte offsets of tessel::gemm::kernel::GemmParams<Config> on the 64-bit CUDA targets; the same
-# numbers as tessel._core.gemm_params_layout() (a test holds the two together).
-PARAMS_LAYOUT = {
-    "size": 104,
-    "problem": 0, "A": 16, "lda": 24, "B": 32, "ldb": 40, "C": 48, "ldc": 56, "D": 64, "ldd": 72,
-    "epilogue": 80, "raster": 88,
-}
-_PARAMS_MEMBERS = {"problem": "problem", "A": "A", "lda": "lda", "B": "B", "ldb": "ldb", "C": "C", "ldc": "ldc",
-                   "D": "D", "ldd": "ldd", "epilogue": "epilogue", "raster": "raster"}
-
 _CPP_ELEMENT = {"f16": "tessel::half_t", "bf16": "tessel::bfloat16_t", "f32": "float"}
 _CPP_LAYOUT = {"row": "tessel::gemm::RowMajor", "col": "tessel::gemm::ColumnMajor"}
 _CPP_ARCH = {"sm80": "tessel::arch::Sm80", "sm75": "tessel::arch::Sm75"}
@@ -71,14 +61,9 @@ def source(config: GemmConfig) -> str:
     if config.hopper:
         return codegen_sm90.source(config)
     includes = ['#include "tessel/jit/sm80_gemm.hpp"']
-    asserts = [f"static_assert(sizeof(Params) == {PARAMS_LAYOUT['size']}, "
-               '"the launcher\'s parameter block (tessel._core KernelParams) no longer matches GemmParams");']
-    for key, member in _PARAMS_MEMBERS.items():
-        asserts.append(f"static_assert(TESSEL_JIT_OFFSETOF(Params, {member}) == {PARAMS_LAYOUT[key]}, "
-                       f'"GemmParams::{member} moved: update tessel._core KernelParams and codegen.PARAMS_LAYOUT");')
-    asserts.append('static_assert(sizeof(Config::Epilogue) == 8 && TESSEL_JIT_OFFSETOF(Config::Epilogue, params.alpha) == 0 && '
-                   'TESSEL_JIT_OFFSETOF(Config::Epilogue, params.beta) == 4, '
-                   '"the launcher writes the epilogue as {float alpha, float beta}");')
+    # The launcher fills one block for every configuration (kernel/gemm_params.hpp's Sm80LaunchParams).
+    asserts = ["static_assert(TESSEL_SM80_PARAMS_MATCH(Params), "
+               '"this configuration\'s GemmParams is not the launcher\'s block (kernel/gemm_params.hpp)");']
     asserts.append(f"static_assert(Config::kThreads == {config.threads}, "
                    '"the launch uses GemmConfig.threads threads: update it to the kernel\'s");')
     asserts.append(f"static_assert(Config::kSharedStorageSize == {config.smem_bytes}, "
@@ -86,8 +71,6 @@ def source(config: GemmConfig) -> str:
     return "\n".join([
         *cxx.banner(config, "codegen"),
         *includes,
-        "",
-        *cxx.OFFSETOF_MACRO,
         "",
         "namespace tessel_jit {",
         f"using Config = {config_type(config)};",

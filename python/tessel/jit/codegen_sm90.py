@@ -114,8 +114,6 @@ def source(config: GemmConfig) -> str:
         '#include "tessel/gemm/collective/sm90_builder.hpp"',
         '#include "tessel/gemm/kernel/sm90_gemm_tma_warpspecialized.hpp"',
         "",
-        *cxx.OFFSETOF_MACRO,
-        "",
         "namespace tessel_jit {",
         *_types(config),
         *_asserts(config),

@@ -1,17 +1,5 @@
 """Pieces every generated kernel source shares. Standard library only (see config.py)."""
 
-# offsetof without <cstddef>: NVRTC has no standard library, and its front end spells the builtin
-# differently from nvcc's host compiler.
-OFFSETOF_MACRO = [
-    "// offsetof without <cstddef>: NVRTC has no standard library, and its front end spells the",
-    "// builtin differently from nvcc's host compiler.",
-    "#if defined(__CUDACC_RTC__)",
-    "#define TESSEL_JIT_OFFSETOF(T, m) __INTADDR__(&((T*)0)->m)",
-    "#else",
-    "#define TESSEL_JIT_OFFSETOF(T, m) __builtin_offsetof(T, m)",
-    "#endif",
-]
-
 
 def banner(config, generator: str) -> list:
     """The source's first lines: what it is and the configuration it spells."""

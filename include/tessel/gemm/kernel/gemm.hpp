@@ -12,6 +12,7 @@
 #include "tessel/arch/tags.hpp"
 #include "tessel/atom/copy_g2s.hpp"
 #include "tessel/gemm/gemm_shape.hpp"
+#include "tessel/gemm/kernel/gemm_params.hpp"
 #include "tessel/gemm/kernel/tile_scheduler.hpp"
 
 namespace tessel::gemm {
@@ -80,23 +81,6 @@ TESSEL_HD constexpr auto matrix_layout(int rows, int cols, std::int64_t ld) {
   else return make_layout(make_shape(rows, cols), make_stride(_1{}, ld));
 }
 
-template <class Config>
-struct GemmParams {
-  using ElementA = typename Config::ElementA;
-  using ElementB = typename Config::ElementB;
-  using ElementC = typename Config::ElementC;
-  GemmCoord problem;
-  ElementA const* A;
-  std::int64_t lda;
-  ElementB const* B;
-  std::int64_t ldb;
-  ElementC const* C;
-  std::int64_t ldc;
-  ElementC* D;
-  std::int64_t ldd;
-  typename Config::Epilogue epilogue;
-  GroupedRaster raster;
-};
 
 /// D = epilogue(acc) through shared memory: every thread writes its converted fragment into a
 /// padded (BM,BN) tile, then the CTA stores 16-byte vectors along D's contiguous mode (a warp

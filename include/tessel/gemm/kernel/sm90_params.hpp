@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "tessel/arch/cu_tensor_map.hpp"
+#include "tessel/detail/offset_of.hpp"
 #include "tessel/epilogue/linear_combination.hpp"
 #include "tessel/gemm/kernel/decomposition.hpp"
 #include "tessel/gemm/kernel/sm90_block_scale_rules.hpp"
@@ -69,15 +70,8 @@ inline constexpr std::size_t kSm90ParamsCapacity = 1024;
 
 }  // namespace tessel::gemm::kernel
 
-// offsetof without <cstddef>: NVRTC has no standard library, and its front end spells the builtin
-// differently from the host compilers'.
-#if defined(__CUDACC_RTC__)
-#define TESSEL_SM90_OFFSET(T, m) __INTADDR__(&((T*)0)->m)
-#else
-#define TESSEL_SM90_OFFSET(T, m) __builtin_offsetof(T, m)
-#endif
 #define TESSEL_SM90_SAME_OFFSET(P, m) \
-  (TESSEL_SM90_OFFSET(P, m) == TESSEL_SM90_OFFSET(::tessel::gemm::kernel::Sm90LaunchParams, m))
+  (TESSEL_OFFSETOF(P, m) == TESSEL_OFFSETOF(::tessel::gemm::kernel::Sm90LaunchParams, m))
 
 /// Whether a configuration's parameter block P is Sm90LaunchParams' layout (and fits the
 /// launcher's block): every member, and the linear combination's, at the same offset. A constant
