@@ -85,9 +85,21 @@ void Dispatcher::run_batched(nb::handle a, nb::handle b, nb::handle d, std::int6
   launch(p, 0, 1.f, 0.f, stream);
 }
 
+namespace {
+// One array of block scales as the kernel reads it; the rules of any launch that passes them.
+BlockScaleView block_scale_view(std::uintptr_t ptr, Dispatcher::ScaleStrides const& strides) {
+  auto const [row, k, batch] = strides;
+  if (row < 0 || k < 0 || batch < 0)
+    refuse(Status::kErrorInvalidProblem, "block scales take element strides >= 0: pass the scales without negative strides");
+  if (ptr % 4) refuse(Status::kErrorMisalignedOperand, "block scales must be 4-byte aligned float32 arrays");
+  return {reinterpret_cast<float const*>(ptr), row, k, batch};
+}
+}  // namespace
+
 void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::handle d, std::int64_t groups, std::int64_t batch_a,
                              std::int64_t batch_b, std::int64_t batch_d, std::uintptr_t group_m, bool masked, std::uintptr_t stream,
-                             std::uintptr_t scale_a, std::uintptr_t scale_b) {
+                             std::uintptr_t scale_a, std::uintptr_t scale_b, std::optional<ScaleStrides> scale_a_strides,
+                             std::optional<ScaleStrides> scale_b_strides) {
   if (!kernel.traits().grouped)
     refuse(Status::kErrorNotSupported, "the kernel " + kernel.traits().name + " is not a grouped kernel: choose a configuration with "
                                                                                "scheduler='grouped'");
@@ -109,6 +121,24 @@ void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::han
   p.batch_d = masked ? batch_d : 0;
   p.group_m = reinterpret_cast<int const*>(group_m);
   p.group_masked = masked;
+  if (kernel.traits().block_scaled) {
+    // Block scales: A's over all rows (the groups are rows of A), B's per group.
+    if (masked)
+      refuse(Status::kErrorNotSupported, "block-scaled grouped GEMM takes the contiguous layout (offs), not counts: the scales of "
+                                         "A follow its rows across the groups");
+    if (!scale_a || !scale_b || !scale_a_strides || !scale_b_strides)
+      refuse(Status::kErrorInvalidProblem, "block-scaled grouped GEMM without its scales: pass scale_a (rows, K blocks) and "
+                                           "scale_b (groups, N blocks, K blocks) with their strides");
+    p.block_scaled = true;
+    p.sfa = block_scale_view(scale_a, *scale_a_strides);
+    p.sfb = block_scale_view(scale_b, *scale_b_strides);
+    p.sfa.batch = 0;
+    kernel.launch(p, 1.f, 0.f, stream);
+    return;
+  }
+  if (scale_a_strides || scale_b_strides)
+    refuse(Status::kErrorNotSupported, "the kernel " + kernel.traits().name + " applies no block scales: choose a configuration "
+                                                                               "with schedule='cooperative_blockscaled'");
   // FP8: torch._scaled_mm's per-tensor scales, one float each on the device, shared by the groups.
   bool const fp8 = p.ab == Element::e4m3 || p.ab == Element::e5m2;
   if (fp8 != (scale_a && scale_b))
@@ -141,12 +171,9 @@ void Dispatcher::run_block_scaled(Kernel& kernel, nb::handle a, nb::handle b, nb
   if (!scale_a || !scale_b) refuse(Status::kErrorInvalidProblem, "block-scaled FP8 without scale_a or scale_b: pass both scale arrays");
   auto const [a_row, a_k] = scale_a_strides;
   auto const [b_row, b_k] = scale_b_strides;
-  if (a_row < 0 || a_k < 0 || b_row < 0 || b_k < 0)
-    refuse(Status::kErrorInvalidProblem, "block scales take element strides >= 0: pass the scales without negative strides");
-  if (scale_a % 4 || scale_b % 4) refuse(Status::kErrorMisalignedOperand, "block scales must be 4-byte aligned float32 arrays");
   p->block_scaled = true;
-  p->sfa = {reinterpret_cast<float const*>(scale_a), a_row, a_k, 0};
-  p->sfb = {reinterpret_cast<float const*>(scale_b), b_row, b_k, 0};
+  p->sfa = block_scale_view(scale_a, {a_row, a_k, 0});
+  p->sfb = block_scale_view(scale_b, {b_row, b_k, 0});
   kernel.launch(*p, 1.f, beta, stream);
 }
 

@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -38,13 +39,18 @@ class Dispatcher {
   // `tf32`: float32 A and B on TF32 tensor cores.
   void run_batched(nb::handle a, nb::handle b, nb::handle d, std::int64_t batches, std::int64_t batch_a, std::int64_t batch_b,
                    std::int64_t batch_d, std::uintptr_t stream, bool tf32);
+  using ScaleStrides = std::tuple<std::int64_t, std::int64_t, std::int64_t>;  // (row, K block, group)
   // Grouped GEMM on a grouped kernel (scheduler 'grouped'): a, b and d the first group's matrices
   // (2-D), `groups` groups, B's `batch_b` elements apart; `group_m` the device address of one int
   // per group: ends into A's and D's rows (contiguous) or counts of each block of rows, the
-  // blocks `batch_a` and `batch_d` elements apart (masked).
+  // blocks `batch_a` and `batch_d` elements apart (masked). FP8: scale_a and scale_b are the
+  // device addresses of the per-tensor f32 scales, or, for a block-scaled kernel, of the block
+  // scales with their element strides (row or row block, K block, group): A's per row and 128 of
+  // K over all rows, B's per 128 rows of N and 128 of K for each group (contiguous layout only).
   void run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::handle d, std::int64_t groups, std::int64_t batch_a,
                    std::int64_t batch_b, std::int64_t batch_d, std::uintptr_t group_m, bool masked, std::uintptr_t stream,
-                   std::uintptr_t scale_a, std::uintptr_t scale_b);
+                   std::uintptr_t scale_a, std::uintptr_t scale_b, std::optional<ScaleStrides> scale_a_strides,
+                   std::optional<ScaleStrides> scale_b_strides);
   // Block-scaled FP8 on a block-scaled kernel: D = sum over K blocks of scale_a * scale_b times the
   // block's A @ B, plus beta * C. scale_a and scale_b are the device addresses of the f32 scales
   // (A's per row and 128 of K, B's per 128 rows of N and 128 of K), with their element strides

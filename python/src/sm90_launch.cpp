@@ -84,10 +84,13 @@ void Sm90Launcher::fill_block_scales(cuda::Driver const& d, Sm90KernelParams& pa
   auto& sc = params.scales;
   sc.a = p.sfa;
   sc.b = p.sfb;
-  // Block-scaled launches are never batched here: one matrix of A, B and D. Where TMA can carry
-  // the scales, kernel::prepare_block_scales encodes their maps (as the C++ adapter does); else
-  // the kernel's scale warp copies them with any strides.
-  if (StatusInfo s = gemm::kernel::prepare_block_scales(d.cuTensorMapEncodeTiled, sc, p.m, p.n, p.k, 1, 1, tile_m); !s.ok())
+  // Dense block-scaled launches are one matrix of A, B and D; grouped ones (contiguous layout)
+  // batch B and its scales by group, A and D not. Where TMA can carry the scales,
+  // kernel::prepare_block_scales encodes their maps (as the C++ adapter does); else the kernel's
+  // scale warp copies them with any strides.
+  int const batches_b = p.group_m ? p.l : 1, batches_a = p.group_m && p.group_masked ? p.l : 1;
+  if (StatusInfo s = gemm::kernel::prepare_block_scales(d.cuTensorMapEncodeTiled, sc, p.m, p.n, p.k, batches_a, batches_b, tile_m);
+      !s.ok())
     throw StatusError{s};
 }
 

@@ -13,14 +13,21 @@ group (past offs[-1], or past counts[g] in a block) are not written.
 FP8: A and B float8_e4m3fn (or both float8_e5m2) with torch._scaled_mm's per-tensor scales,
 scale_a and scale_b (one float32 each on A's device, the dequantization factors: real A =
 scale_a * A), shared by every group; D bfloat16 (or float16), fast accumulation, B K-major.
+Or, e4m3 with offs, per-block scales (DeepSeek-V3's recipe, as torch._scaled_mm's blockwise mode
+spells them for one GEMM): scale_a (rows, ceil(K/128)), one per row of A and 128 of K, and
+scale_b (G, ceil(K/128), ceil(N/128)), one per 128 x 128 block of each group's B, applied to each
+K block's sum in f32 registers; D bfloat16.
+
+    q, sa = tessel.quantize_fp8_1x128(x)                        # x sorted by expert, (T, K) bf16
+    out = tessel.grouped_gemm(q, w8.transpose(1, 2), offs, scale_a=sa, scale_b=sw)   # sw (G, K/128, N/128)
 """
 
 from __future__ import annotations
 
 from . import _core
-from .gemm import _kernel_for, _stream, _dispatcher
+from .gemm import _kernel_for, _scale_strides, _stream, _dispatcher
 from .jit.config import GemmConfig
-from .jit.sm90_rules import FP8, tile_k
+from .jit.sm90_rules import BLOCK_SCALE_K, BLOCK_SCALE_N, FP8, tile_k
 
 _ELEMENTS = {"float16": "f16", "bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
 
@@ -43,6 +50,14 @@ def config_for(dtype_name: str, out_name: str, b_k_major: bool, tiles: int, sm_c
     return GemmConfig(arch="sm90a", element=element, out=_ELEMENTS[out_name], layout_a="row",
                       layout_b="col" if b_k_major else "row", tile=(128, bn, tile_k(element)), schedule="cooperative",
                       scheduler="grouped")
+
+
+def block_scaled_config() -> GemmConfig:
+    """The grouped kernel for per-block FP8 scales: the block-scaled tile of tessel.scaled_mm (128 x
+    128 x 128, cooperative, promoted: a tile's columns are one 128-row block of B's scales) on the
+    grouped scheduler."""
+    return GemmConfig(arch="sm90a", element="e4m3", out="bf16", layout_a="row", layout_b="col",
+                      tile=(128, BLOCK_SCALE_N, BLOCK_SCALE_K), schedule="cooperative_blockscaled", scheduler="grouped")
 
 
 def _check(A, B, group_m, name, masked: bool):
@@ -79,30 +94,47 @@ def _check_device(A, B, group_m):
         raise ValueError("tessel.grouped_gemm: A, B and the group sizes must be CUDA tensors on one device")
 
 
-def _out_dtype(A, out_dtype):
-    """D's dtype: out_dtype, by default A's (bfloat16 for float8 A); TypeError for one the kernels do not write."""
+def _out_dtype(A, out_dtype, blocks: bool = False):
+    """D's dtype: out_dtype, by default A's (bfloat16 for float8 A); TypeError for one the kernels
+    do not write (the block-scaled kernel writes bfloat16 only)."""
     torch = _torch()
     dtype = (torch.bfloat16 if _element(A.dtype) in FP8 else A.dtype) if out_dtype is None else out_dtype
-    if dtype not in (torch.float16, torch.bfloat16):
-        raise TypeError(f"tessel.grouped_gemm: out_dtype {dtype!r}: the grouped kernels write torch.float16 or torch.bfloat16")
+    if dtype not in (torch.float16, torch.bfloat16) or (blocks and dtype != torch.bfloat16):
+        raise TypeError(f"tessel.grouped_gemm: out_dtype {dtype!r}: the grouped kernels write "
+                        f"{'torch.bfloat16 with per-block scales' if blocks else 'torch.float16 or torch.bfloat16'}")
     return dtype
 
 
-def _check_scales(A, B, scale_a, scale_b):
-    """FP8 operands take both per-tensor scales; others none. Returns their device addresses (0: none)."""
+def _check_scales(A, B, scale_a, scale_b, masked: bool) -> tuple:
+    """FP8 operands take both scales, per tensor or per block; others none. Returns the scales'
+    device addresses (0: none) and, for block scales, their element strides as the kernel reads
+    them: A's (row, K block, group), B's (N block, K block, group)."""
     torch = _torch()
     if _element(A.dtype) not in FP8:
         if scale_a is not None or scale_b is not None:
             raise ValueError(f"tessel.grouped_gemm: scale_a and scale_b are for float8 A and B, not {A.dtype}")
-        return 0, 0
+        return 0, 0, None, None
     if B.stride(1) != 1:
         raise ValueError("tessel.grouped_gemm: float8 B must be K-contiguous (B = w.transpose(1, 2) of a (groups, N, K) w): "
                          "wgmma reads FP8 operands K-major only")
     for s, what in ((scale_a, "scale_a"), (scale_b, "scale_b")):
-        if not isinstance(s, torch.Tensor) or s.numel() != 1 or s.dtype != torch.float32 or s.device != A.device:
-            raise ValueError(f"tessel.grouped_gemm: float8 A and B take {what}, a one-element float32 tensor on A's device "
-                             "(torch._scaled_mm's per-tensor dequantization factor)")
-    return scale_a.data_ptr(), scale_b.data_ptr()
+        if not isinstance(s, torch.Tensor) or s.dtype != torch.float32 or s.device != A.device:
+            raise ValueError(f"tessel.grouped_gemm: float8 A and B take {what}, a float32 tensor on A's device (the "
+                             "dequantization factors: one per tensor, or per block)")
+    if scale_a.numel() == 1 and scale_b.numel() == 1:
+        return scale_a.data_ptr(), scale_b.data_ptr(), None, None
+    G, K, N = B.shape
+    kb, nb = -(-K // BLOCK_SCALE_K), -(-N // BLOCK_SCALE_N)
+    if masked or tuple(scale_a.shape) != (A.shape[0], kb) or tuple(scale_b.shape) != (G, kb, nb):
+        raise ValueError(f"tessel.grouped_gemm: scale_a {tuple(scale_a.shape)} and scale_b {tuple(scale_b.shape)} are neither "
+                         f"per-tensor (one element each) nor per block with offs: scale_a (rows, ceil(K/128)) = "
+                         f"({A.shape[0] if not masked else 'rows'}, {kb}) and scale_b (groups, ceil(K/128), ceil(N/128)) = "
+                         f"({G}, {kb}, {nb}){'; per-block scales take the contiguous layout (offs), not counts' if masked else ''}")
+    if A.dtype != torch.float8_e4m3fn:
+        raise TypeError(f"tessel.grouped_gemm: per-block scales run on the e4m3 kernel, but A and B are {A.dtype}: quantize "
+                        "to torch.float8_e4m3fn (tessel.quantize_fp8_1x128 makes A's block scales)")
+    return (scale_a.data_ptr(), scale_b.data_ptr(), (*_scale_strides(scale_a, (0, 1)), 0),
+            _scale_strides(scale_b, (2, 1, 0)))
 
 
 def _groups(offs, counts) -> tuple:
@@ -120,14 +152,16 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
     counts: masked layout: A (G, M, K), D (G, M, N); group g is the first counts[g] rows of its
             block (int32 on A's device; values past M count as M).
     out_dtype: D's dtype (A's by default, bfloat16 for float8 A; float16 or bfloat16). out: a D to write instead.
-    scale_a, scale_b: float8 A and B only, their per-tensor scales (one float32 each, real A = scale_a * A).
+    scale_a, scale_b: float8 A and B only: their per-tensor scales (one float32 each, real A =
+            scale_a * A), or per-block scales (e4m3 with offs: scale_a (rows, ceil(K/128)),
+            scale_b (G, ceil(K/128), ceil(N/128)); D bfloat16).
     """
     torch = _torch()
     masked, group_m = _groups(offs, counts)
     _check(A, B, group_m, "counts" if masked else "offs", masked)
     _check_device(A, B, group_m)
-    scales = _check_scales(A, B, scale_a, scale_b)
-    dtype = _out_dtype(A, out_dtype)
+    scales = _check_scales(A, B, scale_a, scale_b, masked)
+    dtype = _out_dtype(A, out_dtype, blocks=scales[2] is not None)
     G, K, N = B.shape
     shape = (*A.shape[:-1], N)
     if out is None:
@@ -141,7 +175,7 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
     if K == 0:
         raise ValueError("tessel.grouped_gemm: K = 0 (an empty inner dimension): D would be all zeros; give K >= 1")
     device = A.device.index if A.device.index is not None else torch.cuda.current_device()
-    cfg = _choose(A, B, masked, dtype, device)
+    cfg = block_scaled_config() if scales[2] is not None else _choose(A, B, masked, dtype, device)
     first = lambda x: x[0] if masked else x  # noqa: E731 (the first group's matrix)
     _dispatcher.run_grouped(_kernel_for(cfg, device), first(A), B[0], first(out), G, A.stride(0) if masked else 0,
                             B.stride(0), out.stride(0) if masked else 0, group_m.data_ptr(), masked, _stream(None, out), *scales)
@@ -155,11 +189,15 @@ def _choose(A, B, masked: bool, dtype, device: int) -> GemmConfig:
     return config_for(str(A.dtype).split(".")[1], str(dtype).split(".")[1], B.stride(1) == 1, tiles, _core.sm_count(device))
 
 
-def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None) -> GemmConfig:
+def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None, scale_a=None, scale_b=None) -> GemmConfig:
     """The GemmConfig grouped_gemm would run for these operands (without running it)."""
     torch = _torch()
     masked, group_m = _groups(offs, counts)
     _check(A, B, group_m, "counts" if masked else "offs", masked)
     _check_device(A, B, group_m)
+    blocks = (scale_a is not None or scale_b is not None) and _check_scales(A, B, scale_a, scale_b, masked)[2] is not None
+    dtype = _out_dtype(A, out_dtype, blocks)
+    if blocks:
+        return block_scaled_config()
     device = A.device.index if A.device.index is not None else torch.cuda.current_device()
-    return _choose(A, B, masked, _out_dtype(A, out_dtype), device)
+    return _choose(A, B, masked, dtype, device)

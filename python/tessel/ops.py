@@ -276,7 +276,7 @@ def _grouped_mm_fake(a, b, offs, out_dtype=None):
     # tessel.grouped_gemm's own rules (all but the device's), so that a traced call fails as an
     # eager one does, and D's dtype by its rule (bfloat16 for float8 a).
     _grouped_check(a, b, offs, "offs", False)
-    _grouped_check_scales(a, b, None, None)
+    _grouped_check_scales(a, b, None, None, False)
     return a.new_empty((a.shape[0], b.shape[2]), dtype=_grouped_out_dtype(a, out_dtype))
 
 

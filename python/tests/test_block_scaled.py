@@ -50,11 +50,26 @@ def test_the_block_scaled_configuration():
     (dict(element="bf16", tile=(128, 128, 64)), "per-block scales are for FP8"),
     (dict(element="e4m3", tile=(128, 256, 128)), "BN at most 128"),
     (dict(element="e4m3", tile=(128, 128, 128), cluster=(2, 1, 1)), "without a cluster"),
-    (dict(element="e4m3", tile=(128, 128, 128), scheduler="stream_k"), "with the persistent scheduler"),
+    (dict(element="e4m3", tile=(128, 128, 128), scheduler="stream_k"), "it does not split K"),
 ])
 def test_block_scaled_configurations_refused(kwargs, words):
     with pytest.raises(ConfigError, match=words):
         GemmConfig(arch="sm90a", out="bf16", schedule="cooperative_blockscaled", **kwargs)
+
+
+def test_grouped_block_scaled_configuration(toolkit):
+    """tessel.grouped_gemm's kernel for per-block scales: the block-scaled tile on the grouped
+    scheduler, which the rules allow (the promoted kernels refuse only stream-K, as the C++
+    kernel's static_asserts do) and NVRTC compiles for sm_90a."""
+    from tessel.grouped import block_scaled_config as grouped_block_scaled
+    c = grouped_block_scaled()
+    assert c.block_scaled and c.scheduler == "grouped" and c.tile == block_scaled_config().tile
+    assert c.name.endswith("_coop_blockscaled_tn_grouped")
+    promoted = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, 128, 128), schedule="cooperative_promoted",
+                          scheduler="grouped")
+    assert promoted.scheduler == "grouped"
+    k = tessel.compile(c, target="sm_90a", use_cache=False)
+    assert "KernelTmaWarpSpecializedCooperativeFP8BlockScaled" in codegen_sm90.source(c) and k.target == "sm_90a"
 
 
 def test_the_scales_sit_where_the_kernel_reads_them():
@@ -313,6 +328,32 @@ def test_block_scaled_matches_float64(hopper, m, n, k):
     # Other strides run the kernel's scale warp: the same scales, the same sums, the same bits.
     warp = tessel.scaled_mm(a, w.t(), sa.contiguous(), sb.contiguous())
     assert torch.equal(warp, got), f"{m}x{n}x{k}: the scale warp's result differs from TMA's"
+
+
+@pytest.mark.parametrize("strides", ["torch", "contiguous"])
+def test_grouped_block_scaled_matches_float64(hopper, strides):
+    """tessel.grouped_gemm with per-block scales: groups of 0, 200, 77 and 1 rows (5 rows past the
+    last group, which stay as they were), each group's rows against its own dequantized weights."""
+    torch = hopper
+    sizes, n, k = [0, 200, 77, 1], 384, 1024
+    rows, g = sum(sizes) + 5, len(sizes)
+    a, w = _fp8(torch, rows, k, 21), torch.stack([_fp8(torch, n, k, 22 + i) for i in range(g)])
+    sa = _scales(torch, (blocks(k), rows), 30).t()  # (rows,KB):(1,rows)
+    sb = _scales(torch, (g, blocks(k), blocks(n)), 31)  # (G,KB,NB)
+    if strides == "contiguous":
+        sa, sb = sa.contiguous(), sb.transpose(1, 2).contiguous().transpose(1, 2)
+    ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
+    out = torch.full((rows, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    cfg = tessel.grouped.kernel_for(a, w.transpose(1, 2), ends, scale_a=sa, scale_b=sb)
+    assert cfg.block_scaled and cfg.scheduler == "grouped"
+    tessel.grouped_gemm(a, w.transpose(1, 2), ends, out=out, scale_a=sa, scale_b=sb)
+    start = 0
+    for i, m in enumerate(sizes):
+        if m:
+            ref, ab = _reference(torch, a[start:start + m], w[i], sa[start:start + m], sb[i])
+            _within_budget(torch, out[start:start + m], ref, ab, f"group {i} ({strides} scales)")
+        start += m
+    assert torch.isnan(out[start:].float()).all(), "rows of no group were written"
 
 
 def test_block_scaled_bias_and_layout_of_the_result(hopper):

@@ -137,7 +137,17 @@ def test_fp8_groups_with_per_tensor_scales_match_float64(torch_cuda, fp8):
     (lambda t, a, b, o: tessel.grouped_gemm(a.to(t.float8_e4m3fn), b.to(t.float8_e4m3fn), o), ValueError,
      "float8 B must be K-contiguous"),
     (lambda t, a, b, o: tessel.grouped_gemm(a.to(t.float8_e4m3fn), b.transpose(1, 2).contiguous().transpose(1, 2).to(t.float8_e4m3fn), o),
-     ValueError, "take scale_a, a one-element float32"),
+     ValueError, "take scale_a, a float32 tensor"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a.to(t.float8_e4m3fn), b.transpose(1, 2).contiguous().transpose(1, 2).to(t.float8_e4m3fn), o,
+                                            scale_a=t.ones(64, 2, device="cuda"), scale_b=t.ones(2, 1, 1, device="cuda")),
+     ValueError, r"nor per block with offs: scale_a \(rows, ceil\(K/128\)\) = \(64, 1\)"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a.to(t.float8_e5m2), b.transpose(1, 2).contiguous().transpose(1, 2).to(t.float8_e5m2), o,
+                                            scale_a=t.ones(64, 1, device="cuda"), scale_b=t.ones(2, 1, 1, device="cuda")),
+     TypeError, "per-block scales run on the e4m3 kernel"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a.to(t.float8_e4m3fn), b.transpose(1, 2).contiguous().transpose(1, 2).to(t.float8_e4m3fn), o,
+                                            scale_a=t.ones(64, 1, device="cuda"), scale_b=t.ones(2, 1, 1, device="cuda"),
+                                            out_dtype=t.float16),
+     TypeError, "torch.bfloat16 with per-block scales"),
 ])
 def test_refusals_name_the_problem(torch_cuda, call, error, words):
     torch = torch_cuda

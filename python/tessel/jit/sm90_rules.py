@@ -138,9 +138,10 @@ def validate(c) -> None:
     if c.schedule == "cooperative_blockscaled" and c.element not in FP8:
         refuse("kErrorNotSupported", f"schedule 'cooperative_blockscaled' with element {c.element!r}: per-block scales are for "
                                      "FP8 (e4m3, e5m2) A and B")
-    if c.schedule in PROMOTED and (bm != 128 or bn > 128 or c.scheduler != "persistent"):
-        refuse("kErrorNotSupported", f"tile {c.tile} with schedule {c.schedule!r}: the promoted kernel keeps a second set "
-                                     "of accumulators, so BM must be 128 and BN at most 128, with the persistent scheduler")
+    if c.schedule in PROMOTED and (bm != 128 or bn > 128 or c.scheduler == "stream_k"):
+        refuse("kErrorNotSupported", f"tile {c.tile} with schedule {c.schedule!r} and scheduler {c.scheduler!r}: the promoted "
+                                     "kernel keeps a second set of accumulators, so BM must be 128 and BN at most 128, and "
+                                     "it does not split K (the persistent or grouped scheduler)")
     if c.schedule == "cooperative_blockscaled" and (BLOCK_SCALE_N % bn or c.cluster != (1, 1, 1)):
         refuse("kErrorNotSupported", f"tile {c.tile} and cluster {c.cluster} with schedule 'cooperative_blockscaled': a tile's "
                                      f"columns must lie in one {BLOCK_SCALE_N}-row block of B's scales (BN 64 or 128), without "
