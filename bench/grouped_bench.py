@@ -3,7 +3,12 @@ a loop of torch.matmul over the experts, in turns in one process on the same ope
 [-1, 1) bf16, two sets rotated), each provider verified first against a float32 reference (TF32
 off), its D poisoned with NaN.
 
-    python3 bench/grouped_bench.py [--out FILE] [--rounds 5] [--reps 10] [--quick]
+    python3 bench/grouped_bench.py [--out FILE] [--rounds 5] [--reps 10] [--quick] [--fp8]
+
+--fp8: e4m3 operands instead, tessel.grouped_gemm with per-tensor scales (fast accumulation)
+against the same with per-block scales (1 x 128 of A, 128 x 128 of each expert's B; the goal
+is >= 0.9x the per-tensor kernel) and torch._scaled_grouped_mm's row-wise scales where the
+installed PyTorch has it, each verified first against float64 over the dequantized operands.
 
 Token counts per expert are drawn skewed (a power of uniform draws, normalised), some zero where
 experts are many; decode rows give each expert 1-64 tokens. TFLOP/s count the routed tokens'
@@ -50,10 +55,13 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="the first shape and one decode shape")
+    ap.add_argument("--fp8", action="store_true", help="e4m3: per-tensor against per-block scales")
     args = ap.parse_args()
     import torch
     import tessel
     from torch_timing import events_time, write_report
+    if args.fp8:
+        return fp8_main(args, torch, tessel, events_time, write_report)
 
     torch.backends.cuda.matmul.allow_tf32 = False
     has_gmm = hasattr(torch, "_grouped_mm")
@@ -115,6 +123,88 @@ def main():
         lines.append(f"{name} | {total} ({min(counts)}-{max(counts)}) | {cfg.tile[0]}x{cfg.tile[1]} | {tf(med['tessel']):.0f} | "
                      f"{gmm} | {tf(med['loop']):.0f} | {ratio_gmm} | {med['loop'] / med['tessel']:.3f} | "
                      f"{errs['tessel']:.2e}, {errs.get('grouped_mm', float('nan')):.2e}, {errs['loop']:.2e}")
+        print(lines[-1], flush=True)
+        del sets
+        torch.cuda.empty_cache()
+    write_report(lines, args.out)
+
+
+def fp8_main(args, torch, tessel, events_time, write_report):
+    """The --fp8 table: per-tensor and per-block scales on the same e4m3 operands, in turns."""
+    has_sgmm = hasattr(torch, "_scaled_grouped_mm")
+    e4m3 = torch.float8_e4m3fn
+    lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, e4m3 in, bf16 out, uniform [-1, 1) "
+             f"quantized, 2 operand sets rotated, medians of {args.rounds} rounds x {args.reps} calls, in turns",
+             "shape | tokens | per-tensor TFLOP/s | per-block | torch._scaled_grouped_mm (row-wise) | per-block / per-tensor | "
+             "worst error vs float64 (per-tensor, per-block, row-wise)"]
+    shapes = [SHAPES[0], SHAPES[7]] if args.quick else SHAPES
+    for idx, (name, experts, k, n, tokens, skew) in enumerate(shapes):
+        counts = counts_for(torch, experts, tokens, skew, 100 + idx)
+        total = sum(counts)
+        offs = torch.tensor(counts, device="cuda").cumsum(0).to(torch.int32)
+        bounds = [0] + torch.tensor(counts).cumsum(0).tolist()
+        kb, nb = -(-k // 128), -(-n // 128)
+        sets = []
+        for _ in range(2):
+            a = (torch.rand(total, k, device="cuda") * 2 - 1).to(e4m3)
+            w = (torch.rand(experts, n, k, device="cuda") * 2 - 1).to(e4m3)  # (E, N, K)
+            blocks = (torch.rand(kb, total, device="cuda").t() + 0.5, torch.rand(experts, kb, nb, device="cuda") + 0.5)
+            rows = (torch.rand(total, device="cuda") + 0.5, torch.rand(experts, n, device="cuda") + 0.5)
+            sets.append((a, w.transpose(1, 2), torch.empty(total, n, device="cuda", dtype=torch.bfloat16), blocks, rows))
+        one = torch.ones(1, device="cuda")
+
+        def per_tensor(a, b, d, blocks, rows):
+            tessel.grouped_gemm(a, b, offs, out=d, scale_a=one, scale_b=one)
+
+        def per_block(a, b, d, blocks, rows):
+            tessel.grouped_gemm(a, b, offs, out=d, scale_a=blocks[0], scale_b=blocks[1])
+
+        def row_wise(a, b, d, blocks, rows):
+            return torch._scaled_grouped_mm(a, b, rows[0], rows[1], offs=offs, out_dtype=torch.bfloat16)
+
+        def reference(label, e, a, b, blocks, rows):
+            s, t = bounds[e], bounds[e + 1]
+            ad, bd = a[s:t].double(), b[e].double()  # (rows,K), (K,N)
+            if label == "per-block":
+                ad = ad * blocks[0][s:t].double().repeat_interleave(128, 1)[:, :k]
+                bd = bd * blocks[1][e].double().repeat_interleave(128, 0)[:k].repeat_interleave(128, 1)[:, :n]
+            elif label == "row-wise":
+                ad, bd = ad * rows[0][s:t, None].double(), bd * rows[1][e][None, :].double()
+            return ad @ bd
+
+        providers = [("per-tensor", per_tensor), ("per-block", per_block)] + ([("row-wise", row_wise)] if has_sgmm else [])
+        a, b, d, blocks, rows = sets[0]
+        errs, live = {}, []
+        for label, fn in providers:
+            d.fill_(float("nan"))
+            try:
+                out = fn(a, b, d, blocks, rows)
+            except (RuntimeError, ValueError, TypeError) as exc:  # torch's row-wise path may not take these shapes
+                if label != "row-wise":
+                    raise
+                print(f"{name}: torch._scaled_grouped_mm refused: {exc}", flush=True)
+                continue
+            out = d if out is None else out
+            torch.cuda.synchronize()
+            worst = 0.0
+            for e in sorted({0, experts // 2, experts - 1}):  # three experts: float64 references are slow
+                if bounds[e + 1] > bounds[e]:
+                    ref = reference(label, e, a, b, blocks, rows)
+                    err = ((out[bounds[e]:bounds[e + 1]].double() - ref).norm() / ref.norm()).item()
+                    worst = max(worst, err if err == err else float("inf"))
+            errs[label] = worst
+            if worst > 2e-2:
+                raise SystemExit(f"{name}: {label} fails verification (relative error {worst:.3g})")
+            live.append((label, fn))
+        times = {label: [] for label, _ in live}
+        for _ in range(args.rounds):
+            for label, fn in live:
+                times[label].append(statistics.median(events_time(fn, sets, args.reps)))
+        med = {label: statistics.median(v) for label, v in times.items()}
+        tf = lambda label: f"{2.0 * total * n * k / (med[label] * 1e-3) / 1e12:.0f}" if label in med else "n/a"  # noqa: E731
+        lines.append(f"{name} | {total} | {tf('per-tensor')} | {tf('per-block')} | {tf('row-wise')} | "
+                     f"{med['per-tensor'] / med['per-block']:.3f} | {errs.get('per-tensor', float('nan')):.2e}, "
+                     f"{errs.get('per-block', float('nan')):.2e}, {errs.get('row-wise', float('nan')):.2e}")
         print(lines[-1], flush=True)
         del sets
         torch.cuda.empty_cache()
