@@ -524,3 +524,58 @@ def test_swizzled_shared_tensors_keep_their_swizzle_through_slices(toolkit):
     src, ptx = c.kernels[0].source, c.ptx
     assert " ^ " in src and " & 448" in src  # x ^ ((x & 0b111000000) >> 3)
     assert "st.shared.v4" in ptx  # 8 contiguous elements of one chunk: one 16-byte store
+
+
+@tessel.kernel
+def _multicast_ring(tma_b, gD: tessel.Tensor):
+    """A 2-CTA cluster's ring: each CTA loads half of a 128-row box of B and multicasts it to both."""
+    smem = tessel.SmemAllocator()
+    sB = smem.allocate_array(tessel.BFloat16, 2 * 128 * 64, byte_alignment=1024)
+    pipe = tessel.pipeline.TmaPipeline(smem, 2, 128 * 64 * 2, consumers=1, cluster_size=2)
+    tidx, _, _ = tessel.arch.thread_idx()
+    rank = tessel.arch.cluster_cta_rank()
+    if tidx == 0:
+        pipe.init()
+    tessel.arch.cluster_sync()
+    state = tessel.pipeline.PipelineState(2)
+    if tidx == 0:
+        pipe.producer_acquire(state)
+        tessel.arch.tma_load(tma_b, sB.iterator + rank * 64 * 64, pipe.full(state), (0, rank * 64), multicast_mask=0b11)
+    if tidx == 32:
+        pipe.consumer_wait(state)
+        gD[0] = sB[rank].to(tessel.Float32)
+        pipe.consumer_release(state)
+
+
+@tessel.jit
+def _launch_multicast_ring(mB, mD):
+    tma_b = tessel.make_tma_descriptor(mB, box=(64, 64))
+    _multicast_ring(tma_b, mD).launch(grid=(2, 1, 1), block=(64, 1, 1), cluster=(2, 1, 1))
+
+
+def test_cluster_multicast_ptx_without_gpu(toolkit):
+    """Clusters in the DSL: the CTA's rank, the cluster barrier, a multicast TMA load and a ring
+    whose stages are released in every CTA of the cluster (the PTX the C++ library's 2x1-cluster
+    kernels use, arch/cluster_sm90.hpp and arch/tma_sm90.hpp)."""
+    mB = tessel.fake_tensor(tessel.BFloat16, (256, 64))
+    c = tessel.compile(_launch_multicast_ring, mB, tessel.fake_tensor(tessel.Float32, (4,)), target="sm_90a")
+    ptx = c.ptx
+    for feature in ("%cluster_ctarank", "barrier.cluster.arrive.release.aligned", "barrier.cluster.wait.acquire.aligned",
+                    "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster",
+                    "mapa.shared::cluster.u32", "mbarrier.arrive.shared::cluster.b64"):
+        assert feature in ptx, feature
+    assert ptx.count("mapa.shared::cluster.u32") == 2  # released in both CTAs of the cluster
+    assert c.launches[0].cluster == (2, 1, 1)
+    with pytest.raises(tessel.DSLError, match="multicast_mask 0"):
+        @tessel.kernel
+        def bad(tma_b, gD: tessel.Tensor):
+            smem = tessel.SmemAllocator()
+            sB = smem.allocate_array(tessel.BFloat16, 64 * 64, byte_alignment=1024)
+            bar = smem.allocate_array(tessel.Uint64, 1, byte_alignment=8)
+            tessel.arch.tma_load(tma_b, sB.iterator, bar.iterator, (0, 0), multicast_mask=0)
+
+        @tessel.jit
+        def run(mB, mD):
+            bad(tessel.make_tma_descriptor(mB, box=(64, 64)), mD).launch(grid=1, block=32)
+
+        tessel.compile(run, mB, tessel.fake_tensor(tessel.Float32, (4,)), target="sm_90a")

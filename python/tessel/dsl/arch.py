@@ -167,6 +167,7 @@ def mma_m16n8k16(a, b_, c, dtype=T.Float16):
 
 # sm_90a: mbarriers, TMA, wgmma, register budgets (hopper.py).
 from .hopper import (  # noqa: E402,F401
+    cluster_arrive, cluster_cta_rank, cluster_sync, cluster_wait, mbarrier_arrive_cluster,
     fence_registers, make_wgmma_desc, mbarrier_arrive, mbarrier_arrive_and_expect_tx, mbarrier_init, mbarrier_init_fence,
     mbarrier_wait, swizzle_128b, tma_load, tma_prefetch_descriptor, tma_store, tma_store_commit_group, tma_store_wait_all,
     tma_store_wait_read, warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma, wgmma_commit_group, wgmma_fence, wgmma_wait_group,

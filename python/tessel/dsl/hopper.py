@@ -111,14 +111,65 @@ def _tma_coord(d: TmaDescriptor, coord, what: str, first_slot: int):
     return len(coord), slots, ", ".join(f'"r"({_i32(c)})' for c in coord)
 
 
-def tma_load(desc, dst, bar, coord):
+def tma_load(desc, dst, bar, coord, multicast_mask=None):
     """cp.async.bulk.tensor: one box of `desc` at element coordinates `coord` (innermost first,
-    as the descriptor's dimensions) into shared memory at `dst`, completing on mbarrier `bar`."""
+    as the descriptor's dimensions) into shared memory at `dst`, completing on mbarrier `bar`.
+    multicast_mask (a 16-bit CTA mask, may be dynamic): the same box into every CTA of the
+    cluster whose bit is set, at `dst`'s offset, each completing on the barrier at `bar`'s offset
+    there (kernels launched with cluster=)."""
     b = _need("tma_load")
     d = _desc(desc, "tma_load")
     n, slots, args = _tma_coord(d, coord, "tma_load", 3)
-    b.emit(f'asm volatile("cp.async.bulk.tensor.{n}d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {{{slots}}}], '
-           f'[%2];" :: "r"({_smem(dst, "tma_load")}), "l"(&{d.name}), "r"({_smem(bar, "tma_load")}), {args} : "memory");')
+    if multicast_mask is None:
+        b.emit(f'asm volatile("cp.async.bulk.tensor.{n}d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, '
+               f'{{{slots}}}], [%2];" :: "r"({_smem(dst, "tma_load")}), "l"(&{d.name}), "r"({_smem(bar, "tma_load")}), {args} '
+               ': "memory");')
+        return
+    if isinstance(multicast_mask, int) and not 0 < multicast_mask < 1 << 16:
+        fail(f"tma_load's multicast_mask {multicast_mask!r}: a mask of the cluster's CTAs, 1 .. 0xffff")
+    mask = f"static_cast<unsigned short>({_u32(multicast_mask)})"
+    b.emit(f'asm volatile("cp.async.bulk.tensor.{n}d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster '
+           f'[%0], [%1, {{{slots}}}], [%2], %{3 + n};" :: "r"({_smem(dst, "tma_load")}), "l"(&{d.name}), '
+           f'"r"({_smem(bar, "tma_load")}), {args}, "h"({mask}) : "memory");')
+
+
+# ---- clusters ----------------------------------------------------------------------------------------
+
+def cluster_cta_rank() -> Value:
+    """This CTA's rank in its cluster (%cluster_ctarank): 0 .. cluster size - 1."""
+    b = _need("cluster_cta_rank")
+    r = b.fresh("cta_rank")
+    b.emit(f"int {r};")
+    b.emit(f'asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"({r}));')
+    return Value(r, T.Int32, b.block)
+
+
+def cluster_arrive():
+    """barrier.cluster.arrive (release): this thread has arrived at the cluster-wide barrier."""
+    _need("cluster_arrive").emit('asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");')
+
+
+def cluster_wait():
+    """barrier.cluster.wait (acquire): waits until every thread of every CTA in the cluster arrived."""
+    _need("cluster_wait").emit('asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");')
+
+
+def cluster_sync():
+    """Every thread of every CTA in the cluster arrives, then waits for the others (after the
+    mbarriers are initialised, before any CTA arrives on another's)."""
+    cluster_arrive()
+    cluster_wait()
+
+
+def mbarrier_arrive_cluster(bar, cta_rank):
+    """Arrive on the barrier at `bar`'s offset in the shared memory of cluster CTA `cta_rank`
+    (which may be this CTA): mapa, then a remote arrive with CTA-scope release, as the C++
+    library's arch/cluster_sm90.hpp does (a cluster-scope release cost its 2x1-cluster kernels
+    more than half their throughput)."""
+    b = _need("mbarrier_arrive_cluster")
+    b.emit(f'asm volatile("{{\\n.reg .b32 remote;\\nmapa.shared::cluster.u32 remote, %0, %1;\\n'
+           f'mbarrier.arrive.shared::cluster.b64 _, [remote];\\n}}" :: "r"({_smem(bar, "mbarrier_arrive_cluster")}), '
+           f'"r"({_u32(cta_rank)}) : "memory");')
 
 
 def tma_store(desc, src, coord):
@@ -248,7 +299,8 @@ def wgmma(acc, desc_a, desc_b, n: int, ab_type, accumulate=True):
 
 
 __all__ = [
-    "TmaDescriptor", "fence_registers", "make_wgmma_desc", "mbarrier_arrive", "mbarrier_arrive_and_expect_tx", "mbarrier_init",
+    "TmaDescriptor", "cluster_arrive", "cluster_cta_rank", "cluster_sync", "cluster_wait", "fence_registers",
+    "make_wgmma_desc", "mbarrier_arrive", "mbarrier_arrive_and_expect_tx", "mbarrier_arrive_cluster", "mbarrier_init",
     "mbarrier_init_fence", "mbarrier_wait", "swizzle_128b", "tma_load", "tma_prefetch_descriptor", "tma_store",
     "tma_store_commit_group", "tma_store_wait_all", "tma_store_wait_read", "warpgroup_reg_alloc",
     "warpgroup_reg_dealloc", "wgmma", "wgmma_commit_group", "wgmma_fence", "wgmma_wait_group",

@@ -10,7 +10,11 @@ mbarriers (the CuTe DSL's PipelineTmaAsync and PipelineState).
     state.advance()                        pipe.consumer_release(state); state.advance()
 
 Stage s has a `full` barrier (one producer arrival plus the TMA bytes) and an `empty` one
-(`consumers` arrivals). A state counts stages handed over so far: its index is count % stages
+(`consumers` arrivals). In a cluster whose CTAs multicast loads into each other's stages
+(TmaPipeline(..., cluster_size=2) with tma_load(..., multicast_mask=)), a stage is empty only
+when the consumers of every CTA it is written into have released it: each consumer arrives on
+the empty barrier of every CTA, which expects consumers x cluster_size arrivals; tx_bytes stays
+what lands in one CTA's stage (its own loads and its peers' multicasts into it). A state counts stages handed over so far: its index is count % stages
 and its phase the parity of count / stages. A fresh barrier counts as having completed the phase
 before its first, so the producer's first pass over the ring does not wait.
 """
@@ -64,19 +68,22 @@ class TmaPipeline:
     """`stages` stages, each filled by TMA loads of `tx_bytes` bytes and read by `consumers`
     arrivals' worth of consumers."""
 
-    def __init__(self, smem, stages: int, tx_bytes: int, consumers: int):
-        for name, v in (("stages", stages), ("tx_bytes", tx_bytes), ("consumers", consumers)):
+    def __init__(self, smem, stages: int, tx_bytes: int, consumers: int, cluster_size: int = 1):
+        for name, v in (("stages", stages), ("tx_bytes", tx_bytes), ("consumers", consumers), ("cluster_size", cluster_size)):
             if not (isinstance(v, int) and v >= 1):
                 fail(f"TmaPipeline's {name} is a compile-time integer >= 1, not {v!r}")
-        self.stages, self.tx_bytes, self.consumers = stages, tx_bytes, consumers
+        if cluster_size > 16:
+            fail(f"TmaPipeline's cluster_size {cluster_size}: a multicast reaches at most 16 CTAs")
+        self.stages, self.tx_bytes, self.consumers, self.cluster_size = stages, tx_bytes, consumers, cluster_size
         self._full = smem.allocate_array(T.Uint64, stages, byte_alignment=8)
         self._empty = smem.allocate_array(T.Uint64, stages, byte_alignment=8)
 
     def init(self):
-        """Initialise the barriers: call from one thread, then synchronise the CTA."""
+        """Initialise the barriers: call from one thread, then synchronise the CTA (with
+        cluster_size > 1: the cluster, tessel.arch.cluster_sync(), before any other CTA arrives)."""
         for s in range(self.stages):
             hopper.mbarrier_init(self._full.iterator + s, 1)
-            hopper.mbarrier_init(self._empty.iterator + s, self.consumers)
+            hopper.mbarrier_init(self._empty.iterator + s, self.consumers * self.cluster_size)
         hopper.mbarrier_init_fence()
 
     def full(self, state: PipelineState):
@@ -94,5 +101,11 @@ class TmaPipeline:
         hopper.mbarrier_wait(self._full.iterator + state.index, state.phase)
 
     def consumer_release(self, state: PipelineState):
-        """One arrival on the stage's empty barrier (call it from one thread per consumer)."""
-        hopper.mbarrier_arrive(self._empty.iterator + state.index)
+        """One arrival on the stage's empty barrier (call it from one thread per consumer); with
+        cluster_size > 1, on that barrier in every CTA of the cluster, since their producers'
+        multicast loads write into this CTA's stage too."""
+        if self.cluster_size == 1:
+            hopper.mbarrier_arrive(self._empty.iterator + state.index)
+            return
+        for rank in range(self.cluster_size):
+            hopper.mbarrier_arrive_cluster(self._empty.iterator + state.index, rank)
