@@ -28,14 +28,15 @@ EPI_BARRIER = 4  # named barriers 4 and 5: the epilogue of consumer 0 and of con
 
 @tessel.kernel(launch_bounds=(THREADS, 1))
 def gemm_kernel(tma_a, tma_b, tma_d, gD: tessel.Tensor, gBias: tessel.Tensor, k: tessel.Int32, ab: tessel.Constexpr,
-                act: tessel.Constexpr, has_bias: tessel.Constexpr):
+                act: tessel.Constexpr, has_bias: tessel.Constexpr, cluster_m: tessel.Constexpr):
     m, n = gD.shape
     smem = tessel.SmemAllocator()
     sA = smem.allocate_array(ab, STAGES * BM * BK, byte_alignment=1024)  # [stage][BM rows x 128 bytes]
     sB = smem.allocate_array(ab, STAGES * BN * BK, byte_alignment=1024)  # [stage][BN rows x 128 bytes]
     sD = smem.allocate_array(ab, 2 * 2 * 64 * EPI_COLS, byte_alignment=1024)  # [consumer][buffer][64 rows x 128 bytes]
-    # Per stage a full barrier (the TMA bytes landed) and an empty one (both consumers are done).
-    pipe = tessel.pipeline.TmaPipeline(smem, STAGES, STAGE_BYTES, consumers=2)
+    # Per stage a full barrier (the TMA bytes landed) and an empty one (both consumers are done;
+    # in a cluster, both consumers of every CTA, since B's halves are multicast into all of them).
+    pipe = tessel.pipeline.TmaPipeline(smem, STAGES, STAGE_BYTES, consumers=2, cluster_size=cluster_m)
 
     tidx, _, _ = tessel.arch.thread_idx()
     bidx, _, _ = tessel.arch.block_idx()
@@ -45,13 +46,23 @@ def gemm_kernel(tma_a, tma_b, tma_d, gD: tessel.Tensor, gBias: tessel.Tensor, k:
     tiles_n = (n + BN - 1) // BN
     tiles = tiles_m * tiles_n
     k_tiles = (k + BK - 1) // BK
+    # The tiles a CTA walks: its own, or in a cluster of cluster_m CTAs along M its cluster's
+    # (cluster_m tile rows sharing one column of B), of which it takes the row of its rank.
+    first, step, count, rows_of_tiles, rank = bidx, grid, tiles, tiles_m, 0
+    if tessel.const_expr(cluster_m > 1):
+        rank = tessel.arch.cluster_cta_rank()
+        rows_of_tiles = (tiles_m + cluster_m - 1) // cluster_m
+        first, step, count = bidx // cluster_m, grid // cluster_m, rows_of_tiles * tiles_n
 
     if tidx == 0:
         tessel.arch.tma_prefetch_descriptor(tma_a)
         tessel.arch.tma_prefetch_descriptor(tma_b)
         tessel.arch.tma_prefetch_descriptor(tma_d)
         pipe.init()
-    tessel.arch.sync_threads()
+    if tessel.const_expr(cluster_m > 1):
+        tessel.arch.cluster_sync()  # every CTA's barriers are initialised before a peer arrives on them
+    else:
+        tessel.arch.sync_threads()
 
     if warpgroup == 0:
         # Producer. NOTES: it needs few registers; giving them up lets the consumers hold 128
@@ -59,25 +70,35 @@ def gemm_kernel(tma_a, tma_b, tma_d, gD: tessel.Tensor, gBias: tessel.Tensor, k:
         tessel.arch.warpgroup_reg_dealloc(PRODUCER_REGS)
         if tidx == 0:
             state = tessel.pipeline.PipelineState(STAGES)  # runs on across tiles: the next tile's loads overlap the epilogue
-            tile = bidx
-            while tile < tiles:
-                tm, tn = raster(tile, tiles_m, tiles_n)
+            tile = first
+            while tile < count:
+                tm, tn = raster(tile, rows_of_tiles, tiles_n)
+                if tessel.const_expr(cluster_m > 1):
+                    tm = tm * cluster_m + rank  # past tiles_m on a ragged edge: loads zeros, stores nothing
                 for kt in range(k_tiles):
                     pipe.producer_acquire(state)
                     s = state.index
                     tessel.arch.tma_load(tma_a, sA.iterator + s * (BM * BK), pipe.full(state), (kt * BK, tm * BM))
-                    tessel.arch.tma_load(tma_b, sB.iterator + s * (BN * BK), pipe.full(state), (kt * BK, tn * BN))
+                    if tessel.const_expr(cluster_m > 1):
+                        # This CTA's share of B's rows, into the same place of every CTA's stage.
+                        part = BN // cluster_m
+                        tessel.arch.tma_load(tma_b, sB.iterator + s * (BN * BK) + rank * (part * BK), pipe.full(state),
+                                             (kt * BK, tn * BN + rank * part), multicast_mask=(1 << cluster_m) - 1)
+                    else:
+                        tessel.arch.tma_load(tma_b, sB.iterator + s * (BN * BK), pipe.full(state), (kt * BK, tn * BN))
                     state.advance()
-                tile = tile + grid
+                tile = tile + step
     else:
         tessel.arch.warpgroup_reg_alloc(CONSUMER_REGS)
         wg = warpgroup - 1  # this consumer's 64 rows of the tile
         leader = tidx % 128 == 0
         acc = tessel.make_fragment(BN // 2, tessel.Float32)  # the 64 x 256 accumulators, wgmma's layout
         state = tessel.pipeline.PipelineState(STAGES)
-        tile = bidx
-        while tile < tiles:
-            tm, tn = raster(tile, tiles_m, tiles_n)
+        tile = first
+        while tile < count:
+            tm, tn = raster(tile, rows_of_tiles, tiles_n)
+            if tessel.const_expr(cluster_m > 1):
+                tm = tm * cluster_m + rank
             for i in tessel.range(BN // 2, unroll_full=True):  # a C++ loop: short source, unrolled by the compiler
                 acc[i] = 0.0
             for kt in range(k_tiles):
@@ -101,9 +122,11 @@ def gemm_kernel(tma_a, tma_b, tma_d, gD: tessel.Tensor, gBias: tessel.Tensor, k:
             if k_tiles > 0 and leader:
                 pipe.consumer_release(state.previous())
             epilogue(tma_d, sD, gBias, acc, tm * BM + wg * 64, tn * BN, n, wg, leader, act, has_bias)
-            tile = tile + grid
+            tile = tile + step
         if leader:
             tessel.arch.tma_store_wait_all()  # D is written before the CTA retires
+    if tessel.const_expr(cluster_m > 1):
+        tessel.arch.cluster_sync()  # no CTA retires while a peer may still arrive on its barriers
 
 
 @tessel.jit
@@ -179,7 +202,7 @@ def sm_count(device: int) -> int:
 
 @tessel.jit
 def gemm(mA: tessel.Tensor, mB: tessel.Tensor, mD: tessel.Tensor, mBias: tessel.Tensor, act: tessel.Constexpr = "none",
-         has_bias: tessel.Constexpr = True):
+         has_bias: tessel.Constexpr = True, cluster_m: tessel.Constexpr = 1):
     (m, k), (n, k2) = mA.shape, mB.shape
     if k != k2 or tuple(mD.shape) != (m, n):
         raise ValueError(f"gemm: A is {m} x {k}, B is {n} x {k2} and D is {mD.shape}: need A (M, K), B (N, K), D (M, N)")
@@ -191,13 +214,15 @@ def gemm(mA: tessel.Tensor, mB: tessel.Tensor, mD: tessel.Tensor, mBias: tessel.
     if k % 8 or n % 8 or mD.stride[0] % 8:
         raise ValueError(f"gemm: K ({k}), N ({n}) and D's row stride ({mD.stride[0]}) must be multiples of 8 elements "
                          "(TMA's 16-byte rows and strides)")
+    if cluster_m not in (1, 2):
+        raise ValueError(f"gemm: cluster_m is 1 or 2 (CTAs along M sharing B's tile by multicast), not {cluster_m!r}")
     tma_a = tessel.make_tma_descriptor(mA, box=(BK, BM))
-    tma_b = tessel.make_tma_descriptor(mB, box=(BK, BN))
+    tma_b = tessel.make_tma_descriptor(mB, box=(BK, BN // cluster_m))
     tma_d = tessel.make_tma_descriptor(mD, box=(EPI_COLS, 64))
-    tiles = -(-m // BM) * -(-n // BN)
     sms = sm_count(mA.device) if mA.device is not None and mA.device >= 0 else 132
-    gemm_kernel(tma_a, tma_b, tma_d, mD, mBias, tessel.Int32(k), ab, act, has_bias).launch(
-        grid=(max(1, min(tiles, sms)), 1, 1), block=(THREADS, 1, 1))
+    clusters = -(-(-(-m // BM)) // cluster_m) * -(-n // BN)  # cluster_m tile rows (one B tile) per cluster
+    gemm_kernel(tma_a, tma_b, tma_d, mD, mBias, tessel.Int32(k), ab, act, has_bias, cluster_m).launch(
+        grid=(max(1, min(clusters, sms // cluster_m)) * cluster_m, 1, 1), block=(THREADS, 1, 1), cluster=(cluster_m, 1, 1))
 
 
 def main():

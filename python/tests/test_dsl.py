@@ -284,6 +284,22 @@ def test_hopper_gemm_ptx_without_gpu(toolkit):
         tessel.compile(hg.gemm, *_gemm_fakes(), target="sm_80")
 
 
+def test_hopper_gemm_on_a_cluster_ptx_without_gpu(toolkit):
+    """cluster_m=2: two CTAs along M, each loading half of B's tile and multicasting it to both;
+    stages released in both CTAs; a cluster barrier after the barriers' initialisation and before
+    the CTAs retire. The default (cluster_m=1) has none of it."""
+    import hopper_gemm as hg
+    c = tessel.compile(hg.gemm, *_gemm_fakes(), "none", False, 2, target="sm_90a")
+    ptx = c.ptx
+    for feature in ("bytes.multicast::cluster", "mapa.shared::cluster.u32", "barrier.cluster.arrive", "%cluster_ctarank"):
+        assert feature in ptx, feature
+    assert ".local" not in ptx and c.launches[0].cluster == (2, 1, 1) and c.launches[0].grid[0] % 2 == 0
+    plain = tessel.compile(hg.gemm, *_gemm_fakes(), "none", False, target="sm_90a")
+    assert "multicast" not in plain.ptx and "barrier.cluster" not in plain.ptx and plain.launches[0].cluster == (1, 1, 1)
+    with pytest.raises(ValueError, match="cluster_m is 1 or 2"):
+        tessel.compile(hg.gemm, *_gemm_fakes(), "none", False, 4, target="sm_90a")
+
+
 def test_pipeline_state_views_do_not_advance(toolkit):
     @tessel.kernel
     def k(gA: tessel.Tensor):
@@ -396,6 +412,13 @@ def test_gpu_hopper_gemm_matches_float64(torch_cuda, toolkit):
         A, W, bias = _operands(torch, m, n, k, dtype, m + n + k)
         ref = acts[act](A.double() @ W.double().t() + (bias.double() if has_bias else 0))
         _check_gemm_both_ways(torch, hg.gemm, m, n, k, dtype, ref, (A, W, bias), (act, has_bias))
+    # 2x1 clusters, B multicast: an odd number of tile rows (the last cluster's second CTA has no
+    # rows), more tiles than clusters (persistent), and a short K.
+    for m, n, k, dtype, act, has_bias in [(1000, 776, 520, torch.bfloat16, "none", False),
+                                          (4096, 2048, 1024, torch.float16, "silu", True), (129, 264, 8, torch.bfloat16, "relu", True)]:
+        A, W, bias = _operands(torch, m, n, k, dtype, m + n + k + 1)
+        ref = acts[act](A.double() @ W.double().t() + (bias.double() if has_bias else 0))
+        _check_gemm_both_ways(torch, hg.gemm, m, n, k, dtype, ref, (A, W, bias), (act, has_bias, 2))
 
 
 # ---- the Sm80 GEMM example (cp.async, ldmatrix, mma.sync) ----------------------------------------
