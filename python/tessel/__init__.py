@@ -34,7 +34,7 @@ from .dsl import (  # noqa: F401 (the kernel DSL, with the CuTe DSL's names)
     logical_divide, logical_product, make_fragment, make_fragment_like, make_layout, make_layout_tv, raked_product,
     range_constexpr, right_inverse, runtime, select, tiled_divide, tiled_product, zipped_divide, zipped_product, assume,
     make_tensor, make_tma_descriptor, draw_tv_layout, torch_op, make_swizzle, make_tiled_copy_tv, copy, MmaAtom,
-    MmaF16BF16Op, TiledMma, make_tiled_mma, LdMatrix8x8x16bOp, make_copy_atom, make_tiled_copy_A, make_tiled_copy_B,
+    MmaF16BF16Op, WgmmaF16BF16Op, TiledMma, make_tiled_mma, LdMatrix8x8x16bOp, make_copy_atom, make_tiled_copy_A, make_tiled_copy_B,
     make_identity_tensor, elem_less, draw_tiled_mma,
 )
 from .dsl import math, pipeline  # noqa: F401,E402 (tessel.math: device float functions; tessel.pipeline)

@@ -188,3 +188,24 @@ def test_tiled_mma_draws_as_svg(tmp_path):
     assert svg.startswith("<svg") and (tmp_path / "c.svg").read_text() == svg and svg.count("<rect") == 32 * 16
     with pytest.raises(ValueError, match="'A', 'B' or 'C'"):
         tessel.draw_tiled_mma(tiled, "D")
+
+
+@pytest.mark.parametrize("n", [256, 64, 8])
+def test_wgmma_accumulators_are_ptx_fragments(n):
+    """Two consumer warpgroups along M with m64nNk16: every thread's accumulator i at the PTX
+    ISA's row 64 wg + 16 w + g + 8 ((i / 2) % 2), column 8 (i / 4) + 2 t + i % 2."""
+    atom = tessel.WgmmaF16BF16Op(tessel.BFloat16, tessel.Float32, (64, n, 16))
+    tiled = tessel.make_tiled_mma(atom, tessel.make_layout((2, 1, 1)))
+    assert tiled.size == 256 and tiled.tile_mnk == (128, n, 16)
+    t = HostTensor(tessel.Float32, (128, n), (ROW, 1), 0, 0, 16)
+    for tidx in range(256):
+        part = tiled.get_slice(tidx).partition_C(t)
+        wg, w, lane = tidx // 128, tidx % 128 // 32, tidx % 32
+        g, t4 = divmod(lane, 4)
+        for (v, i, j), rc in _coords(part).items():
+            assert (i, j) == (0, 0)
+            assert rc == (64 * wg + 16 * w + g + 8 * (v // 2 % 2), 8 * (v // 4) + 2 * t4 + v % 2), (tidx, v)
+    with pytest.raises(tessel.DSLError, match="through descriptors"):
+        tiled.get_slice(0).partition_A(HostTensor(tessel.BFloat16, (128, 16), (16, 1), 0, 0, 16))
+    with pytest.raises(tessel.DSLError, match=r"\(64, N, 16\)"):
+        tessel.WgmmaF16BF16Op(tessel.BFloat16, tessel.Float32, (64, 12, 16))

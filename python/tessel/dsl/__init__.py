@@ -30,7 +30,7 @@ from . import dmath as math  # noqa: F401
 from . import pipeline  # noqa: F401
 from .copy import TiledCopy, copy, make_tiled_copy_tv  # noqa: F401
 from .mma import (  # noqa: F401
-    IdentityTensor, LdMatrix8x8x16bOp, MmaAtom, MmaF16BF16Op, ThrMma, TiledMma, elem_less, gemm, make_copy_atom,
+    IdentityTensor, LdMatrix8x8x16bOp, MmaAtom, MmaF16BF16Op, ThrMma, TiledMma, WgmmaF16BF16Op, elem_less, gemm, make_copy_atom,
     make_identity_tensor, make_tiled_copy_A, make_tiled_copy_B, make_tiled_mma,
 )
 from .draw import draw_tiled_mma, draw_tv_layout  # noqa: F401

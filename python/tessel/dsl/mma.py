@@ -101,6 +101,24 @@ def MmaF16BF16Op(ab_dtype, acc_dtype=T.Float32, shape_mnk=(16, 8, 16)) -> MmaAto
     return MmaAtom("SM80_16x8x16", (16, 8, 16), 32, tv_a, tv_b, tv_c, ab_dtype, acc_dtype, call)
 
 
+def WgmmaF16BF16Op(ab_dtype, acc_dtype=T.Float32, shape_mnk=(64, 256, 16)) -> MmaAtom:  # noqa: N802
+    """wgmma.mma_async m64nNk16 (sm_90a) over a warpgroup of 128 threads, A and B from shared memory
+    (descriptors: tessel.arch.make_wgmma_desc, issued with tessel.arch.wgmma), Float32
+    accumulators in registers. Its C layout is the PTX ISA's: warp w of the warpgroup holds rows
+    16w.., and with g = lane / 4, t = lane % 4 its value i is row 16w + g + 8 ((i / 2) % 2),
+    column 8 (i / 4) + 2t + i % 2. partition_C and partition_fragment_C place the accumulators;
+    A and B have no register partition (they stay in shared memory)."""
+    if ab_dtype not in (T.Float16, T.BFloat16):
+        fail(f"WgmmaF16BF16Op multiplies Float16 or BFloat16, not {getattr(ab_dtype, 'name', ab_dtype)}")
+    if acc_dtype is not T.Float32:
+        fail(f"WgmmaF16BF16Op accumulates in Float32 here, not {getattr(acc_dtype, 'name', acc_dtype)}")
+    m, n, k = tuple(shape_mnk)
+    if m != 64 or k != 16 or n not in range(8, 257, 8):
+        fail(f"WgmmaF16BF16Op's shape is (64, N, 16) with N a multiple of 8 in 8..256, not {tuple(shape_mnk)}")
+    tv_c = eager.Layout(((4, 8, 4), (2, 2, n // 8)), ((128, 1, 16), (64, 8, 512)))
+    return MmaAtom(f"SM90_64x{n}x16_SS", (64, n, 16), 128, None, None, tv_c, ab_dtype, acc_dtype, None)
+
+
 # The three operands: (which atom TV layout, tile axes as (M/N/K index of axis 0, of axis 1)).
 _OPERANDS = {"A": ("tv_a", (0, 2)), "B": ("tv_b", (1, 2)), "C": ("tv_c", (0, 1))}
 
@@ -157,6 +175,9 @@ class TiledMma:
         what = f"partition_{operand}"
         tv_name, axes = _OPERANDS[operand]
         tv = getattr(self.atom, tv_name)
+        if tv is None:
+            fail(f"{what}: {self.atom.name} reads {operand} from shared memory through descriptors; it has no "
+                 "per-thread share of it")
         shape = tuple(tile_shape)
         if len(shape) != 2 or not all(isinstance(s, int) for s in shape):
             fail(f"{what}: the tile is 2-D with extents of ints (tile it first); got the shape {shape}")
@@ -475,6 +496,9 @@ def gemm(tiled: TiledMma, d, a, b, c):
     (V, MMA_N, MMA_K), c and d (V, MMA_M, MMA_N), as partition_fragment_* makes them. K outermost,
     then M, then N."""
     atom = tiled.atom
+    if atom._call is None:
+        fail(f"gemm: {atom.name} reads A and B from shared memory; issue it with tessel.arch.wgmma on descriptors "
+             "(tessel.arch.make_wgmma_desc), its accumulators placed by partition_fragment_C")
     for name, t, dtype in (("A", a, atom.ab), ("B", b, atom.ab), ("C", c, atom.acc), ("D", d, atom.acc)):
         if not isinstance(t, Tensor) or getattr(t, "memspace", None) != "rmem":
             fail(f"gemm's {name} is a register fragment (partition_fragment_{'C' if name == 'D' else name}); "
