@@ -49,6 +49,25 @@ def counts_for(torch, experts, tokens, skew, seed):
     return c.tolist()
 
 
+def routed(torch, args):
+    """The table's shapes with their token counts: (name, experts, K, N, counts, routed tokens,
+    offs on the GPU, the groups' row bounds)."""
+    shapes = [SHAPES[0], SHAPES[7]] if args.quick else SHAPES
+    for idx, (name, experts, k, n, tokens, skew) in enumerate(shapes):
+        counts = counts_for(torch, experts, tokens, skew, 100 + idx)
+        offs = torch.tensor(counts, device="cuda").cumsum(0).to(torch.int32)
+        yield name, experts, k, n, counts, sum(counts), offs, [0] + torch.tensor(counts).cumsum(0).tolist()
+
+
+def medians(providers, sets, args, events_time) -> dict:
+    """Each provider's median milliseconds: rounds of `reps` calls, the providers in turns."""
+    times = {label: [] for label, _ in providers}
+    for _ in range(args.rounds):
+        for label, fn in providers:
+            times[label].append(statistics.median(events_time(fn, sets, args.reps)))
+    return {label: statistics.median(v) for label, v in times.items()}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
@@ -69,12 +88,7 @@ def main():
              f"2 operand sets rotated, medians of {args.rounds} rounds x {args.reps} calls, in turns",
              "shape | tokens (min-max per expert) | tessel kernel | tessel TFLOP/s | torch._grouped_mm | matmul loop | "
              "tessel / _grouped_mm | tessel / loop | worst error (tessel, _grouped_mm, loop)"]
-    shapes = [SHAPES[0], SHAPES[7]] if args.quick else SHAPES
-    for idx, (name, experts, k, n, tokens, skew) in enumerate(shapes):
-        counts = counts_for(torch, experts, tokens, skew, 100 + idx)
-        total = sum(counts)
-        offs = torch.tensor(counts, device="cuda").cumsum(0).to(torch.int32)
-        bounds = [0] + torch.tensor(counts).cumsum(0).tolist()
+    for name, experts, k, n, counts, total, offs, bounds in routed(torch, args):
         sets = []
         for s in range(2):
             a = torch.rand(total, k, device="cuda", dtype=torch.bfloat16) * 2 - 1
@@ -111,11 +125,7 @@ def main():
             errs[label] = worst
             if worst > 2e-2:
                 raise SystemExit(f"{name}: {label} fails verification (worst relative error {worst:.3g})")
-        times = {label: [] for label, _ in providers}
-        for _ in range(args.rounds):
-            for label, fn in providers:
-                times[label].append(statistics.median(events_time(fn, sets, args.reps)))
-        med = {label: statistics.median(v) for label, v in times.items()}
+        med = medians(providers, sets, args, events_time)
         tf = lambda ms: 2.0 * total * n * k / (ms * 1e-3) / 1e12  # noqa: E731
         cfg = tessel.grouped.kernel_for(a, b, offs)
         gmm = f"{tf(med['grouped_mm']):.0f}" if has_gmm else "n/a"
@@ -137,12 +147,7 @@ def fp8_main(args, torch, tessel, events_time, write_report):
              f"quantized, 2 operand sets rotated, medians of {args.rounds} rounds x {args.reps} calls, in turns",
              "shape | tokens | per-tensor TFLOP/s | per-block | torch._scaled_grouped_mm (row-wise) | per-block / per-tensor | "
              "worst error vs float64 (per-tensor, per-block, row-wise)"]
-    shapes = [SHAPES[0], SHAPES[7]] if args.quick else SHAPES
-    for idx, (name, experts, k, n, tokens, skew) in enumerate(shapes):
-        counts = counts_for(torch, experts, tokens, skew, 100 + idx)
-        total = sum(counts)
-        offs = torch.tensor(counts, device="cuda").cumsum(0).to(torch.int32)
-        bounds = [0] + torch.tensor(counts).cumsum(0).tolist()
+    for name, experts, k, n, counts, total, offs, bounds in routed(torch, args):
         kb, nb = -(-k // 128), -(-n // 128)
         sets = []
         for _ in range(2):
@@ -196,11 +201,7 @@ def fp8_main(args, torch, tessel, events_time, write_report):
             if worst > 2e-2:
                 raise SystemExit(f"{name}: {label} fails verification (relative error {worst:.3g})")
             live.append((label, fn))
-        times = {label: [] for label, _ in live}
-        for _ in range(args.rounds):
-            for label, fn in live:
-                times[label].append(statistics.median(events_time(fn, sets, args.reps)))
-        med = {label: statistics.median(v) for label, v in times.items()}
+        med = medians(live, sets, args, events_time)
         tf = lambda label: f"{2.0 * total * n * k / (med[label] * 1e-3) / 1e12:.0f}" if label in med else "n/a"  # noqa: E731
         lines.append(f"{name} | {total} | {tf('per-tensor')} | {tf('per-block')} | {tf('row-wise')} | "
                      f"{med['per-tensor'] / med['per-block']:.3f} | {errs.get('per-tensor', float('nan')):.2e}, "
