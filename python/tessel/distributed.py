@@ -48,6 +48,20 @@ def _peer(group, rank_in_group: int) -> int:
     return rank_in_group if group is None else dist.get_global_rank(group, rank_in_group)
 
 
+_JOINED: dict = {}  # id(process group) -> the group, for groups whose ranks have all met in a collective
+
+
+def _join(group, device) -> None:
+    """batch_isend_irecv on NCCL: the group's first collective must involve every rank (the
+    communicator is made then), but a rank with nothing to send or receive in an exchange makes no
+    batch, so its first batch is not its peers' first; one all-reduce the first time a group is
+    used here puts every rank in one collective before any exchange."""
+    pg = group if group is not None else dist.group.WORLD
+    if id(pg) not in _JOINED:
+        dist.all_reduce(torch.zeros(1, device=device), group=group)
+        _JOINED[id(pg)] = pg
+
+
 def _rows_per_rank(n_local: int, device, group, world: int, given: Optional[Sequence[int]]) -> list[int]:
     if given is not None:
         rows = [int(r) for r in given]
@@ -155,6 +169,8 @@ def _all_gather_gemm(x, weight, group, rows, chunks, scale_a, scale_b, out_dtype
         scales = torch.empty(world, dtype=torch.float32, device=x.device)
         dist.all_gather_into_tensor(scales, scale_a.reshape(1).float(), group=group)
     out = torch.empty((plan["total_rows"], weight.shape[0]), dtype=out_dtype, device=x.device)
+    if world > 1:
+        _join(group, x.device)
     works = [_exchange(gathered, e, group) for e in plan["exchanges"]]  # all enqueued: none waits for another
     starts = [sum(rows[:w]) for w in range(world)]
     for begin, count, waits, _ in plan["gemms"]:
@@ -204,6 +220,8 @@ def _gemm_reduce_scatter(x, weight, group, rows, chunks, scale_a, scale_b, out_d
     recv = torch.empty((max(world - 1, 0) * own, n), dtype=out_dtype, device=x.device)
     out = torch.empty((own, n), dtype=out_dtype, device=x.device)
     gemms, works, launched = plan["gemms"], [], 0
+    if world > 1:
+        _join(group, x.device)
 
     def launch_through(last: int) -> None:
         nonlocal launched

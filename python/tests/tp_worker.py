@@ -28,6 +28,33 @@ def _host_mm_into(out, a, weight, scale_a, scale_b, out_dtype):
         out.copy_((a.double() @ weight.double().t() * s).to(out.dtype))
 
 
+def _model_nccl_first_collective():
+    """--cpu: NCCL's rule that a group's first collective involves every rank (its communicator is
+    made then; gloo has none, so a rank sitting out the first batch of isend/irecv passes here and
+    hangs there). tessel.distributed keeps it by a collective of the whole group before the first
+    exchange; a batch on a group that has seen no such collective yet fails the worker."""
+    met = set()
+
+    def collective(fn):
+        def wrapped(*args, group=None, **kwargs):
+            met.add(id(group if group is not None else dist.group.WORLD))
+            return fn(*args, group=group, **kwargs)
+        return wrapped
+
+    for name in ("all_reduce", "all_gather_into_tensor", "broadcast", "barrier"):
+        setattr(dist, name, collective(getattr(dist, name)))
+    batch = dist.batch_isend_irecv
+
+    def checked(ops):
+        group = ops[0].group
+        if id(group if group is not None else dist.group.WORLD) not in met:
+            sys.exit(f"rank {dist.get_rank()}: batch_isend_irecv is the group's first collective, which NCCL needs every "
+                     "rank to join; a rank with nothing to exchange makes no batch")
+        return batch(ops)
+
+    dist.batch_isend_irecv = checked
+
+
 def check(name, got, want, mag, tol_bits):
     bound = mag * 2.0 ** -tol_bits + 1e-3
     bad = ~((got.double() - want).abs() <= bound)
@@ -53,6 +80,7 @@ def main():
         tdist._require_cuda = lambda *args: None
         tdist._mm_into = _host_mm_into
         dist.init_process_group("gloo")
+        _model_nccl_first_collective()
         device = torch.device("cpu")
     else:
         local = int(os.environ["LOCAL_RANK"])
@@ -71,6 +99,14 @@ def main():
     w = w_full[rank * n:(rank + 1) * n].to(device)
     want = x_full.double().to(device) @ w.double().t()
     mag = x_full.double().abs().to(device) @ w.double().abs().t()
+    # First on a group of its own, tokens only on the last rank: a rank without tokens has nothing
+    # to exchange in all steps but one (rank 1 of 3 sits out the first exchange, which rank 0
+    # joins), and the group has seen no collective yet.
+    rows_last = [0] * (world - 1) + [5]
+    group = dist.new_group(list(range(world)))
+    x_last = x_full[:5].to(device) if rank == world - 1 else x_full[:0].to(device)
+    y = tdist.all_gather_gemm(x_last, w, group, rows_per_rank=rows_last, chunks=2)
+    check("all_gather_gemm on a new group, tokens on the last rank", y, want[:5], mag[:5], 7)
     for chunks in (0, 1, 3):
         y, gathered = tdist.all_gather_gemm(x, w, rows_per_rank=rows if chunks != 1 else None, chunks=chunks,
                                             return_gathered=True)

@@ -28,15 +28,26 @@ StatusInfo nccl_status(ncclResult_t r, char const* what) {
 StatusInfo exchange(TpExchange const& e, char const* send_base, char* recv_base, std::int64_t recv_offset_rows,
                     std::int64_t row_bytes, ncclComm_t comm, cudaStream_t s) {
   TESSEL_TP_TRY(nccl_status(ncclGroupStart(), "ncclGroupStart"));
+  StatusInfo st;
   if (e.send_rows.count > 0)
-    TESSEL_TP_TRY(nccl_status(ncclSend(send_base + e.send_rows.begin * row_bytes, std::size_t(e.send_rows.count * row_bytes),
-                                       ncclChar, e.send_to, comm, s),
-                              "ncclSend"));
-  if (e.recv_rows.count > 0)
-    TESSEL_TP_TRY(nccl_status(ncclRecv(recv_base + (e.recv_rows.begin - recv_offset_rows) * row_bytes,
-                                       std::size_t(e.recv_rows.count * row_bytes), ncclChar, e.recv_from, comm, s),
-                              "ncclRecv"));
-  return nccl_status(ncclGroupEnd(), "ncclGroupEnd");
+    st = nccl_status(ncclSend(send_base + e.send_rows.begin * row_bytes, std::size_t(e.send_rows.count * row_bytes), ncclChar,
+                              e.send_to, comm, s),
+                     "ncclSend");
+  if (st.ok() && e.recv_rows.count > 0)
+    st = nccl_status(ncclRecv(recv_base + (e.recv_rows.begin - recv_offset_rows) * row_bytes,
+                              std::size_t(e.recv_rows.count * row_bytes), ncclChar, e.recv_from, comm, s),
+                     "ncclRecv");
+  // The group is closed on every path: one left open would swallow this thread's later NCCL calls.
+  StatusInfo const end = nccl_status(ncclGroupEnd(), "ncclGroupEnd");
+  return st.ok() ? end : st;
+}
+
+/// The caller's stream waits for everything enqueued on the communication stream, on every path
+/// once anything was enqueued there: the buffers NCCL reads and writes may be reused after `stream`.
+StatusInfo joined(StatusInfo s, cudaEvent_t done, cudaStream_t comm_stream, cudaStream_t stream) {
+  StatusInfo j = arch::status_from_cuda(cudaEventRecord(done, comm_stream), "cudaEventRecord");
+  if (j.ok()) j = arch::status_from_cuda(cudaStreamWaitEvent(stream, done, 0), "cudaStreamWaitEvent");
+  return s.ok() ? j : s;
 }
 
 /// The front door's arguments for rows `rows` of A (row-major, lda) times B, into D (row-major,
@@ -97,6 +108,14 @@ StatusInfo TensorParallelGemm::initialize(ncclComm_t comm) {
   TESSEL_TP_TRY(nccl_status(ncclCommCount(comm, &world_), "ncclCommCount"));
   TESSEL_TP_TRY(nccl_status(ncclCommUserRank(comm, &rank_), "ncclCommUserRank"));
   TESSEL_TP_TRY(arch::status_from_cuda(cudaGetDevice(&device_), "cudaGetDevice"));
+  // The communication stream and events are made on the current device: it must be the
+  // communicator's, or every exchange would be enqueued on another device's stream.
+  int comm_device = -1;
+  TESSEL_TP_TRY(nccl_status(ncclCommCuDevice(comm, &comm_device), "ncclCommCuDevice"));
+  if (comm_device != device_)
+    return {Status::kErrorInvalidProblem, "the communicator is on device " + std::to_string(comm_device) + " but the current device is " +
+                                              std::to_string(device_) + ": cudaSetDevice(" + std::to_string(comm_device) +
+                                              ") before initialize"};
   // NOTES: a stream that does not synchronise with the legacy default stream, so that a caller's
   // work on stream 0 does not serialise the exchanges behind it.
   TESSEL_TP_TRY(arch::status_from_cuda(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking), "creating the communication stream"));
@@ -145,31 +164,34 @@ StatusInfo TensorParallelGemm::all_gather_gemm(AllGatherGemmArguments const& a, 
   std::int64_t const row_bytes = std::int64_t(a.k) * kElementBytes, ldd = a.ldd ? a.ldd : a.n;
   auto* gathered = static_cast<char*>(a.gathered);
   char* own = gathered + p.offset(rank_) * row_bytes;
-  if (a.x != own && p.own_rows() > 0)
-    TESSEL_TP_TRY(arch::status_from_cuda(cudaMemcpyAsync(own, a.x, std::size_t(p.own_rows() * row_bytes), cudaMemcpyDeviceToDevice, stream),
-                              "copying x into the gathered buffer"));
   auto const piece_of = [&](TpGemm const& g) {
     return piece(g.rows, a.n, a.k, a.type, gathered, a.k, a.B, static_cast<char*>(a.D) + g.rows.begin * ldd * kElementBytes, ldd);
   };
   TESSEL_TP_TRY(check_gemms(p, piece_of));
   TESSEL_TP_TRY(events_for(p.exchanges.size()));
+  // After every check: a refused call leaves the gathered buffer as it was.
+  if (a.x != own && p.own_rows() > 0)
+    TESSEL_TP_TRY(arch::status_from_cuda(cudaMemcpyAsync(own, a.x, std::size_t(p.own_rows() * row_bytes), cudaMemcpyDeviceToDevice, stream),
+                              "copying x into the gathered buffer"));
   // Every exchange is enqueued before the first GEMM: none waits for another, so the network
   // runs ahead while the GEMM of this rank's own rows runs.
   TESSEL_TP_TRY(arch::status_from_cuda(cudaEventRecord(ready_, stream), "cudaEventRecord"));
   TESSEL_TP_TRY(arch::status_from_cuda(cudaStreamWaitEvent(comm_stream_, ready_, 0), "cudaStreamWaitEvent"));
-  for (std::size_t i = 0; i < p.exchanges.size(); ++i) {
-    TESSEL_TP_TRY(exchange(p.exchanges[i], gathered, gathered, 0, row_bytes, comm_, comm_stream_));
-    TESSEL_TP_TRY(arch::status_from_cuda(cudaEventRecord(events_[i], comm_stream_), "cudaEventRecord"));
-  }
-  for (TpGemm const& g : p.gemms) {
-    if (g.rows.count == 0) continue;
-    if (g.waits_for_exchange >= 0)
-      TESSEL_TP_TRY(arch::status_from_cuda(cudaStreamWaitEvent(stream, events_[std::size_t(g.waits_for_exchange)], 0), "cudaStreamWaitEvent"));
-    TESSEL_TP_TRY(named(gemm::gemm(piece_of(g), stream), g.rows));
-  }
+  auto const enqueue = [&]() -> StatusInfo {
+    for (std::size_t i = 0; i < p.exchanges.size(); ++i) {
+      TESSEL_TP_TRY(exchange(p.exchanges[i], gathered, gathered, 0, row_bytes, comm_, comm_stream_));
+      TESSEL_TP_TRY(arch::status_from_cuda(cudaEventRecord(events_[i], comm_stream_), "cudaEventRecord"));
+    }
+    for (TpGemm const& g : p.gemms) {
+      if (g.rows.count == 0) continue;
+      if (g.waits_for_exchange >= 0)
+        TESSEL_TP_TRY(arch::status_from_cuda(cudaStreamWaitEvent(stream, events_[std::size_t(g.waits_for_exchange)], 0), "cudaStreamWaitEvent"));
+      TESSEL_TP_TRY(named(gemm::gemm(piece_of(g), stream), g.rows));
+    }
+    return {};
+  };
   // Join: the caller's stream is past every send too (x and gathered may be reused after it).
-  TESSEL_TP_TRY(arch::status_from_cuda(cudaEventRecord(done_, comm_stream_), "cudaEventRecord"));
-  return arch::status_from_cuda(cudaStreamWaitEvent(stream, done_, 0), "cudaStreamWaitEvent");
+  return joined(enqueue(), done_, comm_stream_, stream);
 }
 
 std::size_t TensorParallelGemm::reduce_scatter_workspace_size(GemmReduceScatterArguments const& a) const {
@@ -220,19 +242,22 @@ StatusInfo TensorParallelGemm::gemm_reduce_scatter(GemmReduceScatterArguments co
     }
     return {};
   };
-  for (std::size_t i = 0; i < p.exchanges.size(); ++i) {
-    TpExchange const& e = p.exchanges[i];
-    if (e.waits_for_gemm >= 0) {
-      TESSEL_TP_TRY(launch_through(e.waits_for_gemm));
-      TESSEL_TP_TRY(arch::status_from_cuda(cudaStreamWaitEvent(comm_stream_, events_[std::size_t(e.waits_for_gemm)], 0), "cudaStreamWaitEvent"));
+  auto const enqueue = [&]() -> StatusInfo {
+    for (std::size_t i = 0; i < p.exchanges.size(); ++i) {
+      TpExchange const& e = p.exchanges[i];
+      if (e.waits_for_gemm >= 0) {
+        TESSEL_TP_TRY(launch_through(e.waits_for_gemm));
+        TESSEL_TP_TRY(
+            arch::status_from_cuda(cudaStreamWaitEvent(comm_stream_, events_[std::size_t(e.waits_for_gemm)], 0), "cudaStreamWaitEvent"));
+      }
+      // The partials from step t land in slot t - 1, at the piece's place in this rank's rows.
+      std::int64_t const slot = std::int64_t(i) / p.chunks;
+      TESSEL_TP_TRY(exchange(e, send, recv + slot * own_rows * row_bytes, p.offset(rank_), row_bytes, comm_, comm_stream_));
     }
-    // The partials from step t land in slot t - 1, at the piece's place in this rank's rows.
-    std::int64_t const slot = std::int64_t(i) / p.chunks;
-    TESSEL_TP_TRY(exchange(e, send, recv + slot * own_rows * row_bytes, p.offset(rank_), row_bytes, comm_, comm_stream_));
-  }
-  TESSEL_TP_TRY(launch_through(int(p.gemms.size()) - 1));
-  TESSEL_TP_TRY(arch::status_from_cuda(cudaEventRecord(done_, comm_stream_), "cudaEventRecord"));
-  TESSEL_TP_TRY(arch::status_from_cuda(cudaStreamWaitEvent(stream, done_, 0), "cudaStreamWaitEvent"));
+    return launch_through(int(p.gemms.size()) - 1);
+  };
+  // Join on every path: the workspace and A may be reused after `stream`.
+  TESSEL_TP_TRY(joined(enqueue(), done_, comm_stream_, stream));
   if (world_ == 1 || own_rows == 0) return {};
   return reduce_partials(a.type, a.D, recv, world_ - 1, own_rows * a.n, a.D, own_rows * a.n, stream);
 }

@@ -251,6 +251,10 @@ TEST(TpPlan, RefusesWhatItCannotPlan) {
   EXPECT_NE(msg(check_tp_arguments(2, 0, {1}, 0)).find("rows_per_rank has 1 entries for 2 ranks"), std::string::npos);
   EXPECT_NE(msg(check_tp_arguments(2, 0, {1, -1}, 0)).find("rows_per_rank[1] is -1"), std::string::npos);
   EXPECT_NE(msg(check_tp_arguments(2, 0, {1, 1}, -1)).find("chunks is -1"), std::string::npos);
+  // A chunk count that would make billions of (mostly empty) exchanges is refused, not planned.
+  EXPECT_NE(msg(check_tp_arguments(8, 0, std::vector<std::int64_t>(8, 1), 2147483647)).find("exchanges, above the 65536"), std::string::npos);
+  EXPECT_TRUE(check_tp_arguments(2, 0, {1, 1}, 65536).ok());
+  EXPECT_FALSE(check_tp_arguments(3, 0, {1, 1, 1}, 32769).ok());
   EXPECT_NE(msg(check_tp_arguments(2, 0, {1, std::int64_t(1) << 40}, 0)).find("rows_per_rank[1] is 1099511627776: token counts are 0 to 2^31 - 1"),
             std::string::npos);
 }

@@ -112,6 +112,10 @@ inline int default_chunks(int world, std::int64_t rows_per_rank_max) {
 /// The most tokens one rank may hold (the GEMMs take M in int); with it no sum of counts overflows.
 inline constexpr std::int64_t kMaxRows = 2147483647;
 
+/// The most exchanges a plan makes ((world - 1) * chunks): each is an NCCL group and a CUDA event,
+/// and the plan's indices are int; far past any useful cut (pieces below kMinChunkRows rows).
+inline constexpr std::int64_t kMaxExchanges = std::int64_t(1) << 16;
+
 /// Whether a plan can be made for these arguments, and if not, why.
 inline StatusInfo check_tp_arguments(int world, int rank, std::vector<std::int64_t> const& rows_per_rank, int chunks) {
   if (world < 1) return {Status::kErrorInvalidProblem, "world size is " + std::to_string(world) + ": a group has at least one rank"};
@@ -127,6 +131,10 @@ inline StatusInfo check_tp_arguments(int world, int rank, std::vector<std::int64
                                                 ": token counts are 0 to 2^31 - 1"};
   if (chunks < 0)
     return {Status::kErrorInvalidProblem, "chunks is " + std::to_string(chunks) + ": pass 1 or more, or 0 to let tessel choose"};
+  if (std::int64_t(world - 1) * chunks > kMaxExchanges)
+    return {Status::kErrorInvalidProblem, "chunks is " + std::to_string(chunks) + ": with " + std::to_string(world) + " ranks that is " +
+                                              std::to_string(std::int64_t(world - 1) * chunks) + " exchanges, above the " +
+                                              std::to_string(kMaxExchanges) + " a plan makes; pass fewer, or 0 to let tessel choose"};
   return {};
 }
 
