@@ -38,7 +38,7 @@ std::string expression_text(nb::handle h) {
   if (!PyUnicode_Check(h.ptr())) {
     throw nb::type_error((std::string("the expression must be a str such as \"size((4,8))\", not ") + nb::type_name(h.type()).c_str()).c_str());
   }
-  return nb::cast<std::string>(h);
+  return text_of(h, "the expression");
 }
 
 }  // namespace

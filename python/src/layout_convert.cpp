@@ -67,13 +67,13 @@ rt::Coord coord_at(nb::handle h, int depth) {
 }
 
 rt::Layout tiler_element(nb::handle h, IntAs as, char const* what) {
-  if (nb::isinstance<rt::Layout>(h)) return nb::cast<rt::Layout const&>(h);
+  if (nb::isinstance<rt::Layout>(h)) return layout_ref(h);
   if (is_integer(h)) {
     std::int64_t n = to_int64(h, what);
     if (n < 1) throw rt::Error("the tiler extent " + std::to_string(n) + " must be positive");
     return as == IntAs::Compact ? rt::make_layout(n) : rt::Layout(n, 1);
   }
-  if (PyUnicode_Check(h.ptr())) return rt::layout_from_string(nb::cast<std::string>(h));
+  if (PyUnicode_Check(h.ptr())) return rt::layout_from_string(text_of(h, what));
   wrong_type(what, "a Layout or an integer (one per mode of the tiler)", h);
 }
 
@@ -119,10 +119,28 @@ nb::object from_coord(rt::Coord const& c) {
   return nb::tuple(out);
 }
 
+std::string text_of(nb::handle h, char const* what) {
+  Py_ssize_t n = 0;
+  char const* s = PyUnicode_AsUTF8AndSize(h.ptr(), &n);
+  if (s == nullptr) {
+    PyErr_Clear();
+    throw nb::value_error((std::string(what) + " is a str with no UTF-8 form (it holds a lone surrogate such as '\\ud800'); "
+                           "give plain text such as \"(4,8):(1,4)\"").c_str());
+  }
+  return std::string(s, static_cast<std::size_t>(n));
+}
+
+rt::Layout const& layout_ref(nb::handle h) {
+  if (!nb::inst_ready(h)) {
+    throw nb::type_error("the Layout was made by Layout.__new__ and never initialized; make one with Layout(shape, stride)");
+  }
+  return nb::cast<rt::Layout const&>(h);
+}
+
 rt::Layout to_layout(nb::handle h, char const* what) {
-  if (nb::isinstance<rt::Layout>(h)) return nb::cast<rt::Layout const&>(h);
+  if (nb::isinstance<rt::Layout>(h)) return layout_ref(h);
   if (is_integer(h)) return rt::Layout(to_int64(h, what), 1);
-  if (PyUnicode_Check(h.ptr())) return rt::layout_from_string(nb::cast<std::string>(h));
+  if (PyUnicode_Check(h.ptr())) return rt::layout_from_string(text_of(h, what));
   wrong_type(what, "a Layout, a layout string such as \"(4,8):(1,4)\", or an integer", h);
 }
 

@@ -13,6 +13,7 @@
 #include <nanobind/nanobind.h>
 
 #include <tessel/layout/runtime.hpp>
+#include <string>
 #include <variant>
 
 namespace tessel::py {
@@ -33,6 +34,11 @@ nb::object from_int_tuple(rt::IntTuple const& t);
 rt::Coord to_coord(nb::handle h);
 nb::object from_coord(rt::Coord const& c);
 rt::Layout to_layout(nb::handle h, char const* what);
+// The UTF-8 text of a str; a str with no UTF-8 form (a lone surrogate such as "\ud800") is a
+// ValueError naming `what`, not nanobind's std::bad_cast.
+std::string text_of(nb::handle h, char const* what);
+// The Layout an instance holds; one made by Layout.__new__ and never initialized is a TypeError.
+rt::Layout const& layout_ref(nb::handle h);
 std::variant<rt::Layout, rt::Tiler> to_tiler(nb::handle h, IntAs as, char const* what);
 
 // The type the `_` marker is an instance of.

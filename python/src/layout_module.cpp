@@ -31,9 +31,9 @@ auto by_tiler(F f, IntAs as) {
 rt::Layout construct(nb::handle shape, nb::handle stride) {
   if (PyUnicode_Check(shape.ptr())) {
     if (!stride.is_none()) throw nb::type_error("Layout(text) takes no stride: the text holds it, as \"(4,8):(1,4)\"");
-    return rt::layout_from_string(nb::cast<std::string>(shape));
+    return rt::layout_from_string(text_of(shape, "the layout text"));
   }
-  if (nb::isinstance<rt::Layout>(shape) && stride.is_none()) return nb::cast<rt::Layout const&>(shape);
+  if (nb::isinstance<rt::Layout>(shape) && stride.is_none()) return layout_ref(shape);
   rt::IntTuple s = to_int_tuple(shape, "the shape");
   if (stride.is_none()) return rt::make_layout(s);
   return rt::Layout(s, to_int_tuple(stride, "the stride"));
@@ -83,7 +83,7 @@ nb::object modes(rt::Layout const& l) {
   return nb::iter(out);
 }
 
-bool same_layout(rt::Layout const& a, nb::handle b) { return a == nb::cast<rt::Layout const&>(b); }
+bool same_layout(rt::Layout const& a, nb::handle b) { return a == layout_ref(b); }
 
 // size/rank/depth of a layout, or of a shape given as an int or a tuple.
 template <class OfLayout, class OfTuple>

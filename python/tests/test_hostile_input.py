@@ -150,6 +150,46 @@ def test_a_mode_beyond_the_rank_is_an_index_error():
         a[0:1]
 
 
+def test_text_with_a_lone_surrogate_is_a_value_error():
+    # It was RuntimeError: std::bad_cast, from nanobind's str -> std::string.
+    for call, what in ((lambda: Layout("\ud800"), "the layout text"), (lambda: tl.evaluate("size(\udfff)"), "the expression"),
+                       (lambda: tl.composition("8:1\ud800", 2), "the first operand"),
+                       (lambda: tl.logical_divide(Layout(8), ["\ud800"]), "the second operand")):
+        with pytest.raises(ValueError, match=f"^{what} is a str with no UTF-8 form"):
+            call()
+
+
+def test_a_layout_never_initialized_is_a_type_error():
+    # Layout.__new__ without __init__ was RuntimeError: std::bad_cast where a function read it.
+    blank = Layout.__new__(Layout)
+    for call in (lambda: tl.size(blank), lambda: tl.composition(Layout(8), blank), lambda: Layout(8) == blank, lambda: Layout(blank)):
+        with pytest.raises(TypeError, match="made by Layout.__new__ and never initialized"):
+            call()
+
+
+def test_a_layout_is_never_deeper_than_its_text_can_be_read():
+    # make_layout(L) nested a layout past the 64 levels its text and pickle are read back with.
+    import pickle
+
+    a = Layout(1)
+    for _ in range(64):
+        a = tl.make_layout(a)
+    assert tl.depth(a) == 64 and pickle.loads(pickle.dumps(a)) == a == Layout(str(a))
+    with pytest.raises(tl.LayoutError, match="nested 65 levels deep, more than the 64 levels a layout may have"):
+        tl.make_layout(a)
+
+
+def test_one_element_with_a_negative_stride_divides():
+    # It was SIGFPE in the composition's stride walk (a multi-mode A, a one-element mode of B with a
+    # negative stride): run in a child, so that a crash fails this test only.
+    out = isolated("""
+        from tessel import layout as tl
+        print(tl.logical_divide(tl.Layout((1, 5, 1), (1, 1, 8)), tl.Layout(1, -3)))
+        print(tl.composition(tl.Layout((2, 5), (1, 3)), tl.Layout(1, -1)))
+    """)
+    assert out.split() == ["(1,5):(0,1)", "1:0"]
+
+
 # ---- GemmConfig -------------------------------------------------------------------------------
 @pytest.mark.parametrize("kwargs, field", [
     (dict(tile=(128.5, 128, 32)), "every number of tile must be an integer, not float 128.5"),

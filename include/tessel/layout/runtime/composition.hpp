@@ -63,6 +63,9 @@ inline std::string fault_text(layout_rules::CompositionVerdict const& v, Layout 
 inline Layout compose_mode(std::vector<Mode> const& a, std::int64_t s, std::int64_t d) {
   if (d == 0) return Layout(s, 0);  // every coordinate maps to A(0) = 0
   if (a.size() == 1) return Layout(s, mul(d, a[0].stride));
+  // One element touches only A(0) = 0, whatever d is: the admissibility rule passes n == 1 with
+  // any stride, and the walk below assumes d > 0 (a negative d would divide by zero in it).
+  if (s == 1) return Layout(1, 0);
 
   std::size_t const r = a.size();
   std::vector<Mode> strided(r - 1);

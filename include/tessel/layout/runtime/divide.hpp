@@ -108,6 +108,14 @@ inline std::string padded_fault_text(layout_rules::PaddedDivideVerdict const& v,
 inline Layout logical_divide_impl(Layout const& a, Layout const& b) {
   a.validate();
   Layout const tiler = make_layout(b, complement(b, coalesce(a).shape));
+  // The result has size(tiler) elements; fewer than A's leave some of A out. The complement's own
+  // check rounds size(M) / size(filter(B)) down, so a stride of B that is no multiple of the extent
+  // below it can pass it: logical_divide(2097151:4294967296, (256,(12)):(2,(16383))) had 2095104.
+  if (size(tiler) < size(a)) {
+    throw Error("(B, complement(B)) = " + to_string(tiler) + " has " + std::to_string(size(tiler)) + " elements, fewer than the " +
+                std::to_string(size(a)) + " of A, so the divide would leave elements of A out (a stride of B is no multiple "
+                "of the extent below it); give B strides that are multiples of the extents below them");
+  }
   auto const flat_a = flat_modes(coalesce_x(a));
   auto const verdict = composition_verdict(flat_a, tiler);
   if (verdict.ok()) return compose_tree(flat_a, tiler.shape, tiler.stride);  // composition(a, tiler)

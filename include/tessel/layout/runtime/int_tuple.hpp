@@ -19,8 +19,8 @@
 namespace tessel::rt {
 
 // The deepest nesting a reader of layouts (text, Python values, calculator expressions) accepts.
-// The readers recurse once per level, so a bound keeps hostile input from exhausting the stack;
-// the algebra's own results are far shallower.
+// The readers recurse once per level, so a bound keeps hostile input from exhausting the stack.
+// Layout::validate holds every layout to it too, so whatever the algebra returns reads back.
 inline constexpr int kMaxNesting = 64;
 
 class IntTuple {

@@ -71,7 +71,8 @@ struct Layout {
 
   Layout() = default;
 
-  // @throws Error unless shape and stride are congruent and every extent is >= 1.
+  // @throws Error unless shape and stride are congruent, every extent is >= 1 and the nesting
+  //         is at most kMaxNesting deep.
   Layout(IntTuple shp, IntTuple str) : shape(std::move(shp)), stride(std::move(str)) { validate(); }
 
   void validate() const {
@@ -79,6 +80,13 @@ struct Layout {
     if (!congruent(shape, stride)) {
       throw Error("shape " + to_string(shape) + " and stride " + to_string(stride) +
                   " are not congruent");
+    }
+    // Every reader of layouts (text, Python values, the calculator) stops at kMaxNesting; a
+    // deeper result of the algebra (make_layout(L) applied 65 times) could not be read back, so
+    // its str() and pickle would not round-trip. One limit, here, for every layout.
+    if (int d = depth(shape); d > kMaxNesting) {
+      throw Error("the layout is nested " + std::to_string(d) + " levels deep, more than the " + std::to_string(kMaxNesting) +
+                  " levels a layout may have; flatten or coalesce some of its modes first");
     }
   }
 
