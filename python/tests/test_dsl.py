@@ -201,6 +201,11 @@ def test_compiled_call_replays_per_argument_set(toolkit, monkeypatch):
     for rows in (8, 16, 24):  # at most REPLAY_SETS sets are remembered
         c(*_real((rows, 256), 0x60000))
     assert len(c._replays) == 2
+    kept = dict(c._replays)
+    for rows in (32, 40, 48, 56):  # sets that never repeat: past 2 x REPLAY_SETS misses, none is kept
+        c(*_real((rows, 256), 0x60000))
+        assert rec.calls[-1][0] == (rows, 1, 1)  # and each still runs right
+    assert c._replays == kept
 
 
 @tessel.kernel

@@ -521,6 +521,7 @@ class CompiledFunction:
         self._dynamic = [i for i in self._tensor_args if values[i].dynamic]
         self._keyed = bool(self._dynamic or self._scalars)
         self._replays: dict = {}  # replay key (see _key) -> [_Replay], oldest first
+        self._misses = 0  # calls whose argument set was not remembered
         self.replay = all(kind in _REPLAYABLE for kind, _ in classes) and self._remember(values, self.launches)
 
     def _key(self, values) -> tuple:
@@ -612,7 +613,10 @@ class CompiledFunction:
                 return None
         with _HostContext(self.target, execute=True) as ctx:
             result = self.jit.fn(*values)
-        if self.replay and result is None:
+        self._misses += 1
+        # NOTES: argument sets that never repeat (a scalar that changes every call) would pay for
+        # building replays they never use: past twice the sets kept, misses stop being remembered.
+        if self.replay and result is None and self._misses <= 2 * REPLAY_SETS:
             self._remember(values, ctx.launches)
         return result
 
