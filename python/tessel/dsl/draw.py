@@ -75,7 +75,7 @@ def tiled_mma_cells(tiled_mma, operand: str = "C", tile=None) -> tuple:
     cells: dict = {}
     for t in range(tiled_mma.size):
         part = getattr(tiled_mma.get_slice(t), f"partition_{operand}")(index)
-        sizes = [product(x) if isinstance(x, tuple) else x for x in part.shape]
+        sizes = [product(x) for x in part.shape]
         for v, coord in enumerate(itertools.product(*[range(x) for x in reversed(sizes)])):
             off = part.offset + crd2idx(tuple(reversed(coord)), part.shape, part.stride)
             cells.setdefault((off % tile[0], off // tile[0]), []).append((t, v))

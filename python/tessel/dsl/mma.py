@@ -440,7 +440,7 @@ class ThrCopyMma:
         if not isinstance(frag, Tensor) or getattr(frag, "memspace", None) != "rmem" or len(frag.shape) != 3:
             fail("retile takes a register fragment of partition_fragment_A / _B")
         (vs, v0), (ms, m0), (ks, k0) = zip(frag.shape, frag.stride)
-        n = _size(ms)
+        n = product(ms)
         if group == 1:
             return frag
         if isinstance(ms, tuple) or n % group:
@@ -461,11 +461,11 @@ def copy_ldmatrix(tiled_copy: TiledCopyMma, src, dst):
     from retile, with the same rest modes."""
     from . import arch
     rest_s, rest_d = src.shape[1:], dst.shape[1:]
-    if tuple(_size(r) for r in rest_s) != tuple(_size(r) for r in rest_d):
+    if tuple(product(r) for r in rest_s) != tuple(product(r) for r in rest_d):
         fail(f"copy: the source's copies {rest_s} and the destination's {rest_d} differ")
-    if _size(src.shape[0]) != 8 or _size(dst.shape[0]) != 8:
+    if product(src.shape[0]) != 8 or product(dst.shape[0]) != 8:
         fail("copy: an ldmatrix.x4 moves 8 elements per lane (partition_S's first mode, retile's first mode)")
-    for idx in itertools.product(*[range(_size(r)) for r in rest_s]):
+    for idx in itertools.product(*[range(product(r)) for r in rest_s]):
         row = src[(None, *idx)]
         regs = arch.ldmatrix_x4(row)
         d = dst[(None, *idx)]
@@ -507,12 +507,12 @@ def gemm(tiled: TiledMma, d, a, b, c):
             fail(f"gemm's {name} holds {t.element_type.name}; {atom.name} takes {dtype.name} there")
         if len(t.shape) != 3:
             fail(f"gemm's {name} is (V, MMA_x, MMA_y); its shape is {t.shape}")
-    ma, ka = _size(a.shape[1]), _size(a.shape[2])
-    nb, kb = _size(b.shape[1]), _size(b.shape[2])
-    mc, nc = _size(c.shape[1]), _size(c.shape[2])
-    if (ma, nb, kb) != (mc, nc, ka) or (_size(d.shape[1]), _size(d.shape[2])) != (mc, nc):
+    ma, ka = product(a.shape[1]), product(a.shape[2])
+    nb, kb = product(b.shape[1]), product(b.shape[2])
+    mc, nc = product(c.shape[1]), product(c.shape[2])
+    if (ma, nb, kb) != (mc, nc, ka) or (product(d.shape[1]), product(d.shape[2])) != (mc, nc):
         fail(f"gemm: A has {ma} x {ka} atoms (M x K), B {nb} x {kb} (N x K), C {mc} x {nc}, D "
-             f"{_size(d.shape[1])} x {_size(d.shape[2])}: they must agree")
+             f"{product(d.shape[1])} x {product(d.shape[2])}: they must agree")
     for name, t in (("A", a), ("B", b)):
         vs = _v_offsets(t)
         if any(vs[j] + 1 != vs[j + 1] for j in range(0, len(vs), 2)):
@@ -523,18 +523,14 @@ def gemm(tiled: TiledMma, d, a, b, c):
             for n in range(nc):
                 ra = [_u32(a, o) for o in _pairs(a, m, k)]
                 rb = [_u32(b, o) for o in _pairs(b, n, k)]
-                cs = [c[(v, m, n)] for v in range(_size(c.shape[0]))]
+                cs = [c[(v, m, n)] for v in range(product(c.shape[0]))]
                 out = atom._call(ra, rb, cs)
                 for v, x in enumerate(out):
                     d[(v, m, n)] = x
 
 
-def _size(s) -> int:
-    return product(s) if isinstance(s, tuple) else s
-
-
 def _v_offsets(t) -> list:
-    return [crd2idx(v, t.shape[0], t.stride[0]) for v in range(_size(t.shape[0]))]
+    return [crd2idx(v, t.shape[0], t.stride[0]) for v in range(product(t.shape[0]))]
 
 
 def _pairs(t, i, k) -> list:
