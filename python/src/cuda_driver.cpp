@@ -61,6 +61,7 @@ Loaded load() {
   optional(d.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
   optional(d.cuLaunchKernelEx, "cuLaunchKernelEx");
   optional(d.cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters");
+  optional(d.cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   optional(d.cuEventCreate, "cuEventCreate");
   optional(d.cuEventRecord, "cuEventRecord");
   optional(d.cuEventSynchronize, "cuEventSynchronize");

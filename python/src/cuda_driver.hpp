@@ -71,6 +71,7 @@ struct Driver {
                                 unsigned const*, int, int, int, int);
   CUresult (*cuLaunchKernelEx)(CUlaunchConfig const*, CUfunction, void**, void**);
   CUresult (*cuOccupancyMaxActiveClusters)(int*, CUfunction, CUlaunchConfig const*);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int, std::size_t);
   CUresult (*cuEventCreate)(CUevent*, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);

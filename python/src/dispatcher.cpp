@@ -122,17 +122,15 @@ void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::han
   p.group_m = reinterpret_cast<int const*>(group_m);
   p.group_masked = masked;
   if (kernel.traits().block_scaled) {
-    // Block scales: A's over all rows (the groups are rows of A), B's per group.
-    if (masked)
-      refuse(Status::kErrorNotSupported, "block-scaled grouped GEMM takes the contiguous layout (offs), not counts: the scales of "
-                                         "A follow its rows across the groups");
+    // Block scales: B's per group; A's over all rows (contiguous: the groups are rows of A) or per
+    // group's block (masked: batched like A).
     if (!scale_a || !scale_b || !scale_a_strides || !scale_b_strides)
       refuse(Status::kErrorInvalidProblem, "block-scaled grouped GEMM without its scales: pass scale_a (rows, K blocks) and "
                                            "scale_b (groups, N blocks, K blocks) with their strides");
     p.block_scaled = true;
     p.sfa = block_scale_view(scale_a, *scale_a_strides);
     p.sfb = block_scale_view(scale_b, *scale_b_strides);
-    p.sfa.batch = 0;
+    if (!masked) p.sfa.batch = 0;
     kernel.launch(p, 1.f, 0.f, stream);
     return;
   }

@@ -82,6 +82,11 @@ Kernel::Loaded const& Kernel::loaded(int device) {
         throw cuda::CudaFailure{r, cuda::error_text(r) + " asking for " + std::to_string(t_.smem) + " bytes of shared memory"};
     }
     if (t_.hopper) l.max_clusters = Sm90Launcher::max_active_clusters(d, fn, sm90_shape(), info.sm_count);
+    if (!t_.hopper && t_.grouped && d.cuOccupancyMaxActiveBlocksPerMultiprocessor) {
+      int blocks = 0;
+      if (d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, t_.threads, static_cast<std::size_t>(t_.smem)) == cuda::CUDA_SUCCESS)
+        l.blocks_per_sm = std::max(blocks, 1);
+    }
   } catch (cuda::CudaFailure const& f) {
     cuda_failed(f, "loading " + t_.name + " on CUDA device " + std::to_string(device));
   }
@@ -150,6 +155,10 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
     }
     return;
   }
+  if (t_.grouped) {
+    launch_sm80_grouped(p, l, alpha, stream);
+    return;
+  }
   cuda::CUfunction fn = l.fn;
   int const tiles_m = static_cast<int>((p.m + t_.tile_m - 1) / t_.tile_m);
   int const tiles_n = static_cast<int>((p.n + t_.tile_n - 1) / t_.tile_n);
@@ -184,6 +193,38 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
                                 static_cast<unsigned>(t_.smem), reinterpret_cast<cuda::CUstream>(stream), arg_ptrs, nullptr);
       if (r != cuda::CUDA_SUCCESS) throw cuda::CudaFailure{r, cuda::error_text(r)};
     }
+  } catch (cuda::CudaFailure const& f) {
+    cuda_failed(f, "launching " + t_.name);
+  }
+}
+
+void Kernel::launch_sm80_grouped(Problem const& p, Loaded const& l, float alpha, std::uintptr_t stream) {
+  using E = bfloat16_t;  // the layout's element type (see launch)
+  using gemm::kernel::GroupedLayout;
+  GroupedKernelParams params{};
+  params.gemm.problem = {static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k)};
+  params.gemm.A = static_cast<E const*>(p.a);
+  params.gemm.lda = p.lda;
+  params.gemm.B = static_cast<E const*>(p.b);
+  params.gemm.ldb = p.ldb;
+  params.gemm.D = static_cast<E*>(p.d);
+  params.gemm.ldd = p.ldd;
+  params.gemm.epilogue.params = {alpha, 0.f};
+  int const tiles_n = static_cast<int>((p.n + t_.tile_n - 1) / t_.tile_n);
+  params.groups = {p.group_m, p.l, int(p.group_masked ? GroupedLayout::kMasked : GroupedLayout::kContiguous), static_cast<int>(p.m), tiles_n};
+  params.batch_a = p.batch_a;
+  params.batch_b = p.batch_b;
+  params.batch_d = p.batch_d;
+  cuda::DeviceInfo const& info = cuda::device_info(p.device);
+  // Persistent: as many CTAs as are resident at once, never more than there can be tiles.
+  int const grid = std::max(1, std::min(params.groups.tile_bound(t_.tile_m), info.sm_count * l.blocks_per_sm));
+  void* arg_ptrs[] = {&params};
+  cuda::Driver const& d = *cuda::driver();
+  try {
+    cuda::ScopedContext scope(d, info.context);
+    auto r = d.cuLaunchKernel(l.fn, static_cast<unsigned>(grid), 1, 1, static_cast<unsigned>(t_.threads), 1, 1, static_cast<unsigned>(t_.smem),
+                              reinterpret_cast<cuda::CUstream>(stream), arg_ptrs, nullptr);
+    if (r != cuda::CUDA_SUCCESS) throw cuda::CudaFailure{r, cuda::error_text(r)};
   } catch (cuda::CudaFailure const& f) {
     cuda_failed(f, "launching " + t_.name);
   }

@@ -25,7 +25,7 @@ struct KernelTraits {
   int box_a[2] = {0, 0}, box_b[2] = {0, 0};  // Hopper: (inner, outer) of A's and B's TMA boxes
   int fixup_slot_floats = 0;  // Hopper stream-K kernels: floats per partial-tile slot; 0: data-parallel
   bool promoted = false;      // Hopper FP8: accumulation promoted to f32 registers every K tile
-  bool grouped = false;       // Hopper: the tiles of G problems (GroupedScheduler); launched by run_grouped only
+  bool grouped = false;       // the tiles of G problems (Hopper: GroupedScheduler; Sm80: gemm_grouped_kernel); run_grouped only
   bool block_scaled = false;  // Hopper FP8 with per-block scales of A and B; launched by run_block_scaled only
   std::string target;   // the SASS architecture of the cubin: "sm_80", "sm_90a"
   std::string name;     // tessel_sm80_gemm_f16_f16_f32_128x128x32_64x64x32_3stage_tn
@@ -58,8 +58,10 @@ class Kernel {
   struct Loaded {
     cuda::CUfunction fn = nullptr;
     int max_clusters = 0;  // Hopper with clusters: how many fit at once (0: the SM count decides)
+    int blocks_per_sm = 1;  // Sm80 grouped kernels: CTAs resident per SM (their persistent grid)
   };
   Loaded const& loaded(int device);
+  void launch_sm80_grouped(Problem const& p, Loaded const& l, float alpha, std::uintptr_t stream);
   Sm90Shape sm90_shape() const;
 
   std::string cubin_;

@@ -77,6 +77,7 @@ struct Problem {
 // The Sm75/Sm80 kernels' parameter block in the layout every configuration shares
 // (kernel/gemm_params.hpp): every generated source asserts TESSEL_SM80_PARAMS_MATCH for its own.
 using KernelParams = gemm::kernel::Sm80LaunchParams;
+using GroupedKernelParams = gemm::kernel::Sm80GroupedLaunchParams;
 
 // The Hopper kernels' parameter block, kernel::Sm90GemmParams, in the layout every configuration
 // shares (kernel/sm90_params.hpp): the launcher fills it at the start of a zeroed block of

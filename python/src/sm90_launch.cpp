@@ -146,7 +146,7 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   using gemm::kernel::GroupedLayout;
   gemm::kernel::Sm90LaunchPlan const plan = gemm::kernel::make_sm90_launch_plan(
       {s.tile_m, s.tile_n, sm90_tile_k(p.ab), s.cluster_m, s.stream_k, s.grouped}, m, n, static_cast<int>(p.k), p.l,
-      gemm::kernel::Sm90Groups{p.group_m, p.l, int(p.group_masked ? GroupedLayout::kMasked : GroupedLayout::kContiguous), m, 0},
+      gemm::kernel::Groups{p.group_m, p.l, int(p.group_masked ? GroupedLayout::kMasked : GroupedLayout::kContiguous), m, 0},
       gemm::kernel::RasterOrder::Heuristic, 8, gemm::kernel::DecompositionOptions{}, sm_count, max_clusters);
   params.sched = plan.sched;
   unsigned const grid = static_cast<unsigned>(plan.grid);

@@ -1,5 +1,7 @@
 """Grouped GEMM for mixture-of-experts layers: G GEMMs of one weight shape and ragged token counts
-in one launch of the Hopper kernel's grouped scheduler (kernel::GroupedScheduler).
+in one launch: on Hopper, the TMA kernel's grouped scheduler (kernel::GroupedScheduler); on
+Ampere, Ada and Turing, the mma.sync kernel's tiles walked by a persistent grid
+(kernel/sm80_gemm_grouped.hpp), float16 and bfloat16 only (Turing: float16).
 
     # contiguous: tokens sorted by expert, offs[g] = end row of expert g (torch._grouped_mm's offs)
     out = tessel.grouped_gemm(x, w.transpose(1, 2), offs)          # x (T, K), w (G, N, K) -> (T, N)
@@ -13,10 +15,10 @@ group (past offs[-1], or past counts[g] in a block) are not written.
 FP8: A and B float8_e4m3fn (or both float8_e5m2) with torch._scaled_mm's per-tensor scales,
 scale_a and scale_b (one float32 each on A's device, the dequantization factors: real A =
 scale_a * A), shared by every group; D bfloat16 (or float16), fast accumulation, B K-major.
-Or, e4m3 with offs, per-block scales (DeepSeek-V3's recipe, as torch._scaled_mm's blockwise mode
-spells them for one GEMM): scale_a (rows, ceil(K/128)), one per row of A and 128 of K, and
-scale_b (G, ceil(K/128), ceil(N/128)), one per 128 x 128 block of each group's B, applied to each
-K block's sum in f32 registers; D bfloat16.
+Or, e4m3, per-block scales (DeepSeek-V3's recipe, as torch._scaled_mm's blockwise mode spells
+them for one GEMM): scale_a one per row of A and 128 of K, (rows, ceil(K/128)) with offs or
+(G, M, ceil(K/128)) with counts, and scale_b (G, ceil(K/128), ceil(N/128)), one per 128 x 128
+block of each group's B, applied to each K block's sum in f32 registers; D bfloat16.
 
     q, sa = tessel.quantize_fp8_1x128(x)                        # x sorted by expert, (T, K) bf16
     out = tessel.grouped_gemm(q, w8.transpose(1, 2), offs, scale_a=sa, scale_b=sw)   # sw (G, K/128, N/128)
@@ -50,6 +52,15 @@ def config_for(dtype_name: str, out_name: str, b_k_major: bool, tiles: int, sm_c
     return GemmConfig(arch="sm90a", element=element, out=_ELEMENTS[out_name], layout_a="row",
                       layout_b="col" if b_k_major else "row", tile=(128, bn, tile_k(element)), schedule="cooperative",
                       scheduler="grouped")
+
+
+def mma_sync_config(dtype_name: str, out_name: str, b_k_major: bool, cc: int) -> GemmConfig:
+    """The grouped kernel for GPUs without wgmma: the dense Sm80 kernel's default tile (Turing:
+    its two-stage float16 kernel) on the grouped walk."""
+    element = _ELEMENTS[dtype_name]
+    config = GemmConfig(arch="sm80", element=element, out=_ELEMENTS[out_name], layout_a="row",
+                        layout_b="col" if b_k_major else "row", scheduler="grouped")
+    return config.replace(arch="sm75", stages=2) if cc < 80 else config
 
 
 def block_scaled_config() -> GemmConfig:
@@ -125,16 +136,17 @@ def _check_scales(A, B, scale_a, scale_b, masked: bool) -> tuple:
         return scale_a.data_ptr(), scale_b.data_ptr(), None, None
     G, K, N = B.shape
     kb, nb = -(-K // BLOCK_SCALE_K), -(-N // BLOCK_SCALE_N)
-    if masked or tuple(scale_a.shape) != (A.shape[0], kb) or tuple(scale_b.shape) != (G, kb, nb):
+    want_a = (*A.shape[:-1], kb)  # (rows, KB) with offs; (G, M, KB) with counts
+    if tuple(scale_a.shape) != want_a or tuple(scale_b.shape) != (G, kb, nb):
+        a_text = "(groups, M, ceil(K/128))" if masked else "(rows, ceil(K/128))"
         raise ValueError(f"tessel.grouped_gemm: scale_a {tuple(scale_a.shape)} and scale_b {tuple(scale_b.shape)} are neither "
-                         f"per-tensor (one element each) nor per block with offs: scale_a (rows, ceil(K/128)) = "
-                         f"({A.shape[0] if not masked else 'rows'}, {kb}) and scale_b (groups, ceil(K/128), ceil(N/128)) = "
-                         f"({G}, {kb}, {nb}){'; per-block scales take the contiguous layout (offs), not counts' if masked else ''}")
+                         f"per-tensor (one element each) nor per block: scale_a {a_text} = {want_a} and scale_b "
+                         f"(groups, ceil(K/128), ceil(N/128)) = ({G}, {kb}, {nb})")
     if A.dtype != torch.float8_e4m3fn:
         raise TypeError(f"tessel.grouped_gemm: per-block scales run on the e4m3 kernel, but A and B are {A.dtype}: quantize "
                         "to torch.float8_e4m3fn (tessel.quantize_fp8_1x128 makes A's block scales)")
-    return (scale_a.data_ptr(), scale_b.data_ptr(), (*_scale_strides(scale_a, (0, 1)), 0),
-            _scale_strides(scale_b, (2, 1, 0)))
+    strides_a = _scale_strides(scale_a, (1, 2, 0)) if masked else (*_scale_strides(scale_a, (0, 1)), 0)
+    return scale_a.data_ptr(), scale_b.data_ptr(), strides_a, _scale_strides(scale_b, (2, 1, 0))
 
 
 def _groups(offs, counts) -> tuple:
@@ -144,7 +156,7 @@ def _groups(offs, counts) -> tuple:
     return counts is not None, counts if counts is not None else offs
 
 
-def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scale_a=None, scale_b=None):
+def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scale_a=None, scale_b=None, config=None):
     """D_g = A_g @ B_g for the G groups of B (G, K, N), in one launch.
 
     offs:   contiguous layout: A (rows, K), D (rows, N); group g is rows offs[g-1]:offs[g] (int32
@@ -153,8 +165,10 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
             block (int32 on A's device; values past M count as M).
     out_dtype: D's dtype (A's by default, bfloat16 for float8 A; float16 or bfloat16). out: a D to write instead.
     scale_a, scale_b: float8 A and B only: their per-tensor scales (one float32 each, real A =
-            scale_a * A), or per-block scales (e4m3 with offs: scale_a (rows, ceil(K/128)),
-            scale_b (G, ceil(K/128), ceil(N/128)); D bfloat16).
+            scale_a * A), or per-block scales (e4m3: scale_a (rows, ceil(K/128)) with offs,
+            (G, M, ceil(K/128)) with counts; scale_b (G, ceil(K/128), ceil(N/128)); D bfloat16).
+    config: a GemmConfig with scheduler='grouped' to run instead of the automatic choice
+            (kernel_for's); its arch must be one this GPU runs.
     """
     torch = _torch()
     masked, group_m = _groups(offs, counts)
@@ -175,21 +189,46 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
     if K == 0:
         raise ValueError("tessel.grouped_gemm: K = 0 (an empty inner dimension): D would be all zeros; give K >= 1")
     device = A.device.index if A.device.index is not None else torch.cuda.current_device()
-    cfg = block_scaled_config() if scales[2] is not None else _choose(A, B, masked, dtype, device)
+    cfg = _config(A, B, masked, dtype, device, scales[2] is not None, config)
     first = lambda x: x[0] if masked else x  # noqa: E731 (the first group's matrix)
     _dispatcher.run_grouped(_kernel_for(cfg, device), first(A), B[0], first(out), G, A.stride(0) if masked else 0,
                             B.stride(0), out.stride(0) if masked else 0, group_m.data_ptr(), masked, _stream(None, out), *scales)
     return out
 
 
+def _config(A, B, masked: bool, dtype, device: int, blocks: bool, config) -> GemmConfig:
+    """The kernel to run: `config` where given (checked against the problem's kind), else the
+    block-scaled kernel for block scales, else by the GPU and the shape."""
+    if config is None:
+        return block_scaled_config() if blocks else _choose(A, B, masked, dtype, device)
+    if not isinstance(config, GemmConfig) or config.scheduler != "grouped":
+        raise TypeError(f"tessel.grouped_gemm: config must be a GemmConfig with scheduler='grouped', not {config!r}")
+    kind = (_element(A.dtype), _ELEMENTS[str(dtype).split(".")[1]], "col" if B.stride(1) == 1 else "row")
+    if (config.element, config.out, config.layout_b) != kind or config.block_scaled != blocks:
+        raise ValueError(f"tessel.grouped_gemm: config {config.name} computes element {config.element}, out {config.out}, B "
+                         f"{config.layout_b}-major{' with block scales' if config.block_scaled else ''}; these operands need "
+                         f"element {kind[0]}, out {kind[1]}, B {kind[2]}-major{' with block scales' if blocks else ''}")
+    return config
+
+
 def _choose(A, B, masked: bool, dtype, device: int) -> GemmConfig:
     G, _, N = B.shape
     rows = A.shape[-2]
+    dtype_name, out_name = str(A.dtype).split(".")[1], str(dtype).split(".")[1]
+    cc = _core.compute_capability(device)
+    if cc != 90:
+        if _element(A.dtype) in FP8:
+            raise ValueError(f"tessel.grouped_gemm: FP8 grouped GEMM runs on tessel's Hopper kernel (compute capability 9.0); "
+                             f"this GPU is {cc // 10}.{cc % 10}: use float16 or bfloat16 operands")
+        if cc < 80 and A.dtype != _torch().float16:
+            raise ValueError(f"tessel.grouped_gemm: on compute capability {cc // 10}.{cc % 10} (Turing's m16n8k8) the grouped "
+                             f"kernel takes float16, not {A.dtype}")
+        return mma_sync_config(dtype_name, out_name, B.stride(1) == 1, cc)
     tiles = (-(-rows // 128) * (G if masked else 1) + (0 if masked else G - 1)) * -(-N // 256)  # 128 x 256 tiles, at most
-    return config_for(str(A.dtype).split(".")[1], str(dtype).split(".")[1], B.stride(1) == 1, tiles, _core.sm_count(device))
+    return config_for(dtype_name, out_name, B.stride(1) == 1, tiles, _core.sm_count(device))
 
 
-def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None, scale_a=None, scale_b=None) -> GemmConfig:
+def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None, scale_a=None, scale_b=None, config=None) -> GemmConfig:
     """The GemmConfig grouped_gemm would run for these operands (without running it)."""
     torch = _torch()
     masked, group_m = _groups(offs, counts)
@@ -197,7 +236,5 @@ def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None, scale_a=None, sc
     _check_device(A, B, group_m)
     blocks = (scale_a is not None or scale_b is not None) and _check_scales(A, B, scale_a, scale_b, masked)[2] is not None
     dtype = _out_dtype(A, out_dtype, blocks)
-    if blocks:
-        return block_scaled_config()
     device = A.device.index if A.device.index is not None else torch.cuda.current_device()
-    return _choose(A, B, masked, dtype, device)
+    return _config(A, B, masked, dtype, device, bool(blocks), config)

@@ -356,6 +356,30 @@ def test_grouped_block_scaled_matches_float64(hopper, strides):
     assert torch.isnan(out[start:].float()).all(), "rows of no group were written"
 
 
+@pytest.mark.parametrize("strides", ["contiguous", "rows"])
+def test_grouped_block_scaled_masked_matches_float64(hopper, strides):
+    """Per-block scales with counts (decode under CUDA graphs, DeepGEMM's masked layout): A and its
+    scales batched by group, (G, M, K) and (G, M, ceil(K/128)); each group's first counts[g] rows
+    against its own dequantized weights, the rest of its block left as it was."""
+    torch = hopper
+    g, m, n, k = 4, 96, 256, 640
+    counts = [0, 96, 5, 300]  # 300: past the block, counts as 96
+    a = torch.stack([_fp8(torch, m, k, 40 + i) for i in range(g)])
+    w = torch.stack([_fp8(torch, n, k, 50 + i) for i in range(g)])
+    sa = _scales(torch, (g, m, blocks(k)), 60)  # (G,M,KB) contiguous
+    if strides == "rows":
+        sa = _scales(torch, (g, blocks(k), m), 60).transpose(1, 2)  # (G,M,KB):(KB*M,1,M), each group torch's layout
+    sb = _scales(torch, (g, blocks(k), blocks(n)), 61)
+    out = torch.full((g, m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    tessel.grouped_gemm(a, w.transpose(1, 2), counts=torch.tensor(counts, device="cuda", dtype=torch.int32), out=out,
+                        scale_a=sa, scale_b=sb)
+    for i, c in enumerate(min(c, m) for c in counts):
+        if c:
+            ref, ab = _reference(torch, a[i, :c], w[i], sa[i, :c], sb[i])
+            _within_budget(torch, out[i, :c], ref, ab, f"block {i} ({strides} scales)")
+        assert torch.isnan(out[i, c:].float()).all(), f"block {i}: rows past its count {c} were written"
+
+
 def test_block_scaled_bias_and_layout_of_the_result(hopper):
     torch = hopper
     m, n, k = 200, 384, 1024

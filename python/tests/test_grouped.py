@@ -1,11 +1,13 @@
-"""tessel.grouped_gemm: the grouped configuration (host), and on a Hopper GPU ragged groups in the
+"""tessel.grouped_gemm: the grouped configurations (host), and on a GPU ragged groups in the
 contiguous and masked layouts against a float64 reference, with D poisoned so that a write to a
-row of no group shows."""
+row of no group shows: the Hopper kernel on compute capability 9.0, the mma.sync kernel (Sm80
+grouped walk) on any GPU of compute capability 8.0 or later."""
 
 import pytest
 
 import tessel
-from tessel.jit import codegen_sm90
+from tessel.grouped import mma_sync_config
+from tessel.jit import codegen, codegen_sm90
 from tessel.jit.config import GemmConfig
 
 
@@ -25,6 +27,31 @@ def test_grouped_config_names_and_generates_the_grouped_kernel():
 def test_grouped_config_refusals(changes, words):
     with pytest.raises(ValueError, match=words):
         GemmConfig(arch="sm90a", element="bf16", out="bf16", scheduler="grouped", **{"schedule": "cooperative", **changes})
+
+
+def test_mma_sync_grouped_config_generates_the_persistent_walk(toolkit):
+    """The grouped kernel of GPUs without wgmma: its name, the kernel and parameter block the source
+    instantiates and asserts (the launcher's Sm80GroupedLaunchParams), and NVRTC compiles it."""
+    c = mma_sync_config("bfloat16", "bfloat16", True, 80)
+    assert c.name == "tessel_sm80_gemm_bf16_bf16_bf16_128x128x32_64x64x32_3stage_tn_grouped"
+    src = codegen.source(c)
+    assert "gemm_grouped_kernel<tessel_jit::Config>" in src and "TESSEL_SM80_GROUPED_PARAMS_MATCH(Params)" in src
+    assert codegen.symbol_prefix(c) == "_ZN6tessel4gemm6kernel19gemm_grouped_kernel"
+    assert "gemm_grouped_kernel" not in codegen.source(c.replace(scheduler="persistent"))
+    turing = mma_sync_config("float16", "float16", False, 75)
+    assert (turing.arch, turing.stages, turing.layout_b) == ("sm75", 2, "row")
+    k = tessel.compile(c, target="sm_80", use_cache=False)
+    assert k.target == "sm_80" and k.symbol.startswith(codegen.symbol_prefix(c))
+
+
+@pytest.mark.parametrize("changes, words", [
+    (dict(layout_a="col"), "layout_a and layout_c must be 'row'"),
+    (dict(layout_c="col"), "layout_a and layout_c must be 'row'"),
+    (dict(scheduler="stream_k"), "is a Hopper tile scheduler"),
+])
+def test_mma_sync_grouped_config_refusals(changes, words):
+    with pytest.raises(ValueError, match=words):
+        GemmConfig(arch="sm80", element="bf16", out="bf16", **{"scheduler": "grouped", **changes})
 
 
 def _hopper(torch):
@@ -71,6 +98,56 @@ def test_contiguous_groups_match_float64(torch_cuda, sizes, n, k, dtype, b_k_maj
         spans.append((i, s, s + m))
         s += m
     _check(torch, out.float(), _reference(torch, a, b, spans), set(range(sum(sizes))), f"contiguous {sizes[:6]} b_k_major={b_k_major}")
+
+
+def _ampere_or_later(torch):
+    if torch.cuda.get_device_capability() < (8, 0):
+        pytest.skip("needs a compute capability 8.0 or later GPU (the bfloat16 mma.sync kernel)")
+
+
+@pytest.mark.parametrize("sizes, n, k", [
+    ([0, 1, 200, 130, 77], 200, 320),
+    ([3] * 40, 136, 64),
+    ([0, 0, 515], 128, 1032),
+])
+@pytest.mark.parametrize("b_k_major", [True, False])
+def test_mma_sync_contiguous_groups_match_float64(torch_cuda, sizes, n, k, b_k_major):
+    """The Sm80 grouped walk, forced with config= (any GPU from Ampere on runs it): ragged groups,
+    empty ones, a tile straddling groups, rows past the last group left as they were."""
+    torch = torch_cuda
+    _ampere_or_later(torch)
+    g, rows = len(sizes), sum(sizes) + 5
+    a = torch.rand(rows, k, device="cuda", dtype=torch.bfloat16) * 2 - 1
+    w = torch.rand(g, n, k, device="cuda", dtype=torch.bfloat16) * 2 - 1
+    b = w.transpose(1, 2) if b_k_major else w.transpose(1, 2).contiguous()
+    ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
+    out = torch.full((rows, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    config = mma_sync_config("bfloat16", "bfloat16", b_k_major, 80)
+    assert tessel.grouped.kernel_for(a, b, ends, config=config) == config
+    tessel.grouped_gemm(a, b, ends, out=out, config=config)
+    torch.cuda.synchronize()
+    spans, s = [], 0
+    for i, m in enumerate(sizes):
+        spans.append((i, s, s + m))
+        s += m
+    _check(torch, out.float(), _reference(torch, a, b, spans), set(range(sum(sizes))), f"mma.sync contiguous {sizes[:6]}")
+
+
+def test_mma_sync_masked_groups_match_float64(torch_cuda):
+    torch = torch_cuda
+    _ampere_or_later(torch)
+    g, m, n, k = 4, 140, 72, 96
+    counts = torch.tensor([0, 140, 7, 900], device="cuda", dtype=torch.int32)  # 900: past the block, counts as 140
+    a = torch.rand(g, m, k, device="cuda", dtype=torch.float16) * 2 - 1
+    b = (torch.rand(g, n, k, device="cuda", dtype=torch.float16) * 2 - 1).transpose(1, 2)
+    out = torch.full((g, m, n), float("nan"), device="cuda", dtype=torch.float16)
+    tessel.grouped_gemm(a, b, counts=counts, out=out, config=mma_sync_config("float16", "float16", True, 80))
+    torch.cuda.synchronize()
+    for i, c in enumerate([0, 140, 7, 140]):
+        if c:
+            ref = a[i, :c].double() @ b[i].double()
+            assert (out[i, :c].double() - ref).abs().max().item() <= 2e-2 * max(1.0, ref.abs().max().item()), f"block {i}"
+        assert torch.isnan(out[i, c:]).all(), f"masked: block {i} rows past its count {c} were written"
 
 
 def test_masked_groups_match_float64(torch_cuda):
@@ -125,6 +202,20 @@ def test_fp8_groups_with_per_tensor_scales_match_float64(torch_cuda, fp8):
     _check(torch, out.float(), refs, set(range(sum(sizes))), f"{fp8} contiguous {sizes}")
 
 
+@pytest.mark.parametrize("config, error, words", [
+    (GemmConfig(arch="sm80", element="bf16", out="bf16"), TypeError, "scheduler='grouped'"),
+    (GemmConfig(arch="sm80", element="f16", out="f16", scheduler="grouped"), ValueError, "these operands need element bf16, out bf16"),
+    (GemmConfig(arch="sm80", element="bf16", out="bf16", layout_b="row", scheduler="grouped"), ValueError, "B col-major"),
+])
+def test_config_must_fit_the_operands(torch_cuda, config, error, words):
+    torch = torch_cuda
+    a = torch.zeros(64, 128, device="cuda", dtype=torch.bfloat16)
+    b = torch.zeros(2, 64, 128, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+    offs = torch.tensor([32, 64], device="cuda", dtype=torch.int32)
+    with pytest.raises(error, match=words):
+        tessel.grouped_gemm(a, b, offs, config=config)
+
+
 @pytest.mark.parametrize("call, error, words", [
     (lambda t, a, b, o: tessel.grouped_gemm(a, b), ValueError, "exactly one of offs"),
     (lambda t, a, b, o: tessel.grouped_gemm(a, b, o.long()), ValueError, "1-D int32"),
@@ -140,7 +231,7 @@ def test_fp8_groups_with_per_tensor_scales_match_float64(torch_cuda, fp8):
      ValueError, "take scale_a, a float32 tensor"),
     (lambda t, a, b, o: tessel.grouped_gemm(a.to(t.float8_e4m3fn), b.transpose(1, 2).contiguous().transpose(1, 2).to(t.float8_e4m3fn), o,
                                             scale_a=t.ones(64, 2, device="cuda"), scale_b=t.ones(2, 1, 1, device="cuda")),
-     ValueError, r"nor per block with offs: scale_a \(rows, ceil\(K/128\)\) = \(64, 1\)"),
+     ValueError, r"nor per block: scale_a \(rows, ceil\(K/128\)\) = \(64, 1\)"),
     (lambda t, a, b, o: tessel.grouped_gemm(a.to(t.float8_e5m2), b.transpose(1, 2).contiguous().transpose(1, 2).to(t.float8_e5m2), o,
                                             scale_a=t.ones(64, 1, device="cuda"), scale_b=t.ones(2, 1, 1, device="cuda")),
      TypeError, "per-block scales run on the e4m3 kernel"),

@@ -70,17 +70,17 @@ TEST(Sm90TileScheduler, RasterOrderDecidesTheFastDimension) {
   EXPECT_FALSE(Sm90TileScheduler::make(4, 32, 1, RasterOrder::Heuristic, 8).along_n);
 }
 
-// Grouped GEMM's walk (sm90_grouped.hpp): a persistent CTA's increasing ids through the cursor
+// Grouped GEMM's walk (grouped.hpp): a persistent CTA's increasing ids through the cursor
 // cover every row tile of every group's rows exactly once, each clipped at its group's end, and
 // the tile count never exceeds the bound the host sizes the grid with.
 namespace {
 using tessel::gemm::kernel::GroupCursor;
 using tessel::gemm::kernel::GroupedLayout;
 using tessel::gemm::kernel::GroupedTile;
-using tessel::gemm::kernel::Sm90Groups;
+using tessel::gemm::kernel::Groups;
 
 /// Walks ids cta, cta + ctas, ... like one persistent CTA; returns the tiles it saw.
-std::vector<GroupedTile> walk(Sm90Groups const& gs, int cta, int ctas) {
+std::vector<GroupedTile> walk(Groups const& gs, int cta, int ctas) {
   GroupCursor<128, 64> cursor(gs);
   std::vector<GroupedTile> out;
   GroupedTile t;
@@ -90,7 +90,7 @@ std::vector<GroupedTile> walk(Sm90Groups const& gs, int cta, int ctas) {
 
 /// Marks every (row, column tile) of the tiles of all CTAs; each must be marked once and only
 /// inside its group's rows.
-void expect_cover(Sm90Groups const& gs, std::vector<int> const& begins, std::vector<int> const& ends, int blocks) {
+void expect_cover(Groups const& gs, std::vector<int> const& begins, std::vector<int> const& ends, int blocks) {
   for (int ctas : {1, 3, 7, 132}) {
     std::vector<int> seen(std::size_t(gs.rows) * blocks * gs.tiles_n, 0);
     int tiles = 0;
@@ -121,25 +121,25 @@ void expect_cover(Sm90Groups const& gs, std::vector<int> const& begins, std::vec
 
 TEST(GroupCursor, ContiguousGroupsEachRowOnce) {
   std::vector<int> ends{0, 1, 201, 331, 331, 408, 700};
-  Sm90Groups gs{ends.data(), int(ends.size()), int(GroupedLayout::kContiguous), 700, 3};
+  Groups gs{ends.data(), int(ends.size()), int(GroupedLayout::kContiguous), 700, 3};
   std::vector<int> begins{0, 0, 1, 201, 331, 331, 408};
   expect_cover(gs, begins, ends, 1);
 }
 
 TEST(GroupCursor, ContiguousOffsetsClampedNeverOutsideA) {
   std::vector<int> ends{300, 100, 350, -4, 9999};
-  Sm90Groups gs{ends.data(), 5, int(GroupedLayout::kContiguous), 400, 2};
+  Groups gs{ends.data(), 5, int(GroupedLayout::kContiguous), 400, 2};
   expect_cover(gs, {0, 300, 300, 350, 350}, {300, 300, 350, 350, 400}, 1);
 }
 
 TEST(GroupCursor, MaskedCountsClampedToTheBlock) {
   std::vector<int> counts{0, 160, 5, 129, 500, -1};
-  Sm90Groups gs{counts.data(), 6, int(GroupedLayout::kMasked), 160, 4};
+  Groups gs{counts.data(), 6, int(GroupedLayout::kMasked), 160, 4};
   expect_cover(gs, {0, 0, 0, 0, 0, 0}, {0, 160, 5, 129, 160, 0}, 6);
 }
 
 TEST(GroupCursor, NoGroupsNoTiles) {
-  Sm90Groups gs{nullptr, 0, int(GroupedLayout::kContiguous), 100, 4};
+  Groups gs{nullptr, 0, int(GroupedLayout::kContiguous), 100, 4};
   EXPECT_TRUE(walk(gs, 0, 1).empty());
 }
 
@@ -150,7 +150,7 @@ namespace {
 using tessel::gemm::kernel::DecompositionOptions;
 using tessel::gemm::kernel::make_decomposition;
 using tessel::gemm::kernel::make_sm90_launch_plan;
-using tessel::gemm::kernel::Sm90Groups;
+using tessel::gemm::kernel::Groups;
 using tessel::gemm::kernel::Sm90PlanShape;
 using tessel::gemm::kernel::TileGrid;
 }  // namespace
@@ -186,7 +186,7 @@ TEST(Sm90LaunchPlan, StreamKTakesTheDecomposition) {
 
 TEST(Sm90LaunchPlan, GroupedWalkGetsColumnTiles) {
   Sm90PlanShape const s{128, 256, 64, 1, false, true};
-  Sm90Groups const g{nullptr, 8, 0, 1000, 0};  // contiguous: 8 groups over 1000 rows
+  Groups const g{nullptr, 8, 0, 1000, 0};  // contiguous: 8 groups over 1000 rows
   auto const p = make_sm90_launch_plan(s, 1000, 1024, 512, 8, g, RasterOrder::Heuristic, 8, {}, 132, 0);
   EXPECT_EQ(p.sched.groups.tiles_n, 4);
   EXPECT_EQ(p.sched.tile_count(), (8 + 8 - 1) * 4);  // 8 row tiles, each boundary splitting one

@@ -20,10 +20,15 @@ _CPP_ELEMENT = {"f16": "tessel::half_t", "bf16": "tessel::bfloat16_t", "f32": "f
 _CPP_LAYOUT = {"row": "tessel::gemm::RowMajor", "col": "tessel::gemm::ColumnMajor"}
 _CPP_ARCH = {"sm80": "tessel::arch::Sm80", "sm75": "tessel::arch::Sm75"}
 
-# The kernel the source instantiates, as NVRTC's name expression.
+# The kernel the source instantiates, as NVRTC's name expression, and how every instantiation's
+# mangled name starts (tessel::gemm::kernel::<name>); the grouped one (scheduler "grouped") second.
+_KERNEL_NAMES = {False: "gemm_kernel", True: "gemm_grouped_kernel"}
 KERNEL_EXPRESSION = "&tessel::gemm::kernel::gemm_kernel<tessel_jit::Config>"
-# Every instantiation's mangled name starts so (tessel::gemm::kernel::gemm_kernel).
 KERNEL_SYMBOL_PREFIX = "_ZN6tessel4gemm6kernel11gemm_kernel"
+
+
+def _kernel_name(config: GemmConfig) -> str:
+    return _KERNEL_NAMES[config.scheduler == "grouped"]
 
 
 def _shape(t) -> str:
@@ -48,22 +53,31 @@ def config_type(config: GemmConfig) -> str:
 
 def kernel_expression(config: GemmConfig) -> str:
     """NVRTC's name expression for the kernel `config` instantiates."""
-    return codegen_sm90.KERNEL_EXPRESSION if config.hopper else KERNEL_EXPRESSION
+    return codegen_sm90.KERNEL_EXPRESSION if config.hopper else f"&tessel::gemm::kernel::{_kernel_name(config)}<tessel_jit::Config>"
 
 
 def symbol_prefix(config: GemmConfig) -> str:
     """How the mangled name of the kernel of `config` starts (for cubins nvcc compiled)."""
-    return codegen_sm90.KERNEL_SYMBOL_PREFIX if config.hopper else KERNEL_SYMBOL_PREFIX
+    if config.hopper:
+        return codegen_sm90.KERNEL_SYMBOL_PREFIX
+    name = _kernel_name(config)
+    return f"_ZN6tessel4gemm6kernel{len(name)}{name}"
 
 
 def source(config: GemmConfig) -> str:
     """The translation unit for `config`."""
     if config.hopper:
         return codegen_sm90.source(config)
+    grouped = config.scheduler == "grouped"
     includes = ['#include "tessel/jit/sm80_gemm.hpp"']
-    # The launcher fills one block for every configuration (kernel/gemm_params.hpp's Sm80LaunchParams).
-    asserts = ["static_assert(TESSEL_SM80_PARAMS_MATCH(Params), "
-               '"this configuration\'s GemmParams is not the launcher\'s block (kernel/gemm_params.hpp)");']
+    if grouped:
+        includes.append('#include "tessel/gemm/kernel/sm80_gemm_grouped.hpp"')
+    # The launcher fills one block for every configuration (kernel/gemm_params.hpp's Sm80LaunchParams,
+    # or Sm80GroupedLaunchParams).
+    match = "TESSEL_SM80_GROUPED_PARAMS_MATCH" if grouped else "TESSEL_SM80_PARAMS_MATCH"
+    params = "GemmGroupedParams" if grouped else "GemmParams"
+    asserts = [f"static_assert({match}(Params), "
+               f'"this configuration\'s {params} is not the launcher\'s block (kernel/gemm_params.hpp)");']
     asserts.append(f"static_assert(Config::kThreads == {config.threads}, "
                    '"the launch uses GemmConfig.threads threads: update it to the kernel\'s");')
     asserts.append(f"static_assert(Config::kSharedStorageSize == {config.smem_bytes}, "
@@ -74,11 +88,11 @@ def source(config: GemmConfig) -> str:
         "",
         "namespace tessel_jit {",
         f"using Config = {config_type(config)};",
-        "using Params = tessel::gemm::kernel::GemmParams<Config>;",
+        f"using Params = tessel::gemm::kernel::{params}<Config>;",
         *asserts,
         "}  // namespace tessel_jit",
         "",
-        "template __global__ void tessel::gemm::kernel::gemm_kernel<tessel_jit::Config>(",
-        "    tessel::gemm::kernel::GemmParams<tessel_jit::Config>);",
+        f"template __global__ void tessel::gemm::kernel::{_kernel_name(config)}<tessel_jit::Config>(",
+        f"    tessel::gemm::kernel::{params}<tessel_jit::Config>);",
         "",
     ])

@@ -98,7 +98,8 @@ class GemmConfig:
                split among CTAs where tiles are few: data-parallel, split-K or stream-K, chosen
                per problem as GemmUniversalAdapter's StreamKScheduler chooses; cooperative, BM 128,
                no cluster), or "grouped" (the tiles of G problems of one N and K with ragged M,
-               tessel.grouped_gemm; cooperative, no cluster). Other families: "persistent" only.
+               tessel.grouped_gemm; cooperative, no cluster). sm80 / sm75: "persistent" (one CTA per
+               tile) or "grouped" (the same groups on a persistent grid; A and D row-major).
     """
 
     arch: str = "sm80"
@@ -157,8 +158,11 @@ class GemmConfig:
         if self.cluster != (1, 1, 1):
             refuse("kErrorNotSupported", f"cluster {self.cluster}: thread-block clusters belong to Hopper (sm90a) configurations; "
                                          "use (1, 1, 1), or arch='sm90a'")
-        if self.scheduler != "persistent":
-            refuse("kErrorNotSupported", f"scheduler {self.scheduler!r} is a Hopper tile scheduler: use arch='sm90a', or 'persistent'")
+        if self.scheduler not in ("persistent", "grouped"):
+            refuse("kErrorNotSupported", f"scheduler {self.scheduler!r} is a Hopper tile scheduler: use arch='sm90a', or 'persistent' "
+                                         "or 'grouped'")
+        if self.scheduler == "grouped" and (self.layout_a != "row" or self.layout_c != "row"):
+            refuse("kErrorNotSupported", "scheduler 'grouped': the groups are rows of A and D, so layout_a and layout_c must be 'row'")
         if self.schedule in sm90_rules.SCHEDULES[1:]:
             refuse("kErrorNotSupported", f"schedule {self.schedule!r} is a Hopper schedule: use arch='sm90a', or 'auto', "
                                          "'multistage' or 'twostage'")
@@ -262,6 +266,8 @@ class GemmConfig:
         name = f"tessel_{self.arch}_gemm_{self.element}_{self.element}_{self.out}_{shape(self.tile)}_{shape(self.warp)}_{self.stages}stage_{layouts}"
         if self.layout_c == "col":
             name += "_dcol"
+        if self.scheduler == "grouped":
+            name += "_grouped"
         if self.epilogue != "linear":
             name += f"_{self.epilogue}"
         return name

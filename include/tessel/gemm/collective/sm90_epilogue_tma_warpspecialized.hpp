@@ -17,7 +17,7 @@
 #include "tessel/arch/tma_sm90.hpp"
 #include "tessel/arch/warpgroup_sm90.hpp"
 #include "tessel/gemm/kernel/sm90_config.hpp"
-#include "tessel/gemm/kernel/sm90_grouped.hpp"
+#include "tessel/gemm/kernel/grouped.hpp"
 #include "tessel/gemm/kernel/sm90_params.hpp"
 #include "tessel/numeric.hpp"
 

@@ -25,7 +25,7 @@
 #include "tessel/gemm/kernel/decomposition.hpp"
 #include "tessel/gemm/kernel/sm90_block_scales.hpp"
 #include "tessel/gemm/kernel/sm90_config.hpp"
-#include "tessel/gemm/kernel/sm90_grouped.hpp"
+#include "tessel/gemm/kernel/grouped.hpp"
 
 namespace tessel::gemm::collective {
 

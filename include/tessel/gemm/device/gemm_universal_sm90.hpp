@@ -354,7 +354,7 @@ class GemmUniversalAdapter {
   static kernel::Sm90LaunchPlan launch_plan(Arguments const& a, int max_clusters) {
     auto const& p = to_kernel(a).p;
     return kernel::make_sm90_launch_plan({Cfg::BM, Cfg::BN, Cfg::BK, Cfg::ClusterM, GemmKernel::kStreamK, GemmKernel::kGrouped}, p.m, p.n,
-                                         p.k, p.l, kernel::Sm90Groups{a.grouped.group_m, p.l, int(a.grouped.layout), p.m, 0},
+                                         p.k, p.l, kernel::Groups{a.grouped.group_m, p.l, int(a.grouped.layout), p.m, 0},
                                          a.scheduler.raster_order, a.scheduler.max_swizzle_size, options(a), sm_count(a), max_clusters);
   }
   static kernel::Decomposition decompose(Arguments const& a) { return launch_plan(a, 0).dec; }

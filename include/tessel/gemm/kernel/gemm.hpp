@@ -86,9 +86,10 @@ TESSEL_HD constexpr auto matrix_layout(int rows, int cols, std::int64_t ld) {
 /// padded (BM,BN) tile, then the CTA stores 16-byte vectors along D's contiguous mode (a warp
 /// writes whole 128-byte lines instead of 2- or 4-byte scattered values). Vectors that cross the
 /// edge of the problem, or a D whose base or leading dimension is not 16-byte aligned, are
-/// stored element by element from the same tile.
+/// stored element by element from the same tile. D is the (M,N) problem's, (m0,n0) the tile's origin.
 template <class Config, class Acc>
-__device__ void epilogue_through_smem(GemmParams<Config> const& p, Acc const& acc, char* smem, int thread, int m0, int n0) {
+__device__ void epilogue_through_smem(GemmParams<Config> const& p, typename Config::ElementC* D, int M, int N, Acc const& acc,
+                                     char* smem, int thread, int m0, int n0) {
   using TiledMma = typename Config::TiledMma;
   using ElementC = typename Config::ElementC;
   constexpr int BM = Config::BM, BN = Config::BN;
@@ -107,10 +108,10 @@ __device__ void epilogue_through_smem(GemmParams<Config> const& p, Acc const& ac
   for (int i = 0; i < int(size(acc.layout())); ++i) tS[i] = p.epilogue(acc[i]);
   __syncthreads();
 
-  int const rem_m = p.problem.m - m0, rem_n = p.problem.n - n0;
+  int const rem_m = M - m0, rem_n = N - n0;
   int const rem_contig = kRowMajor ? rem_n : rem_m, rem_other = kRowMajor ? rem_m : rem_n;
-  bool const aligned = (reinterpret_cast<std::uintptr_t>(p.D) % 16 == 0) && (p.ldd % kVec == 0);
-  ElementC* const d0 = p.D + (kRowMajor ? std::int64_t(m0) * p.ldd + n0 : std::int64_t(n0) * p.ldd + m0);
+  bool const aligned = (reinterpret_cast<std::uintptr_t>(D) % 16 == 0) && (p.ldd % kVec == 0);
+  ElementC* const d0 = D + (kRowMajor ? std::int64_t(m0) * p.ldd + n0 : std::int64_t(n0) * p.ldd + m0);
   constexpr int kLineStride = int(decltype(stride<kRowMajor ? 0 : 1>(epilogue_smem_layout<Config>()))::value);
 #pragma unroll 4
   for (int v = thread; v < kVectors; v += kThreads) {
@@ -128,54 +129,64 @@ __device__ void epilogue_through_smem(GemmParams<Config> const& p, Acc const& ac
   }
 }
 
+/// One (BM,BN) tile of D = epilogue(A B, C): the mainloop over K and the epilogue, for the tile at
+/// (tile_m, tile_n) of an (M,N,K) problem whose operands start at A, B, C and D (leading
+/// dimensions, epilogue and problem-independent members from p). The grouped kernel calls it
+/// with each group's operands, so a group is a problem of its own here.
 template <class Config>
-__global__ void __launch_bounds__(Config::TiledMma::kThreads, detail::min_blocks_per_sm<Config>()) gemm_kernel(GemmParams<Config> p) {
+__device__ __forceinline__ void gemm_tile(GemmParams<Config> const& p, typename Config::ElementA const* A,
+                                          typename Config::ElementB const* B, typename Config::ElementC const* C,
+                                          typename Config::ElementC* D, int M, int N, int K, TileCoord tile, char* smem,
+                                          int thread) {
   using Mainloop = typename Config::Mainloop;
   using TiledMma = typename Config::TiledMma;
   constexpr int BM = Config::BM, BN = Config::BN, BK = Config::BK;
+  int const m0 = tile.m * BM, n0 = tile.n * BN;
+
+  // B(K,N) in the layout of its tag, seen as (N,K): swap the tag's roles.
+  using BTag = std::conditional_t<std::is_same_v<typename Config::LayoutB, RowMajor>, ColumnMajor, RowMajor>;
+  auto mA = make_tensor(make_gmem_ptr(A), matrix_layout<typename Config::LayoutA>(M, K, p.lda));  // (M,K)
+  auto mB = make_tensor(make_gmem_ptr(B), matrix_layout<BTag>(N, K, p.ldb));                      // (N,K)
+  auto gA = local_tile(mA, make_shape(Int<BM>{}, Int<BK>{}), make_coord(tile.m, Underscore{}));  // (BM,BK,k)
+  auto gB = local_tile(mB, make_shape(Int<BN>{}, Int<BK>{}), make_coord(tile.n, Underscore{}));  // (BN,BK,k)
+
+  typename TiledMma::FragmentC acc;
+#pragma unroll
+  for (int i = 0; i < int(size(acc.layout())); ++i) acc[i] = 0.f;
+
+  Mainloop::run(gA, gB, acc, M - m0, N - n0, K, smem, thread);
+
+  // Epilogue: each accumulator value to its element of D, inside the problem only.
+  auto mD = make_tensor(make_gmem_ptr(D), matrix_layout<typename Config::LayoutC>(M, N, p.ldd));  // (M,N)
+  auto gD = local_tile(mD, make_shape(Int<BM>{}, Int<BN>{}), make_coord(tile.m, tile.n));  // (BM,BN)
+  auto tCrd = TiledMma::partition_C(make_tensor(atom::CountingIterator{}, make_layout(Shape<Int<BM>, Int<BN>>{})), thread);
+  bool const read_c = p.epilogue.reads_source();
+  if constexpr (detail::smem_epilogue<Config>()) {
+    if (!read_c) {
+      epilogue_through_smem<Config>(p, D, M, N, acc, smem, thread, m0, n0);
+      return;
+    }
+  }
+  auto tD = TiledMma::partition_C(gD, thread);                                                                 // (V,IM,IN)
+  auto mC = make_tensor(make_gmem_ptr(C), matrix_layout<typename Config::LayoutC>(M, N, p.ldc));  // (M,N)
+  auto gC = local_tile(mC, make_shape(Int<BM>{}, Int<BN>{}), make_coord(tile.m, tile.n));  // (BM,BN)
+  auto tC = TiledMma::partition_C(gC, thread);
+#pragma unroll
+  for (int i = 0; i < int(size(acc.layout())); ++i) {
+    int lin = tCrd[i];
+    int m = lin % BM, n = lin / BM;
+    if (m < M - m0 && n < N - n0) {
+      tD[i] = read_c ? p.epilogue(acc[i], tC[i]) : p.epilogue(acc[i]);
+    }
+  }
+}
+
+template <class Config>
+__global__ void __launch_bounds__(Config::TiledMma::kThreads, detail::min_blocks_per_sm<Config>()) gemm_kernel(GemmParams<Config> p) {
   if constexpr (arch::device_pass_supports<typename Config::ArchTag>()) {
     extern __shared__ __align__(128) char smem[];
-    int const thread = int(threadIdx.x);
-    TileCoord const tile = p.raster.tile(int(blockIdx.x));
-    int const m0 = tile.m * BM, n0 = tile.n * BN;
-    int const M = p.problem.m, N = p.problem.n, K = p.problem.k;
-
-    // B(K,N) in the layout of its tag, seen as (N,K): swap the tag's roles.
-    using BTag = std::conditional_t<std::is_same_v<typename Config::LayoutB, RowMajor>, ColumnMajor, RowMajor>;
-    auto mA = make_tensor(make_gmem_ptr(p.A), matrix_layout<typename Config::LayoutA>(M, K, p.lda));  // (M,K)
-    auto mB = make_tensor(make_gmem_ptr(p.B), matrix_layout<BTag>(N, K, p.ldb));                      // (N,K)
-    auto gA = local_tile(mA, make_shape(Int<BM>{}, Int<BK>{}), make_coord(tile.m, Underscore{}));  // (BM,BK,k)
-    auto gB = local_tile(mB, make_shape(Int<BN>{}, Int<BK>{}), make_coord(tile.n, Underscore{}));  // (BN,BK,k)
-
-    typename TiledMma::FragmentC acc;
-#pragma unroll
-    for (int i = 0; i < int(size(acc.layout())); ++i) acc[i] = 0.f;
-
-    Mainloop::run(gA, gB, acc, M - m0, N - n0, K, smem, thread);
-
-    // Epilogue: each accumulator value to its element of D, inside the problem only.
-    auto mD = make_tensor(make_gmem_ptr(p.D), matrix_layout<typename Config::LayoutC>(M, N, p.ldd));  // (M,N)
-    auto gD = local_tile(mD, make_shape(Int<BM>{}, Int<BN>{}), make_coord(tile.m, tile.n));  // (BM,BN)
-    auto tCrd = TiledMma::partition_C(make_tensor(atom::CountingIterator{}, make_layout(Shape<Int<BM>, Int<BN>>{})), thread);
-    bool const read_c = p.epilogue.reads_source();
-    if constexpr (detail::smem_epilogue<Config>()) {
-      if (!read_c) {
-        epilogue_through_smem<Config>(p, acc, smem, thread, m0, n0);
-        return;
-      }
-    }
-    auto tD = TiledMma::partition_C(gD, thread);                                                                 // (V,IM,IN)
-    auto mC = make_tensor(make_gmem_ptr(p.C), matrix_layout<typename Config::LayoutC>(M, N, p.ldc));
-    auto gC = local_tile(mC, make_shape(Int<BM>{}, Int<BN>{}), make_coord(tile.m, tile.n));
-    auto tC = TiledMma::partition_C(gC, thread);
-#pragma unroll
-    for (int i = 0; i < int(size(acc.layout())); ++i) {
-      int lin = tCrd[i];
-      int m = lin % BM, n = lin / BM;
-      if (m < M - m0 && n < N - n0) {
-        tD[i] = read_c ? p.epilogue(acc[i], tC[i]) : p.epilogue(acc[i]);
-      }
-    }
+    gemm_tile<Config>(p, p.A, p.B, p.C, p.D, p.problem.m, p.problem.n, p.problem.k, p.raster.tile(int(blockIdx.x)), smem,
+                      int(threadIdx.x));
   }
 }
 

@@ -12,7 +12,7 @@
 
 #include "tessel/arch/tma_encode.hpp"
 #include "tessel/gemm/kernel/decomposition.hpp"
-#include "tessel/gemm/kernel/sm90_grouped.hpp"
+#include "tessel/gemm/kernel/grouped.hpp"
 #include "tessel/gemm/kernel/sm90_tile_scheduler.hpp"
 
 namespace tessel::gemm::kernel {
@@ -36,12 +36,12 @@ struct Sm90LaunchPlan {
 /// @param max_clusters  clusters resident at once (the occupancy query); <= 0: the SM count decides
 /// @post grid >= 1; data-parallel kernels: at most one cluster per tile and never more clusters
 ///       than are resident at once (persistent CTAs walk the rest); stream-K: the decomposition's grid
-inline Sm90LaunchPlan make_sm90_launch_plan(Sm90PlanShape const& s, int m, int n, int k, int l, Sm90Groups const& groups,
+inline Sm90LaunchPlan make_sm90_launch_plan(Sm90PlanShape const& s, int m, int n, int k, int l, Groups const& groups,
                                             RasterOrder raster, int swizzle, DecompositionOptions const& options, int sm_count,
                                             int max_clusters) {
   int const tiles_m = (m + s.bm - 1) / s.bm, tiles_n = (n + s.bn - 1) / s.bn;
   Sm90LaunchPlan plan;
-  Sm90Groups g = groups;
+  Groups g = groups;
   g.tiles_n = tiles_n;
   plan.sched = s.grouped ? Sm90TileScheduler::make_grouped(g, s.bm)
                          : Sm90TileScheduler::make((tiles_m + s.cluster_m - 1) / s.cluster_m, tiles_n, l, raster, swizzle);

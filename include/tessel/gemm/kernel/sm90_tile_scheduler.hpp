@@ -7,7 +7,7 @@
 // share their A and B panels in L2. Along N is the same walk with M and N exchanged.
 
 #include "tessel/gemm/kernel/decomposition.hpp"
-#include "tessel/gemm/kernel/sm90_grouped.hpp"
+#include "tessel/gemm/kernel/grouped.hpp"
 #include "tessel/gemm/kernel/tile_scheduler.hpp"
 #include "tessel/layout/config.hpp"
 
@@ -27,7 +27,7 @@ struct Sm90TileScheduler {
   GroupedRaster raster;  // tiles of one batch, M and N exchanged when along_n
   bool along_n = false;
   int batches = 1;
-  Sm90Groups groups;  // grouped kernels (GroupedScheduler): the groups; the raster then only bounds the tile count
+  Groups groups;  // grouped kernels (GroupedScheduler): the groups; the raster then only bounds the tile count
 
   /// @param tiles_m, tiles_n  tiles of one batch (tiles_m counts cluster tiles)
   /// @param swizzle           tiles per group along the raster's fast dimension (<= 0: no grouping)
@@ -41,8 +41,8 @@ struct Sm90TileScheduler {
   }
 
   /// A grouped launch's walk: the groups' tiles in one sequence (sm90_grouped.hpp); tile_count()
-  /// is then the bound Sm90Groups::tile_bound.
-  static Sm90TileScheduler make_grouped(Sm90Groups const& groups, int bm) {
+  /// is then the bound Groups::tile_bound.
+  static Sm90TileScheduler make_grouped(Groups const& groups, int bm) {
     return {GroupedRaster{groups.tile_bound(bm), 1, 1}, false, 1, groups};
   }
 

@@ -1,5 +1,6 @@
 #pragma once
-// Grouped GEMM's tile walk: G problems D_g = A_g B_g^T that share N and K and differ in M, the
+// Grouped GEMM's tile walk, shared by the Hopper kernel (GroupedScheduler) and the Sm80 grouped
+// kernel (sm80_gemm_grouped.hpp): G problems D_g = A_g B_g^T that share N and K and differ in M, the
 // rows of each group read on the device (the host never sees them, so a call can be captured in
 // a CUDA graph while the router writes the counts).
 //
@@ -33,7 +34,7 @@ enum class GroupedLayout : int { kContiguous = 0, kMasked = 1 };
 inline char const* to_string(GroupedLayout l) { return l == GroupedLayout::kMasked ? "masked" : "contiguous"; }
 
 /// The groups of one grouped launch, as the kernel's parameter block carries them.
-struct Sm90Groups {
+struct Groups {
   int const* group_m = nullptr;  // device: ends (contiguous) or counts (masked), one int per group
   int count = 0;                 // G; 0: not a grouped launch
   int layout = 0;                // GroupedLayout
@@ -62,14 +63,14 @@ struct GroupedTile {
 template <int BM, int BN>
 struct GroupCursor {
   static constexpr int kBand = 8;  // row tiles per band of the raster inside a group
-  Sm90Groups const* groups;
+  Groups const* groups;
   int g = -1;        // the current group
   int first = 0;     // id of its first tile
   int tiles = 0;     // its tile count
   int tiles_m = 1;   // its row tiles
   int begin = 0, end = 0;
 
-  TESSEL_HD explicit GroupCursor(Sm90Groups const& gs) : groups(&gs) {}
+  TESSEL_HD explicit GroupCursor(Groups const& gs) : groups(&gs) {}
 
   /// The tile with this id; false once the id is past the last group's tiles.
   TESSEL_HD bool seek(int id, GroupedTile& t) {
