@@ -3,12 +3,16 @@ a loop of torch.matmul over the experts, in turns in one process on the same ope
 [-1, 1) bf16, two sets rotated), each provider verified first against a float32 reference (TF32
 off), its D poisoned with NaN.
 
-    python3 bench/grouped_bench.py [--out FILE] [--rounds 5] [--reps 10] [--quick] [--fp8]
+    python3 bench/grouped_bench.py [--out FILE] [--rounds 5] [--reps 10] [--quick] [--fp8] [--mma-sync]
 
 --fp8: e4m3 operands instead, tessel.grouped_gemm with per-tensor scales (fast accumulation)
 against the same with per-block scales (1 x 128 of A, 128 x 128 of each expert's B; the goal
 is >= 0.9x the per-tensor kernel) and torch._scaled_grouped_mm's row-wise scales where the
 installed PyTorch has it, each verified first against float64 over the dequantized operands.
+
+--mma-sync: also the grouped walk on the mma.sync kernel (the path of GPUs without wgmma, forced
+with config=), verified and timed beside the others; on Hopper it shows what that path costs
+against the wgmma kernel, not what it reaches on an Ampere GPU.
 
 Token counts per expert are drawn skewed (a power of uniform draws, normalised), some zero where
 experts are many; decode rows give each expert 1-64 tokens. TFLOP/s count the routed tokens'
@@ -75,6 +79,7 @@ def main():
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="the first shape and one decode shape")
     ap.add_argument("--fp8", action="store_true", help="e4m3: per-tensor against per-block scales")
+    ap.add_argument("--mma-sync", action="store_true", help="also the mma.sync grouped kernel (config=)")
     args = ap.parse_args()
     import torch
     import tessel
@@ -87,7 +92,8 @@ def main():
     lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, bf16 in and out, uniform [-1, 1), "
              f"2 operand sets rotated, medians of {args.rounds} rounds x {args.reps} calls, in turns",
              "shape | tokens (min-max per expert) | tessel kernel | tessel TFLOP/s | torch._grouped_mm | matmul loop | "
-             "tessel / _grouped_mm | tessel / loop | worst error (tessel, _grouped_mm, loop)"]
+             "tessel / _grouped_mm | tessel / loop | worst error (tessel, _grouped_mm, loop)"
+             + (" | mma.sync TFLOP/s | mma.sync / tessel" if args.mma_sync else "")]
     for name, experts, k, n, counts, total, offs, bounds in routed(torch, args):
         sets = []
         for s in range(2):
@@ -106,7 +112,13 @@ def main():
                 if bounds[e + 1] > bounds[e]:
                     torch.matmul(a[bounds[e]:bounds[e + 1]], b[e], out=d[bounds[e]:bounds[e + 1]])
 
-        providers = [("tessel", run_tessel), ("loop", run_loop)] + ([("grouped_mm", run_gmm)] if has_gmm else [])
+        mma_sync = tessel.grouped.mma_sync_config("bfloat16", "bfloat16", True, 80)
+
+        def run_mma_sync(a, b, d):
+            tessel.grouped_gemm(a, b, offs, out=d, config=mma_sync)
+
+        providers = [("tessel", run_tessel), ("loop", run_loop)] + ([("grouped_mm", run_gmm)] if has_gmm else []) + \
+            ([("mma_sync", run_mma_sync)] if args.mma_sync else [])
         # Verify first: a float32 reference per expert (TF32 off), each provider's D poisoned.
         a, b, d = sets[0]
         errs = {}
@@ -132,7 +144,8 @@ def main():
         ratio_gmm = f"{med['grouped_mm'] / med['tessel']:.3f}" if has_gmm else "n/a"
         lines.append(f"{name} | {total} ({min(counts)}-{max(counts)}) | {cfg.tile[0]}x{cfg.tile[1]} | {tf(med['tessel']):.0f} | "
                      f"{gmm} | {tf(med['loop']):.0f} | {ratio_gmm} | {med['loop'] / med['tessel']:.3f} | "
-                     f"{errs['tessel']:.2e}, {errs.get('grouped_mm', float('nan')):.2e}, {errs['loop']:.2e}")
+                     f"{errs['tessel']:.2e}, {errs.get('grouped_mm', float('nan')):.2e}, {errs['loop']:.2e}"
+                     + (f" | {tf(med['mma_sync']):.0f} | {med['tessel'] / med['mma_sync']:.3f}" if args.mma_sync else ""))
         print(lines[-1], flush=True)
         del sets
         torch.cuda.empty_cache()
