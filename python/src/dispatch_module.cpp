@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "bindings.hpp"
+#include "tessel/gemm/dispatch/grouped_tile.hpp"
 #include "tessel/gemm/dispatch/heuristic.hpp"
 #include "tessel/gemm/dispatch/small_n_ring.hpp"
 
@@ -85,6 +86,8 @@ void bind_dispatch(nb::module_& m) {
         "The small-N TMA ring a decode call of `tokens` and K runs on, by its cubin's name (dispatch/small_n_ring.hpp).");
   m.def("small_n_ring_reason", &dispatch::small_n_ring_reason, nb::arg("tokens"), nb::arg("weights"), nb::arg("k"), nb::arg("sm_count"),
         "Why a decode call runs on the small-N TMA ring, in a sentence (dispatch/small_n_ring.hpp).");
+  m.def("grouped_tile_n", &dispatch::grouped_tile_n, nb::arg("rows"), nb::arg("n"), nb::arg("groups"), nb::arg("masked"),
+        nb::arg("sm_count"), "The N of the Hopper grouped kernel's tile for a grouped problem: 256 or 128 (dispatch/grouped_tile.hpp).");
 }
 
 }  // namespace tessel::py

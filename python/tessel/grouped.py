@@ -44,10 +44,9 @@ def _torch():
     return torch
 
 
-def config_for(dtype_name: str, out_name: str, b_k_major: bool, tiles: int, sm_count: int) -> GemmConfig:
-    """The grouped kernel for a problem: 128 x 256 tiles where they fill the GPU twice over (the
-    widest tile reads A least often), else 128 x 128 (twice the tiles for small token counts)."""
-    bn = 256 if tiles >= 2 * sm_count else 128
+def config_for(dtype_name: str, out_name: str, b_k_major: bool, bn: int) -> GemmConfig:
+    """The Hopper grouped kernel of tile N `bn` (tessel._core.grouped_tile_n's choice, the C++
+    front door's rule: dispatch/grouped_tile.hpp)."""
     element = _ELEMENTS[dtype_name]
     return GemmConfig(arch="sm90a", element=element, out=_ELEMENTS[out_name], layout_a="row",
                       layout_b="col" if b_k_major else "row", tile=(128, bn, tile_k(element)), schedule="cooperative",
@@ -224,8 +223,8 @@ def _choose(A, B, masked: bool, dtype, device: int) -> GemmConfig:
             raise ValueError(f"tessel.grouped_gemm: on compute capability {cc // 10}.{cc % 10} (Turing's m16n8k8) the grouped "
                              f"kernel takes float16, not {A.dtype}")
         return mma_sync_config(dtype_name, out_name, B.stride(1) == 1, cc)
-    tiles = (-(-rows // 128) * (G if masked else 1) + (0 if masked else G - 1)) * -(-N // 256)  # 128 x 256 tiles, at most
-    return config_for(dtype_name, out_name, B.stride(1) == 1, tiles, _core.sm_count(device))
+    bn = _core.grouped_tile_n(rows, N, G, masked, _core.sm_count(device))
+    return config_for(dtype_name, out_name, B.stride(1) == 1, bn)
 
 
 def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None, scale_a=None, scale_b=None, config=None) -> GemmConfig:

@@ -14,6 +14,7 @@
 #include "sm90_ops.hpp"
 #include "small_n_ring.hpp"
 #include "tessel/epilogue/linear_combination.hpp"
+#include "tessel/gemm/dispatch/grouped_tile.hpp"
 #include "tessel/gemm/dispatch/heuristic.hpp"
 #include "tessel/gemm/dispatch/small_n_ring.hpp"
 
@@ -27,6 +28,11 @@ std::vector<Sm90Op> const& sm90_ops(DataType type, Activation act) {
       {sm90_ops_f16(A::kIdentity), sm90_ops_f16(A::kReLU), sm90_ops_f16(A::kGeLU), sm90_ops_f16(A::kSiLU)},
       {sm90_ops_bf16(A::kIdentity), sm90_ops_bf16(A::kReLU), sm90_ops_bf16(A::kGeLU), sm90_ops_bf16(A::kSiLU)}};
   return table[type == DataType::kF16 ? 0 : 1][int(act)];
+}
+
+std::vector<GroupedOp> const& grouped_ops(DataType type) {
+  static std::vector<GroupedOp> const table[2] = {grouped_ops_f16(), grouped_ops_bf16()};
+  return table[type == DataType::kF16 ? 0 : 1];
 }
 
 namespace {
@@ -99,16 +105,16 @@ StatusInfo check_arguments(GemmArguments const& g) {
   return {};
 }
 
-/// The device's SM count, after checking that it is a Hopper GPU.
-StatusInfo device_facts(GemmArguments const& g, int& device, int& sm_count) {
+/// The device's SM count, after checking that it is a Hopper GPU and the one asked for (-1: any).
+StatusInfo device_facts(int requested, int& device, int& sm_count) {
   if (cudaGetDevice(&device) != cudaSuccess) {
     (void)cudaGetLastError();
     return {Status::kErrorNotSupported, "no CUDA device is visible: tessel::gemm runs on a Hopper GPU"};
   }
-  if (g.device >= 0 && g.device != device)
-    return {Status::kErrorInvalidProblem, "device " + std::to_string(g.device) + " is not the current device (" +
+  if (requested >= 0 && requested != device)
+    return {Status::kErrorInvalidProblem, "device " + std::to_string(requested) + " is not the current device (" +
                                               std::to_string(device) + "): the kernels launch on the current one; call "
-                                              "cudaSetDevice(" + std::to_string(g.device) + ") first, or pass -1"};
+                                              "cudaSetDevice(" + std::to_string(requested) + ") first, or pass -1"};
   int major = 0, minor = 0;
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
       cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||
@@ -224,7 +230,7 @@ constexpr std::size_t kMaxRemembered = 4096;
 StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out) {
   if (auto s = check_arguments(g); !s.ok()) return s;
   int device = 0, sms = 0;
-  if (auto s = device_facts(g, device, sms); !s.ok()) return s;
+  if (auto s = device_facts(g.device, device, sms); !s.ok()) return s;
   out.problem = kernel_form(g, device, sms);
   Sm90Problem const& p = out.problem;
   std::vector<Sm90Op> const& ops = sm90_ops(g.A.type, g.activation);
@@ -257,8 +263,87 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
   return {};
 }
 
+/// The grouped call's rules, before any device is asked.
+StatusInfo check_grouped(GroupedGemmArguments const& g) {
+  if (g.groups < 1 || g.groups > 65535)
+    return {Status::kErrorInvalidProblem, std::to_string(g.groups) + " groups: give 1 to 65535"};
+  if (g.layout != GroupLayout::kContiguous && g.layout != GroupLayout::kMasked)
+    return {Status::kErrorInvalidProblem, "layout is not a GroupLayout value (kContiguous or kMasked)"};
+  bool const masked = g.layout == GroupLayout::kMasked;
+  if (!g.group_m)
+    return {Status::kErrorInvalidProblem, std::string("group_m is null: pass a device array of one int32 per group (") +
+                                              (masked ? "each block's row count" : "the groups' end rows") + ")"};
+  if (g.rows < 0 || g.n <= 0 || g.k <= 0)
+    return {Status::kErrorInvalidProblem, "rows " + std::to_string(g.rows) + ", N " + std::to_string(g.n) + " and K " +
+                                              std::to_string(g.k) + ": rows must be >= 0, N and K positive"};
+  if (!valid_type(g.A.type)) return {Status::kErrorInvalidDataType, "A's element type is not a DataType value (kF16 or kBF16)"};
+  DataType const t = g.A.type;
+  int const rows = g.rows > 0 ? g.rows : 1;  // an empty A or D still needs a valid description
+  if (auto s = check_matrix("A", g.A, rows, g.k, t); !s.ok()) return s;
+  if (auto s = check_matrix("B", g.B, g.k, g.n, t); !s.ok()) return s;
+  if (auto s = check_matrix("D", g.D, rows, g.n, t); !s.ok()) return s;
+  if (g.A.layout != MatrixLayout::kRowMajor || g.D.layout != MatrixLayout::kRowMajor)
+    return {Status::kErrorInvalidLayout, std::string("A is ") + layout_name(g.A.layout) + " and D " + layout_name(g.D.layout) +
+                                             ": grouped_gemm takes A and D row-major (the groups are rows of A and D)"};
+  for (auto [name, stride] : {std::pair{"batch_a", g.batch_a}, std::pair{"batch_b", g.batch_b}, std::pair{"batch_d", g.batch_d}}) {
+    if (stride < 0)
+      return {Status::kErrorInvalidProblem, std::string(name) + " is " + std::to_string(stride) + ": give an element stride >= 0"};
+    if ((stride * 2) % 16 != 0)
+      return {Status::kErrorMisalignedOperand, std::string(name) + " (" + std::to_string(stride) + " elements) must be a multiple "
+                                               "of 16 bytes (8 elements of f16/bf16): TMA steps between groups in 16-byte units"};
+  }
+  if (masked && g.groups > 1 && g.batch_d < (std::int64_t(rows) - 1) * g.D.ld + g.n)
+    return {Status::kErrorInvalidProblem, "batch_d (" + std::to_string(g.batch_d) + ") is smaller than one block of " +
+                                              std::to_string(rows) + " rows of D: the groups' blocks would overlap"};
+  return {};
+}
+
+struct GroupedPicked {
+  GroupedOp const* op = nullptr;
+  int device = 0, sm_count = 0;
+  std::string reason;
+};
+
+StatusInfo pick_grouped(GroupedGemmArguments const& g, GroupedPicked& out) {
+  if (auto s = check_grouped(g); !s.ok()) return s;
+  if (auto s = device_facts(g.device, out.device, out.sm_count); !s.ok()) return s;
+  bool const masked = g.layout == GroupLayout::kMasked;
+  int const bn = dispatch::grouped_tile_n(g.rows, g.n, g.groups, masked, out.sm_count);
+  bool const b_k_major = g.B.layout == MatrixLayout::kColumnMajor;
+  for (GroupedOp const& op : grouped_ops(g.A.type))
+    if (op.bn == bn && op.b_k_major == b_k_major) out.op = &op;
+  std::int64_t const wide = dispatch::grouped_wide_tiles(g.rows, g.n, g.groups, masked);
+  out.reason = "128 x " + std::to_string(bn) + " cooperative on the grouped scheduler: at most " + std::to_string(wide) +
+               " tiles of 128 x 256 for " + std::to_string(out.sm_count) + " SMs, " +
+               (bn == 256 ? "enough to fill them twice (the widest tile reads A least often)"
+                          : "fewer than twice their number (the narrower tile makes twice as many)");
+  return {};
+}
+
 }  // namespace
 }  // namespace front_door
+
+StatusInfo grouped_gemm_can_implement(GroupedGemmArguments const& args) {
+  front_door::GroupedPicked p;
+  if (auto s = front_door::pick_grouped(args, p); !s.ok()) return s;
+  return args.rows == 0 ? StatusInfo{} : p.op->can_implement(args, p.device, p.sm_count);
+}
+
+StatusInfo grouped_gemm_choice(GroupedGemmArguments const& args, GemmChoice& choice) {
+  front_door::GroupedPicked p;
+  if (auto s = front_door::pick_grouped(args, p); !s.ok()) return s;
+  if (args.rows > 0)
+    if (auto s = p.op->can_implement(args, p.device, p.sm_count); !s.ok()) return s;
+  choice = {p.op->name(), p.reason, 0};
+  return {};
+}
+
+StatusInfo grouped_gemm(GroupedGemmArguments const& args, cudaStream_t stream) {
+  front_door::GroupedPicked p;
+  if (auto s = front_door::pick_grouped(args, p); !s.ok()) return s;
+  if (args.rows == 0) return {};  // no row belongs to any group: nothing to write
+  return p.op->run(args, p.device, p.sm_count, stream);
+}
 
 StatusInfo gemm_can_implement(GemmArguments const& args) {
   front_door::Picked p;

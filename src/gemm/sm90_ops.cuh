@@ -46,6 +46,64 @@ struct Sm90TileOp {
   static std::string name() { return Gemm::name(); }
 };
 
+/// GroupedOp for one tile N and B layout: the cooperative 128 x BN tile on the grouped scheduler.
+template <class T, int BN, class LayoutB>
+struct GroupedTileOp {
+  using Tile = GemmShape<128, BN, 64>;
+  using Cluster = GemmShape<1, 1, 1>;
+  using Epilogue =
+      typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, Tile, Cluster, collective::EpilogueTileAuto, float, float, T,
+                                           RowMajor, 8, T, RowMajor, 8, collective::EpilogueScheduleAuto,
+                                           epilogue::LinearCombination<T, T>>::CollectiveOp;
+  using Mainloop = typename collective::CollectiveBuilder<
+      arch::Sm90, OpClassTensorOp, T, RowMajor, 8, T, LayoutB, 8, float, Tile, Cluster,
+      collective::StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>,
+      collective::KernelTmaWarpSpecializedCooperative>::CollectiveOp;
+  using Gemm = device::GemmUniversalAdapter<kernel::GemmUniversal<ProblemShapeMNKL, Mainloop, Epilogue, GroupedScheduler>>;
+  static constexpr bool kBKMajor = std::is_same_v<LayoutB, ColumnMajor>;
+
+  static typename Gemm::Arguments arguments(GroupedGemmArguments const& g, int device, int sm_count) {
+    typename Gemm::Arguments a;
+    a.mode = GemmUniversalMode::kGrouped;
+    a.problem_shape = {g.rows, g.n, g.k, g.groups};
+    a.mainloop.ptr_A = static_cast<T const*>(g.A.ptr);
+    a.mainloop.dA = {g.A.ld, Int<1>{}, g.batch_a};  // (rows, K, G)
+    a.mainloop.ptr_B = static_cast<T const*>(g.B.ptr);
+    if constexpr (kBKMajor) a.mainloop.dB = {g.B.ld, Int<1>{}, g.batch_b};  // (N, K, G), K contiguous
+    else a.mainloop.dB = {Int<1>{}, g.B.ld, g.batch_b};                     // (N, K, G), N contiguous
+    a.epilogue.thread.alpha = g.alpha;
+    a.epilogue.thread.beta = 0.f;
+    a.epilogue.ptr_D = static_cast<T*>(const_cast<void*>(g.D.ptr));
+    a.epilogue.dD = {g.D.ld, Int<1>{}, g.batch_d};
+    a.grouped = {g.layout == GroupLayout::kMasked ? kernel::GroupedLayout::kMasked : kernel::GroupedLayout::kContiguous, g.group_m};
+    a.hw_info = {device, sm_count};
+    return a;
+  }
+  static StatusInfo can_implement(GroupedGemmArguments const& g, int device, int sm_count) {
+    return Gemm::can_implement(arguments(g, device, sm_count));
+  }
+  static StatusInfo run(GroupedGemmArguments const& g, int device, int sm_count, cudaStream_t stream) {
+    Gemm gemm;
+    return gemm(arguments(g, device, sm_count), nullptr, stream);
+  }
+  static std::string name() { return Gemm::name(); }
+};
+
+/// The grouped kernels of element type T: tile N 128 and 256, B K-major and N-major.
+template <class T>
+std::vector<GroupedOp> make_grouped_ops() {
+  std::vector<GroupedOp> ops;
+  auto add = [&]<int BN, class LayoutB>() {
+    using Op = GroupedTileOp<T, BN, LayoutB>;
+    ops.push_back({BN, Op::kBKMajor, &Op::name, &Op::can_implement, &Op::run});
+  };
+  add.template operator()<128, ColumnMajor>();
+  add.template operator()<256, ColumnMajor>();
+  add.template operator()<128, RowMajor>();
+  add.template operator()<256, RowMajor>();
+  return ops;
+}
+
 namespace schedules {
 using cooperative = collective::KernelTmaWarpSpecializedCooperative;
 using pingpong = collective::KernelTmaWarpSpecializedPingpong;

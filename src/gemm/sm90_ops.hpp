@@ -40,6 +40,19 @@ struct Sm90Op {
   StatusInfo (*run)(Sm90Problem const&, void* workspace, cudaStream_t);
 };
 
+/// A grouped GEMM's kernel (front_door.hpp's grouped_gemm): the cooperative 128 x BN tile on the
+/// grouped scheduler, for B K-major (column-major K x N) or N-major; arguments already checked.
+struct GroupedOp {
+  int bn = 128;
+  bool b_k_major = true;
+  std::string (*name)();
+  StatusInfo (*can_implement)(GroupedGemmArguments const&, int device, int sm_count);
+  StatusInfo (*run)(GroupedGemmArguments const&, int device, int sm_count, cudaStream_t);
+};
+std::vector<GroupedOp> const& grouped_ops(DataType type);
+std::vector<GroupedOp> grouped_ops_f16();
+std::vector<GroupedOp> grouped_ops_bf16();
+
 /// The shipped tiles of one element type and activation, in hopper_tiles.def's order: every tile
 /// for the plain linear combination, the persistent (data-parallel) ones for an activation (the
 /// stream-K kernels are shipped plain only, as in the Python registry).

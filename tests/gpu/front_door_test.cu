@@ -1,8 +1,12 @@
 // tessel::gemm::gemm, the compiled front door (include/tessel/gemm/front_door.hpp): its results on
 // ragged shapes in both D layouts, with and without C and a workspace, checked element by
 // element against the host reference on a poisoned D; the kernel it names; and its refusals.
+// Also tessel::gemm::grouped_gemm: ragged and empty groups in both layouts, rows of no group left
+// poisoned.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -113,6 +117,91 @@ TEST(FrontDoor, ComputesAndNamesItsKernel) {
       {520, 1000, 264, false, false, false, "", gemm::Activation::kGeLU, true},
   };
   for (Case const& c : f16_cases) run_case<half_t>(c, DataType::kF16);
+}
+
+struct GroupedCase {
+  gemm::GroupLayout layout;
+  int rows, n, k;
+  std::vector<int> group_m;  // ends (contiguous) or counts (masked), as the kernel reads them
+  bool b_k_major;
+  char const* kernel_part;
+  int row_step = 1;  // check every row_step-th row of each group (large cases)
+};
+
+template <class T>
+void run_grouped_case(GroupedCase const& c, DataType type) {
+  bool const masked = c.layout == gemm::GroupLayout::kMasked;
+  int const g = int(c.group_m.size()), blocks = masked ? g : 1;
+  std::int64_t const lda = c.k + 8, ldd = c.n + 8, ldb = c.b_k_major ? c.k + 16 : c.n + 16;  // padded on purpose
+  std::int64_t const batch_a = std::int64_t(c.rows) * lda, batch_d = std::int64_t(c.rows) * ldd;
+  std::int64_t const batch_b = ldb * (c.b_k_major ? c.n : c.k) + 64;
+  std::vector<T> a(std::size_t(batch_a) * blocks), b(std::size_t(batch_b) * g), d(std::size_t(batch_d) * blocks);
+  verify::fill_random(a.data(), a.size(), 21, verify::Distribution::uniform(-1, 1));
+  verify::fill_random(b.data(), b.size(), 22, verify::Distribution::uniform(-1, 1));
+  verify::poison(d.data(), d.size());
+  verify::DeviceBuffer<T> da(a), db(b), dd(d);
+  verify::DeviceBuffer<int> dg(c.group_m);
+
+  gemm::GroupedGemmArguments args;
+  args.groups = g, args.layout = c.layout, args.group_m = dg.data(), args.rows = c.rows, args.n = c.n, args.k = c.k;
+  args.A = {da.data(), type, MatrixLayout::kRowMajor, lda};
+  args.B = {db.data(), type, c.b_k_major ? MatrixLayout::kColumnMajor : MatrixLayout::kRowMajor, ldb};
+  args.D = {dd.data(), type, MatrixLayout::kRowMajor, ldd};
+  args.batch_a = masked ? batch_a : 0, args.batch_b = batch_b, args.batch_d = masked ? batch_d : 0;
+  args.alpha = 0.75f;
+  GemmChoice choice;
+  ASSERT_TRUE(gemm::grouped_gemm_choice(args, choice).ok()) << gemm::grouped_gemm_choice(args, choice).what();
+  EXPECT_NE(choice.kernel.find(c.kernel_part), std::string::npos) << choice.kernel << ": " << choice.reason;
+  EXPECT_NE(choice.kernel.find("_grouped"), std::string::npos) << choice.kernel;
+  auto s = gemm::grouped_gemm(args);
+  ASSERT_TRUE(s.ok()) << s.what();
+  TESSEL_CUDA_CHECK(cudaDeviceSynchronize());
+  d = dd.download();
+
+  auto b_at = [&](int grp, int kk, int col) {
+    return double(float(b[std::size_t(grp) * batch_b + (c.b_k_major ? std::size_t(col) * ldb + kk : std::size_t(kk) * ldb + col)]));
+  };
+  // The group that owns each row of each block (-1: none), clamped as the kernel clamps the sizes.
+  std::vector<int> owner(std::size_t(blocks) * c.rows, -1), first(std::size_t(blocks) * c.rows, 0);
+  for (int grp = 0, end = 0; grp < g; ++grp) {
+    int const begin = masked ? 0 : end;
+    end = std::clamp(c.group_m[grp], begin, c.rows);
+    for (int r = begin; r < end; ++r) owner[std::size_t(masked ? grp : 0) * c.rows + r] = grp, first[std::size_t(masked ? grp : 0) * c.rows + r] = begin;
+  }
+  int failures = 0;
+  for (int blk = 0; blk < blocks; ++blk) {
+    for (int r = 0; r < c.rows && failures < 8; ++r) {
+      int const grp = owner[std::size_t(blk) * c.rows + r];
+      bool const sampled = grp >= 0 && (r - first[std::size_t(blk) * c.rows + r]) % c.row_step == 0;
+      for (int col = 0; col < ldd && failures < 8; ++col) {
+        T const got = d[std::size_t(blk) * batch_d + std::size_t(r) * ldd + col];
+        if (grp < 0 || col >= c.n) {
+          if (!verify::is_poison(got)) ++failures, ADD_FAILURE() << "block " << blk << " row " << r << " col " << col << " (of no group) was written";
+          continue;
+        }
+        if (!sampled) continue;
+        double ref = 0;
+        for (int kk = 0; kk < c.k; ++kk) ref += double(float(a[std::size_t(blk) * batch_a + std::size_t(r) * lda + kk])) * b_at(grp, kk, col);
+        ref *= 0.75;
+        double const budget = std::abs(ref) * (type == DataType::kBF16 ? 1.0 / 128 : 1.0 / 1024) + 1e-3 * std::sqrt(double(c.k));
+        if (!(std::abs(double(float(got)) - ref) <= budget))
+          ++failures, ADD_FAILURE() << choice.kernel << " group " << grp << " row " << r << " col " << col << ": " << float(got) << " vs " << ref;
+      }
+    }
+  }
+}
+
+TEST(FrontDoor, GroupedComputesEveryGroupAndNoOtherRow) {
+  TESSEL_SKIP_WITHOUT_SM90();
+  using L = gemm::GroupLayout;
+  GroupedCase const cases[] = {
+      {L::kContiguous, 420, 264, 136, {0, 1, 201, 332, 409}, true, "128x128x64"},  // ragged, empty, 11 rows past the last
+      {L::kContiguous, 420, 264, 136, {50, 40, 300, 9000}, false, "128x128x64"},   // out of order, past rows: clipped
+      {L::kMasked, 150, 136, 64, {0, 150, 7, 500}, true, "128x128x64"},            // counts past the block count as 150
+      {L::kContiguous, 4096, 4096, 128, {1000, 1000, 4000}, true, "128x256x64", 61},  // tiles enough for the wide tile
+  };
+  for (auto const& c : cases) run_grouped_case<bfloat16_t>(c, DataType::kBF16);
+  run_grouped_case<half_t>(cases[2], DataType::kF16);
 }
 
 TEST(FrontDoor, RefusesWhatItCannotComputeWithASentence) {

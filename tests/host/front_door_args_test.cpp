@@ -85,6 +85,60 @@ TEST(FrontDoorArguments, EachRuleRefusedWithItsSentence) {
   expect_refusal(a, Status::kErrorInvalidLayout, "reads A row-major and B column-major");
 }
 
+gemm::GroupedGemmArguments valid_grouped() {
+  gemm::GroupedGemmArguments g;
+  g.groups = 4, g.rows = 300, g.n = 256, g.k = 128;
+  g.group_m = static_cast<int const*>(fake(0x400000));
+  g.A = {fake(0), DataType::kBF16, MatrixLayout::kRowMajor, 128};
+  g.B = {fake(0x100000), DataType::kBF16, MatrixLayout::kColumnMajor, 128};
+  g.batch_b = 256 * 128;
+  g.D = {fake(0x200000), DataType::kBF16, MatrixLayout::kRowMajor, 256};
+  return g;
+}
+
+void expect_grouped_refusal(gemm::GroupedGemmArguments const& g, Status status, char const* phrase) {
+  StatusInfo const s = gemm::grouped_gemm(g);
+  EXPECT_EQ(s.status, status) << s.what();
+  EXPECT_NE(s.message.find(phrase), std::string::npos) << s.message;
+  GemmChoice c;
+  EXPECT_EQ(gemm::grouped_gemm_choice(g, c).status, status);
+  EXPECT_EQ(gemm::grouped_gemm_can_implement(g).status, status);
+}
+
+TEST(FrontDoorArguments, GroupedRulesRefusedWithTheirSentences) {
+  auto g = valid_grouped();
+  g.groups = 0;
+  expect_grouped_refusal(g, Status::kErrorInvalidProblem, "0 groups: give 1 to 65535");
+  g = valid_grouped();
+  g.group_m = nullptr;
+  expect_grouped_refusal(g, Status::kErrorInvalidProblem, "the groups' end rows");
+  g.layout = gemm::GroupLayout::kMasked;
+  expect_grouped_refusal(g, Status::kErrorInvalidProblem, "each block's row count");
+  g = valid_grouped();
+  g.layout = static_cast<gemm::GroupLayout>(5);
+  expect_grouped_refusal(g, Status::kErrorInvalidProblem, "not a GroupLayout value");
+  g = valid_grouped();
+  g.k = 0;
+  expect_grouped_refusal(g, Status::kErrorInvalidProblem, "N and K positive");
+  g = valid_grouped();
+  g.D.type = DataType::kF16;
+  expect_grouped_refusal(g, Status::kErrorInvalidDataType, "D is f16 but A is bf16");
+  g = valid_grouped();
+  g.A.layout = MatrixLayout::kColumnMajor;
+  g.A.ld = 304;
+  expect_grouped_refusal(g, Status::kErrorInvalidLayout, "takes A and D row-major");
+  g = valid_grouped();
+  g.batch_b = 100;
+  expect_grouped_refusal(g, Status::kErrorMisalignedOperand, "batch_b (100 elements) must be a multiple of 16 bytes");
+  g = valid_grouped();
+  g.batch_a = -8;
+  expect_grouped_refusal(g, Status::kErrorInvalidProblem, "batch_a is -8");
+  g = valid_grouped();
+  g.layout = gemm::GroupLayout::kMasked;
+  g.batch_d = 256 * 100;  // 100 rows: less than the block of 300
+  expect_grouped_refusal(g, Status::kErrorInvalidProblem, "the groups' blocks would overlap");
+}
+
 TEST(FrontDoorArguments, AValidCallWithoutAHopperGpuSaysWhatItNeeds) {
   int count = 0;
   if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) {
@@ -95,6 +149,9 @@ TEST(FrontDoorArguments, AValidCallWithoutAHopperGpuSaysWhatItNeeds) {
   StatusInfo const s = gemm::gemm(valid());
   EXPECT_EQ(s.status, Status::kErrorNotSupported) << s.what();
   EXPECT_NE(s.message.find("Hopper GPU"), std::string::npos) << s.message;
+  StatusInfo const g = gemm::grouped_gemm(valid_grouped());
+  EXPECT_EQ(g.status, Status::kErrorNotSupported) << g.what();
+  EXPECT_NE(g.message.find("Hopper GPU"), std::string::npos) << g.message;
 }
 
 }  // namespace

@@ -30,6 +30,9 @@
 // Kernels that divide K (stream-K) need a workspace (gemm_workspace_size); without one the call
 // takes the fastest kernel that needs none.
 //
+// Grouped GEMM (mixture-of-experts layers) has a call of its own, grouped_gemm below: G problems
+// D_g = alpha * A_g @ B_g of one N and K and ragged M, the groups' sizes read on the device.
+//
 // Linked as the compiled library tessel::gemm (CMake target tessel_gemm), so that a program
 // including this header compiles no kernel of its own.
 
@@ -87,6 +90,52 @@ StatusInfo gemm_choice(GemmArguments const& args, GemmChoice& choice, std::size_
 /// The workspace the heuristic's first choice wants (0 for most problems); `bytes` is set only
 /// when the status is success.
 StatusInfo gemm_workspace_size(GemmArguments const& args, std::size_t& bytes);
+
+/// How the groups' rows lie in A and D (kernel::GroupedLayout's values).
+enum class GroupLayout {
+  kContiguous,  // A (rows x K) and D (rows x N) hold the groups one after another; group_m[g] is
+                // group g's end row (torch._grouped_mm's offs): rows [group_m[g-1], group_m[g])
+  kMasked,      // group g has a block of `rows` rows at A + g * batch_a and D + g * batch_d, of
+                // which the first group_m[g] are its problem (decode under CUDA graphs)
+};
+
+/// G GEMMs in one launch: D_g = alpha * A_g @ B_g for g < groups.
+///
+///   tessel::gemm::GroupedGemmArguments args;
+///   args.groups = 8; args.group_m = offs; args.rows = tokens; args.n = 14336; args.k = 4096;
+///   args.A = {x, DataType::kBF16, MatrixLayout::kRowMajor, 4096};           // tokens sorted by expert
+///   args.B = {w, DataType::kBF16, MatrixLayout::kColumnMajor, 4096};        // expert g's W.t() at w + g * batch_b
+///   args.batch_b = 14336 * 4096;
+///   args.D = {y, DataType::kBF16, MatrixLayout::kRowMajor, 14336};
+///   tessel::StatusInfo s = tessel::gemm::grouped_gemm(args, stream);
+///
+/// Served: f16 or bf16 A, B and D of one type; A and D row-major; B column-major (K contiguous:
+/// W.t() of a row-major N x K weight) or row-major; 16-byte-aligned pointers, leading dimensions
+/// and batch strides; a Hopper GPU. Rows of D that belong to no group are not written; sizes out
+/// of order or past `rows` give empty or clipped groups, never a write outside D.
+struct GroupedGemmArguments {
+  int groups = 0;                               // G, 1 to 65535
+  GroupLayout layout = GroupLayout::kContiguous;
+  int const* group_m = nullptr;                 // device memory: one int32 per group (ends or counts)
+  int rows = 0;                                 // contiguous: rows of A and D; masked: rows of one block
+  int n = 0, k = 0;
+  MatrixArgument A, B, D;                       // the first group's (masked: block's) matrices
+  std::int64_t batch_a = 0;                     // masked: elements from one block of A to the next
+  std::int64_t batch_b = 0;                     // elements from one group's B to the next
+  std::int64_t batch_d = 0;                     // masked: elements from one block of D to the next
+  float alpha = 1.f;
+  int device = -1;                              // -1: the current device; any other must be current
+};
+
+/// Whether grouped_gemm computes `args` on this device, with the reason where not.
+StatusInfo grouped_gemm_can_implement(GroupedGemmArguments const& args);
+
+/// The kernel grouped_gemm would run, and why (workspace_bytes is always 0).
+StatusInfo grouped_gemm_choice(GroupedGemmArguments const& args, GemmChoice& choice);
+
+/// The grouped GEMM on `stream`, enqueued without a synchronisation (the host never reads the
+/// sizes, so the call can be captured in a CUDA graph).
+StatusInfo grouped_gemm(GroupedGemmArguments const& args, cudaStream_t stream = nullptr);
 
 /// D = alpha * A @ B + beta * C on `stream`, enqueued without a synchronisation. `workspace`:
 /// device memory of `workspace_bytes`, for the kernels that divide K; null takes a kernel that
