@@ -195,14 +195,14 @@ void bind_gemm(nb::module_& m) {
             bool const wide_only = ab != int(Element::f16) && ab != int(Element::bf16);  // FP8 and TF32: Hopper, K-major
             if (wide_only && (!hopper || !a_row || b_row)) throw nb::value_error("Kernel: FP8 and TF32 kernels are Hopper kernels with K-major A and B");
             if (promoted && ab != int(Element::e4m3) && ab != int(Element::e5m2)) throw nb::value_error("Kernel: promoted accumulation is for FP8");
-            if (block_scaled && ((ab != int(Element::e4m3) && ab != int(Element::e5m2)) || !hopper || grouped || fixup_slot_floats > 0))
-              throw nb::value_error("Kernel: a block-scaled kernel is a Hopper FP8 kernel without groups or stream-K");
+            if (block_scaled && ((ab != int(Element::e4m3) && ab != int(Element::e5m2)) || !hopper || fixup_slot_floats > 0))
+              throw nb::value_error("Kernel: a block-scaled kernel is a Hopper FP8 kernel without stream-K");
             if (tile_m <= 0 || tile_n <= 0 || threads <= 0 || threads > 1024 || smem < 0) throw nb::value_error("Kernel: tile, threads or smem out of range");
             KernelTraits t{Element(ab), Element(c), a_row, b_row, c_row, Epilogue(epilogue), tile_m, tile_n, threads, smem, hopper, cluster_m,
                            {std::get<0>(box_a), std::get<1>(box_a)}, {std::get<0>(box_b), std::get<1>(box_b)},
                            fixup_slot_floats, promoted, grouped, block_scaled, std::move(target), std::move(name), std::move(symbol)};
-            if (grouped && (!hopper || cluster_m != 1 || fixup_slot_floats > 0))
-              throw nb::value_error("Kernel: a grouped kernel is a Hopper kernel without a cluster or stream-K");
+            if (grouped && (cluster_m != 1 || fixup_slot_floats > 0 || !a_row || !c_row))
+              throw nb::value_error("Kernel: a grouped kernel has no cluster or stream-K, and A and D row-major");
             if (fixup_slot_floats < 0 || (fixup_slot_floats > 0 && (!hopper || cluster_m != 1)))
               throw nb::value_error("Kernel: a stream-K kernel (fixup_slot_floats > 0) is a Hopper kernel without a cluster");
             if (hopper && (cluster_m < 1 || cluster_m > 2 || t.box_a[0] <= 0 || t.box_a[1] <= 0 || t.box_b[0] <= 0 || t.box_b[1] <= 0 || !c_row))

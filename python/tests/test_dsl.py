@@ -153,13 +153,13 @@ def test_compiled_call_checks_the_signature(toolkit):
 
 
 class _Recorder:
-    """Stands in for a kernel's launcher: keeps (grid, parameter bytes) of each launch."""
+    """Stands in for a kernel's launcher: keeps (grid, parameter bytes, block) of each launch."""
 
     def __init__(self):
         self.calls = []
 
     def launch(self, gx, gy, gz, bx, by, bz, smem, stream, device, params, cx=1, cy=1, cz=1):
-        self.calls.append(((gx, gy, gz), params))
+        self.calls.append(((gx, gy, gz), params, (bx, by, bz)))
 
 
 def _real(shape, base, dtype=tessel.Float16, n=3, dynamic=True):
@@ -189,7 +189,7 @@ def test_compiled_call_replays_per_argument_set(toolkit, monkeypatch):
     for shape, base in (((1024, 512), 0x10000), ((256, 256), 0x20000), ((1024, 512), 0x30000), ((256, 256), 0x40000)):
         args = _real(shape, base)
         c(*args)
-        grid, params = rec.calls[-1]
+        grid, params, _ = rec.calls[-1]
         assert grid == (shape[0] * shape[1] // 256, 1, 1)
         assert all(_params(t) in params for t in args)  # the new addresses and this set's extents
     assert ran == [(1024, 512), (256, 256)]  # the host function ran once per set
@@ -233,6 +233,28 @@ def test_compiled_call_checks_scalars_and_constexprs(toolkit):
         c(mA, 2.5, 64)
     with pytest.raises(ValueError, match="compiled for a Float32 scalar"):
         c(mA, "2.5", 32)
+    # A Constexpr left out of the call is the compiled one (the parameter has no default here, and
+    # a default would not override it either); a tensor left out is a TypeError.
+    c(mA, 3.5)
+    assert rec.calls[-1][2] == (32, 1, 1) and rec.calls[-1][1].endswith(struct.pack("<f", 3.5))
+    c(mA, value=4.5)
+    assert rec.calls[-1][1].endswith(struct.pack("<f", 4.5))
+    with pytest.raises(TypeError, match="missing the argument 'value'"):
+        c(mA)
+
+
+@tessel.jit
+def _launch_fill_default(mA, value: tessel.Float32, width: tessel.Constexpr = 64):
+    _fill(mA, value, width).launch(grid=1, block=width)
+
+
+def test_compiled_constexpr_left_out_is_the_compiled_value_not_the_default(toolkit):
+    mA = HostTensor(tessel.Float32, (64,), (1,), 0x10000, 0, 16)
+    c = tessel.compile(_launch_fill_default, mA, 1.5, 32, target="sm_90a")
+    rec = _Recorder()
+    c.kernels[0]._raw = rec
+    c(mA, 2.0)
+    assert rec.calls[-1][2] == (32, 1, 1)  # width 32, as compiled, not the default 64
 
 
 def test_eager_algebra_is_the_same_objects():

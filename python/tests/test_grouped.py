@@ -219,7 +219,7 @@ def test_config_must_fit_the_operands(torch_cuda, config, error, words):
 @pytest.mark.parametrize("call, error, words", [
     (lambda t, a, b, o: tessel.grouped_gemm(a, b), ValueError, "exactly one of offs"),
     (lambda t, a, b, o: tessel.grouped_gemm(a, b, o.long()), ValueError, "1-D int32"),
-    (lambda t, a, b, o: tessel.grouped_gemm(a.float(), b, o), TypeError, "float16 or bfloat16"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a.float(), b, o), TypeError, "take float16, bfloat16, float8_e4m3fn or float8_e5m2, both the same"),
     (lambda t, a, b, o: tessel.grouped_gemm(a[:, :64], b, o), ValueError, "A's K"),
     (lambda t, a, b, o: tessel.grouped_gemm(a, b, counts=o), ValueError, r"\(groups, M, K\)"),
     (lambda t, a, b, o: tessel.grouped_gemm(a.cpu(), b, o), ValueError, "CUDA tensors"),

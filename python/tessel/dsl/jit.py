@@ -568,11 +568,30 @@ class CompiledFunction:
                 for r in replays:
                     r.run(args)
                 return None
-        if kwargs or len(args) != len(self._like):
-            values, _ = self.jit._args(args, kwargs)
-        else:
-            values = list(args)
+        values = self._bind_call(args, kwargs) if kwargs or len(args) != len(self._like) else list(args)
         return self._call_values(values)
+
+    def _bind_call(self, args, kwargs) -> list:
+        """The arguments of a call that does not pass every parameter by position, in parameter
+        order: a Constexpr left out takes the value it was compiled with (the CuTe DSL's compiled
+        functions are called with their run-time arguments), any other parameter its default."""
+        signature = self.jit._bind.signature
+        try:
+            given = signature.bind_partial(*args, **kwargs).arguments
+        except TypeError as e:
+            raise TypeError(f"{self.jit.__qualname__}: {e}") from None
+        values = []
+        for i, param in enumerate(signature.parameters.values()):
+            if param.name in given:
+                v = given[param.name]
+            elif self._sig[i][0] == "const":
+                v = self._like[i]
+            elif param.default is not param.empty:
+                v = param.default
+            else:
+                raise TypeError(f"{self.jit.__qualname__}: missing the argument {param.name!r}")
+            values.append(as_host_tensor(v) if _is_torch_tensor(v) else v)
+        return values
 
     def _replays_for(self, args):
         """The remembered launches for these arguments, or None (then the checked path runs)."""
