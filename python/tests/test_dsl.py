@@ -183,7 +183,7 @@ def test_compiled_call_replays_per_argument_set(toolkit, monkeypatch):
     dsl_jit = importlib.import_module("tessel.dsl.jit")
     c = tessel.compile(add, *_fakes(), target="sm_90a")
     rec = _Recorder()
-    c.kernels[0]._raw = rec
+    monkeypatch.setattr(c.kernels[0], "_raw", rec)  # restored after the test: the kernel is shared (memory cache)
     ran, host = [], add.fn
     monkeypatch.setattr(add, "fn", lambda *a: (ran.append(a[0].shape), host(*a))[1])
     for shape, base in (((1024, 512), 0x10000), ((256, 256), 0x20000), ((1024, 512), 0x30000), ((256, 256), 0x40000)):
@@ -220,12 +220,12 @@ def _launch_fill(mA, value: tessel.Float32, width: tessel.Constexpr):
     _fill(mA, value, width).launch(grid=1, block=width)
 
 
-def test_compiled_call_checks_scalars_and_constexprs(toolkit):
+def test_compiled_call_checks_scalars_and_constexprs(toolkit, monkeypatch):
     import struct
     mA = HostTensor(tessel.Float32, (64,), (1,), 0x10000, 0, 16)
     c = tessel.compile(_launch_fill, mA, 1.5, 32, target="sm_90a")
     rec = _Recorder()
-    c.kernels[0]._raw = rec
+    monkeypatch.setattr(c.kernels[0], "_raw", rec)  # restored after the test: the kernel is shared (memory cache)
     for value in (2.5, -1.0, 2.5):  # a scalar's value is a parameter: each call packs its own
         c(mA, value, 32)
         assert rec.calls[-1][1].endswith(struct.pack("<f", value))
@@ -248,11 +248,11 @@ def _launch_fill_default(mA, value: tessel.Float32, width: tessel.Constexpr = 64
     _fill(mA, value, width).launch(grid=1, block=width)
 
 
-def test_compiled_constexpr_left_out_is_the_compiled_value_not_the_default(toolkit):
+def test_compiled_constexpr_left_out_is_the_compiled_value_not_the_default(toolkit, monkeypatch):
     mA = HostTensor(tessel.Float32, (64,), (1,), 0x10000, 0, 16)
     c = tessel.compile(_launch_fill_default, mA, 1.5, 32, target="sm_90a")
     rec = _Recorder()
-    c.kernels[0]._raw = rec
+    monkeypatch.setattr(c.kernels[0], "_raw", rec)  # restored after the test: the kernel is shared (memory cache)
     c(mA, 2.0)
     assert rec.calls[-1][2] == (32, 1, 1)  # width 32, as compiled, not the default 64
 
