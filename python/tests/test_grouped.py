@@ -83,21 +83,43 @@ def _check(torch, out, refs, owned_rows, what):
 def test_contiguous_groups_match_float64(torch_cuda, sizes, n, k, dtype, b_k_major):
     torch = torch_cuda
     _hopper(torch)
-    dt = getattr(torch, dtype)
-    g = len(sizes)
-    rows = sum(sizes) + 7  # 7 rows past the last group: never written
+    _run_contiguous(torch, sizes, n, k, getattr(torch, dtype), b_k_major, None, f"contiguous {sizes[:6]} b_k_major={b_k_major}")
+
+
+def _run_contiguous(torch, sizes, n, k, dt, b_k_major, config, what):
+    """Groups of `sizes` rows one after another (5 rows past the last: never written), B K- or
+    N-major, D poisoned; every group against float64."""
+    g, rows = len(sizes), sum(sizes) + 5
     a = torch.rand(rows, k, device="cuda", dtype=dt) * 2 - 1
     w = torch.rand(g, n, k, device="cuda", dtype=dt) * 2 - 1
     b = w.transpose(1, 2) if b_k_major else w.transpose(1, 2).contiguous()  # (G, K, N)
     ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
     out = torch.full((rows, n), float("nan"), device="cuda", dtype=dt)
-    tessel.grouped_gemm(a, b, ends, out=out)
+    if config is not None:
+        assert tessel.grouped.kernel_for(a, b, ends, config=config) == config
+    tessel.grouped_gemm(a, b, ends, out=out, config=config)
     torch.cuda.synchronize()
     spans, s = [], 0
     for i, m in enumerate(sizes):
         spans.append((i, s, s + m))
         s += m
-    _check(torch, out.float(), _reference(torch, a, b, spans), set(range(sum(sizes))), f"contiguous {sizes[:6]} b_k_major={b_k_major}")
+    _check(torch, out.float(), _reference(torch, a, b, spans), set(range(sum(sizes))), what)
+
+
+def _run_masked(torch, counts, m, n, k, dt, config):
+    """A block of m rows per group, the first counts[g] (clamped to m) its problem; rows past the
+    count stay poisoned."""
+    g = len(counts)
+    a = torch.rand(g, m, k, device="cuda", dtype=dt) * 2 - 1
+    b = (torch.rand(g, n, k, device="cuda", dtype=dt) * 2 - 1).transpose(1, 2)
+    out = torch.full((g, m, n), float("nan"), device="cuda", dtype=dt)
+    tessel.grouped_gemm(a, b, counts=torch.tensor(counts, device="cuda", dtype=torch.int32), out=out, config=config)
+    torch.cuda.synchronize()
+    for i, c in enumerate(min(c, m) for c in counts):
+        if c:
+            ref = a[i, :c].double() @ b[i].double()
+            assert (out[i, :c].double() - ref).abs().max().item() <= 2e-2 * max(1.0, ref.abs().max().item()), f"block {i}"
+        assert torch.isnan(out[i, c:]).all(), f"masked: block {i} rows past its count {c} were written"
 
 
 def _ampere_or_later(torch):
@@ -116,54 +138,20 @@ def test_mma_sync_contiguous_groups_match_float64(torch_cuda, sizes, n, k, b_k_m
     empty ones, a tile straddling groups, rows past the last group left as they were."""
     torch = torch_cuda
     _ampere_or_later(torch)
-    g, rows = len(sizes), sum(sizes) + 5
-    a = torch.rand(rows, k, device="cuda", dtype=torch.bfloat16) * 2 - 1
-    w = torch.rand(g, n, k, device="cuda", dtype=torch.bfloat16) * 2 - 1
-    b = w.transpose(1, 2) if b_k_major else w.transpose(1, 2).contiguous()
-    ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
-    out = torch.full((rows, n), float("nan"), device="cuda", dtype=torch.bfloat16)
     config = mma_sync_config("bfloat16", "bfloat16", b_k_major, 80)
-    assert tessel.grouped.kernel_for(a, b, ends, config=config) == config
-    tessel.grouped_gemm(a, b, ends, out=out, config=config)
-    torch.cuda.synchronize()
-    spans, s = [], 0
-    for i, m in enumerate(sizes):
-        spans.append((i, s, s + m))
-        s += m
-    _check(torch, out.float(), _reference(torch, a, b, spans), set(range(sum(sizes))), f"mma.sync contiguous {sizes[:6]}")
+    _run_contiguous(torch, sizes, n, k, torch.bfloat16, b_k_major, config, f"mma.sync contiguous {sizes[:6]}")
 
 
 def test_mma_sync_masked_groups_match_float64(torch_cuda):
     torch = torch_cuda
     _ampere_or_later(torch)
-    g, m, n, k = 4, 140, 72, 96
-    counts = torch.tensor([0, 140, 7, 900], device="cuda", dtype=torch.int32)  # 900: past the block, counts as 140
-    a = torch.rand(g, m, k, device="cuda", dtype=torch.float16) * 2 - 1
-    b = (torch.rand(g, n, k, device="cuda", dtype=torch.float16) * 2 - 1).transpose(1, 2)
-    out = torch.full((g, m, n), float("nan"), device="cuda", dtype=torch.float16)
-    tessel.grouped_gemm(a, b, counts=counts, out=out, config=mma_sync_config("float16", "float16", True, 80))
-    torch.cuda.synchronize()
-    for i, c in enumerate([0, 140, 7, 140]):
-        if c:
-            ref = a[i, :c].double() @ b[i].double()
-            assert (out[i, :c].double() - ref).abs().max().item() <= 2e-2 * max(1.0, ref.abs().max().item()), f"block {i}"
-        assert torch.isnan(out[i, c:]).all(), f"masked: block {i} rows past its count {c} were written"
+    _run_masked(torch, [0, 140, 7, 900], 140, 72, 96, torch.float16, mma_sync_config("float16", "float16", True, 80))
 
 
 def test_masked_groups_match_float64(torch_cuda):
     torch = torch_cuda
     _hopper(torch)
-    g, m, n, k = 5, 160, 136, 256
-    counts = torch.tensor([0, 160, 5, 129, 500], device="cuda", dtype=torch.int32)  # 500: past the block, counts as 160
-    a = torch.rand(g, m, k, device="cuda", dtype=torch.bfloat16) * 2 - 1
-    b = (torch.rand(g, n, k, device="cuda", dtype=torch.bfloat16) * 2 - 1).transpose(1, 2)
-    out = torch.full((g, m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-    tessel.grouped_gemm(a, b, counts=counts, out=out)
-    torch.cuda.synchronize()
-    for i, c in enumerate([0, 160, 5, 129, 160]):
-        ref = a[i, :c].double() @ b[i].double()
-        assert (out[i, :c].double() - ref).abs().max().item() <= 2e-2 * max(1.0, ref.abs().max().item()) if c else True
-        assert torch.isnan(out[i, c:]).all(), f"masked: block {i} rows past its count {c} were written"
+    _run_masked(torch, [0, 160, 5, 129, 500], 160, 136, 256, torch.bfloat16, None)  # 500: past the block, counts as 160
 
 
 def test_matches_torch_grouped_mm_where_torch_has_it(torch_cuda):

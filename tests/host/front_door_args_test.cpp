@@ -27,13 +27,22 @@ GemmArguments valid() {
   return a;
 }
 
-void expect_refusal(GemmArguments const& a, Status status, char const* phrase) {
-  StatusInfo const s = gemm::gemm(a);
+/// The call, its choice and its can_implement all refuse `a` with `status`, the call's sentence
+/// holding `phrase`.
+template <class Args, class Run, class Choice, class CanImplement>
+void expect_refused_by_all(Args const& a, Status status, char const* phrase, Run run, Choice choice, CanImplement can_implement) {
+  StatusInfo const s = run(a);
   EXPECT_EQ(s.status, status) << s.what();
   EXPECT_NE(s.message.find(phrase), std::string::npos) << s.message;
   GemmChoice c;
-  EXPECT_EQ(gemm::gemm_choice(a, c).status, status);
-  EXPECT_EQ(gemm::gemm_can_implement(a).status, status);
+  EXPECT_EQ(choice(a, c).status, status);
+  EXPECT_EQ(can_implement(a).status, status);
+}
+
+void expect_refusal(GemmArguments const& a, Status status, char const* phrase) {
+  expect_refused_by_all(
+      a, status, phrase, [](GemmArguments const& x) { return gemm::gemm(x); },
+      [](GemmArguments const& x, GemmChoice& c) { return gemm::gemm_choice(x, c); }, gemm::gemm_can_implement);
 }
 
 TEST(FrontDoorArguments, EachRuleRefusedWithItsSentence) {
@@ -97,12 +106,9 @@ gemm::GroupedGemmArguments valid_grouped() {
 }
 
 void expect_grouped_refusal(gemm::GroupedGemmArguments const& g, Status status, char const* phrase) {
-  StatusInfo const s = gemm::grouped_gemm(g);
-  EXPECT_EQ(s.status, status) << s.what();
-  EXPECT_NE(s.message.find(phrase), std::string::npos) << s.message;
-  GemmChoice c;
-  EXPECT_EQ(gemm::grouped_gemm_choice(g, c).status, status);
-  EXPECT_EQ(gemm::grouped_gemm_can_implement(g).status, status);
+  expect_refused_by_all(
+      g, status, phrase, [](gemm::GroupedGemmArguments const& x) { return gemm::grouped_gemm(x); }, gemm::grouped_gemm_choice,
+      gemm::grouped_gemm_can_implement);
 }
 
 TEST(FrontDoorArguments, GroupedRulesRefusedWithTheirSentences) {
