@@ -166,7 +166,9 @@ def fp8_main(args, torch, tessel, events_time, write_report):
         for _ in range(2):
             a = (torch.rand(total, k, device="cuda") * 2 - 1).to(e4m3)
             w = (torch.rand(experts, n, k, device="cuda") * 2 - 1).to(e4m3)  # (E, N, K)
-            blocks = (torch.rand(kb, total, device="cuda").t() + 0.5, torch.rand(experts, kb, nb, device="cuda") + 0.5)
+            # torch._scaled_mm's blockwise layouts, which TMA carries: A's scales row-contiguous, each
+            # expert's B scales K-contiguous ((G, NB, KB) storage seen as (G, KB, NB)).
+            blocks = (torch.rand(kb, total, device="cuda").t() + 0.5, torch.rand(experts, nb, kb, device="cuda").transpose(1, 2) + 0.5)
             rows = (torch.rand(total, device="cuda") + 0.5, torch.rand(experts, n, device="cuda") + 0.5)
             sets.append((a, w.transpose(1, 2), torch.empty(total, n, device="cuda", dtype=torch.bfloat16), blocks, rows))
         one = torch.ones(1, device="cuda")
