@@ -18,7 +18,9 @@ scale_a * A), shared by every group; D bfloat16 (or float16), fast accumulation,
 Or, e4m3, per-block scales (DeepSeek-V3's recipe, as torch._scaled_mm's blockwise mode spells
 them for one GEMM): scale_a one per row of A and 128 of K, (rows, ceil(K/128)) with offs or
 (G, M, ceil(K/128)) with counts, and scale_b (G, ceil(K/128), ceil(N/128)), one per 128 x 128
-block of each group's B, applied to each K block's sum in f32 registers; D bfloat16.
+block of each group's B, applied to each K block's sum in f32 registers; D bfloat16. TMA carries
+the scales in torch._scaled_mm's blockwise layouts (A's row-contiguous, B's K-contiguous: stored
+(G, NB, KB), passed transposed); other strides take the kernel's slower scale-warp copies.
 
     q, sa = tessel.quantize_fp8_1x128(x)                        # x sorted by expert, (T, K) bf16
     out = tessel.grouped_gemm(q, w8.transpose(1, 2), offs, scale_a=sa, scale_b=sw)   # sw (G, K/128, N/128)
