@@ -204,7 +204,7 @@ def _config(A, B, masked: bool, dtype, device: int, blocks: bool, config) -> Gem
         return block_scaled_config() if blocks else _choose(A, B, masked, dtype, device)
     if not isinstance(config, GemmConfig) or config.scheduler != "grouped":
         raise TypeError(f"tessel.grouped_gemm: config must be a GemmConfig with scheduler='grouped', not {config!r}")
-    kind = (_element(A.dtype), _ELEMENTS[str(dtype).split(".")[1]], "col" if B.stride(1) == 1 else "row")
+    kind = (_element(A.dtype), _element(dtype), "col" if B.stride(1) == 1 else "row")
     if (config.element, config.out, config.layout_b) != kind or config.block_scaled != blocks:
         raise ValueError(f"tessel.grouped_gemm: config {config.name} computes element {config.element}, out {config.out}, B "
                          f"{config.layout_b}-major{' with block scales' if config.block_scaled else ''}; these operands need "

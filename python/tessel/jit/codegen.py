@@ -20,15 +20,21 @@ _CPP_ELEMENT = {"f16": "tessel::half_t", "bf16": "tessel::bfloat16_t", "f32": "f
 _CPP_LAYOUT = {"row": "tessel::gemm::RowMajor", "col": "tessel::gemm::ColumnMajor"}
 _CPP_ARCH = {"sm80": "tessel::arch::Sm80", "sm75": "tessel::arch::Sm75"}
 
-# The kernel the source instantiates, as NVRTC's name expression, and how every instantiation's
-# mangled name starts (tessel::gemm::kernel::<name>); the grouped one (scheduler "grouped") second.
+# The kernel template a source instantiates, in tessel::gemm::kernel: the dense one, or the grouped
+# walk (scheduler "grouped").
 _KERNEL_NAMES = {False: "gemm_kernel", True: "gemm_grouped_kernel"}
-KERNEL_EXPRESSION = "&tessel::gemm::kernel::gemm_kernel<tessel_jit::Config>"
-KERNEL_SYMBOL_PREFIX = "_ZN6tessel4gemm6kernel11gemm_kernel"
 
 
 def _kernel_name(config: GemmConfig) -> str:
     return _KERNEL_NAMES[config.scheduler == "grouped"]
+
+
+def _mangled_prefix(name: str) -> str:
+    """How every instantiation of tessel::gemm::kernel::<name> starts, mangled."""
+    return f"_ZN6tessel4gemm6kernel{len(name)}{name}"
+
+
+KERNEL_SYMBOL_PREFIX = _mangled_prefix(_KERNEL_NAMES[False])  # the dense kernel's
 
 
 def _shape(t) -> str:
@@ -58,10 +64,7 @@ def kernel_expression(config: GemmConfig) -> str:
 
 def symbol_prefix(config: GemmConfig) -> str:
     """How the mangled name of the kernel of `config` starts (for cubins nvcc compiled)."""
-    if config.hopper:
-        return codegen_sm90.KERNEL_SYMBOL_PREFIX
-    name = _kernel_name(config)
-    return f"_ZN6tessel4gemm6kernel{len(name)}{name}"
+    return codegen_sm90.KERNEL_SYMBOL_PREFIX if config.hopper else _mangled_prefix(_kernel_name(config))
 
 
 def source(config: GemmConfig) -> str:
