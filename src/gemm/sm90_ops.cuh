@@ -7,7 +7,7 @@
 
 namespace tessel::gemm::front_door {
 
-template <class T, int BM, int BN, int BK, class Schedule, class Scheduler, class Act>
+template <class T, int BM, int BN, int BK, class Schedule, class Scheduler, class Act, class LayoutB = ColumnMajor>
 struct Sm90TileOp {
   using Tile = GemmShape<BM, BN, BK>;
   using Cluster = GemmShape<1, 1, 1>;
@@ -16,7 +16,7 @@ struct Sm90TileOp {
                                            RowMajor, 8, T, RowMajor, 8, collective::EpilogueScheduleAuto,
                                            epilogue::LinearCombination<T, T, Act>>::CollectiveOp;
   using Mainloop = typename collective::CollectiveBuilder<
-      arch::Sm90, OpClassTensorOp, T, RowMajor, 8, T, ColumnMajor, 8, float, Tile, Cluster,
+      arch::Sm90, OpClassTensorOp, T, RowMajor, 8, T, LayoutB, 8, float, Tile, Cluster,
       collective::StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>, Schedule>::CollectiveOp;
   using Gemm = device::GemmUniversalAdapter<kernel::GemmUniversal<ProblemShapeMNKL, Mainloop, Epilogue, Scheduler>>;
 
@@ -46,20 +46,12 @@ struct Sm90TileOp {
   static std::string name() { return Gemm::name(); }
 };
 
-/// GroupedOp for one tile N and B layout: the cooperative 128 x BN tile on the grouped scheduler.
+/// GroupedOp for one tile N and B layout: the cooperative 128 x BN tile on the grouped scheduler
+/// (Sm90TileOp's kernel, assembled by the same builders).
 template <class T, int BN, class LayoutB>
 struct GroupedTileOp {
-  using Tile = GemmShape<128, BN, 64>;
-  using Cluster = GemmShape<1, 1, 1>;
-  using Epilogue =
-      typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, Tile, Cluster, collective::EpilogueTileAuto, float, float, T,
-                                           RowMajor, 8, T, RowMajor, 8, collective::EpilogueScheduleAuto,
-                                           epilogue::LinearCombination<T, T>>::CollectiveOp;
-  using Mainloop = typename collective::CollectiveBuilder<
-      arch::Sm90, OpClassTensorOp, T, RowMajor, 8, T, LayoutB, 8, float, Tile, Cluster,
-      collective::StageCountAutoCarveout<int(sizeof(typename Epilogue::SharedStorage))>,
-      collective::KernelTmaWarpSpecializedCooperative>::CollectiveOp;
-  using Gemm = device::GemmUniversalAdapter<kernel::GemmUniversal<ProblemShapeMNKL, Mainloop, Epilogue, GroupedScheduler>>;
+  using Gemm = typename Sm90TileOp<T, 128, BN, 64, collective::KernelTmaWarpSpecializedCooperative, GroupedScheduler,
+                                   epilogue::fusion::Identity, LayoutB>::Gemm;
   static constexpr bool kBKMajor = std::is_same_v<LayoutB, ColumnMajor>;
 
   static typename Gemm::Arguments arguments(GroupedGemmArguments const& g, int device, int sm_count) {
