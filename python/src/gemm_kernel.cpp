@@ -23,6 +23,27 @@ cuda::DeviceInfo const& device_or_throw(int device) {
 
 std::string cc_text(int cc) { return std::to_string(cc / 10) + "." + std::to_string(cc % 10); }
 
+// The kernel reads its own element types at these addresses (Sm80LaunchParams' bfloat16 is the
+// layout's, not the data's).
+using E = bfloat16_t;
+
+/// The Sm75/Sm80 kernels' block for a problem: its extents, leading dimensions, alpha and beta,
+/// and the first matrix of each operand (the dense launch moves them per batch).
+KernelParams sm80_block(Problem const& p, float alpha, float beta) {
+  KernelParams params{};
+  params.problem = {static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k)};
+  params.A = static_cast<E const*>(p.a);
+  params.lda = p.lda;
+  params.B = static_cast<E const*>(p.b);
+  params.ldb = p.ldb;
+  params.C = static_cast<E const*>(p.c_ptr);
+  params.ldc = p.ldc;
+  params.D = static_cast<E*>(p.d);
+  params.ldd = p.ldd;
+  params.epilogue.params = {alpha, beta};
+  return params;
+}
+
 }  // namespace
 
 bool target_runs_on(std::string const& target, int cc) {
@@ -162,16 +183,7 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
   cuda::CUfunction fn = l.fn;
   int const tiles_m = static_cast<int>((p.m + t_.tile_m - 1) / t_.tile_m);
   int const tiles_n = static_cast<int>((p.n + t_.tile_n - 1) / t_.tile_n);
-  // The kernel reads its own element types at these addresses (Sm80LaunchParams' bfloat16 is the
-  // layout's, not the data's).
-  using E = bfloat16_t;
-  KernelParams params{};
-  params.problem = {static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k)};
-  params.lda = p.lda;
-  params.ldb = p.ldb;
-  params.ldc = p.ldc;
-  params.ldd = p.ldd;
-  params.epilogue.params = {alpha, beta};
+  KernelParams params = sm80_block(p, alpha, beta);
   // As device::Gemm::initialize builds it: a group is at most the whole M.
   params.raster = gemm::kernel::GroupedRaster{tiles_m, tiles_n, swizzle > 0 ? std::min(swizzle, tiles_m) : tiles_m};
   void* arg_ptrs[] = {&params};
@@ -199,17 +211,9 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
 }
 
 void Kernel::launch_sm80_grouped(Problem const& p, Loaded const& l, float alpha, std::uintptr_t stream) {
-  using E = bfloat16_t;  // the layout's element type (see launch)
   using gemm::kernel::GroupedLayout;
   GroupedKernelParams params{};
-  params.gemm.problem = {static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k)};
-  params.gemm.A = static_cast<E const*>(p.a);
-  params.gemm.lda = p.lda;
-  params.gemm.B = static_cast<E const*>(p.b);
-  params.gemm.ldb = p.ldb;
-  params.gemm.D = static_cast<E*>(p.d);
-  params.gemm.ldd = p.ldd;
-  params.gemm.epilogue.params = {alpha, 0.f};
+  params.gemm = sm80_block(p, alpha, 0.f);
   int const tiles_n = static_cast<int>((p.n + t_.tile_n - 1) / t_.tile_n);
   params.groups = {p.group_m, p.l, int(p.group_masked ? GroupedLayout::kMasked : GroupedLayout::kContiguous), static_cast<int>(p.m), tiles_n};
   params.batch_a = p.batch_a;
