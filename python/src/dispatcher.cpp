@@ -1,6 +1,7 @@
 #include "dispatcher.hpp"
 
 #include <functional>
+#include <tuple>
 
 namespace tessel::py {
 
@@ -119,6 +120,14 @@ void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::han
   p.batch_a = masked ? batch_a : 0;
   p.batch_b = batch_b;
   p.batch_d = masked ? batch_d : 0;
+  // Both kernel families step from one group's matrix to the next in 16-byte units (TMA's strides,
+  // cp.async's vectors); a stride off that grid would fault or be refused by the driver mid-launch.
+  for (auto [name, stride, bytes] : {std::tuple{"A", p.batch_a, element_bytes(p.ab)}, std::tuple{"B", p.batch_b, element_bytes(p.ab)},
+                                     std::tuple{"D", p.batch_d, element_bytes(p.c)}})
+    if ((stride * bytes) % 16 != 0)
+      refuse(Status::kErrorMisalignedOperand, std::string(name) + "'s stride between groups (" + std::to_string(stride) +
+                                                  " elements) is not a multiple of 16 bytes: pad each group's matrix to a multiple of " +
+                                                  std::to_string(16 / bytes) + " elements");
   p.group_m = reinterpret_cast<int const*>(group_m);
   p.group_masked = masked;
   if (kernel.traits().block_scaled) {

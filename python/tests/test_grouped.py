@@ -227,6 +227,10 @@ def test_config_must_fit_the_operands(torch_cuda, config, error, words):
                                             scale_a=t.ones(64, 1, device="cuda"), scale_b=t.ones(2, 1, 1, device="cuda"),
                                             out_dtype=t.float16),
      TypeError, "torch.bfloat16 with per-block scales"),
+    # Masked blocks 8196 elements apart: off the 16-byte grid both kernels step between groups on.
+    (lambda t, a, b, o: tessel.grouped_gemm(t.zeros(2 * 8196, device="cuda", dtype=t.bfloat16).as_strided((2, 64, 128), (8196, 128, 1)),
+                                            b, counts=o),
+     ValueError, "A's stride between groups \\(8196 elements\\) is not a multiple of 16 bytes"),
 ])
 def test_refusals_name_the_problem(torch_cuda, call, error, words):
     torch = torch_cuda
