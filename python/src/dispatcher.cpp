@@ -87,12 +87,13 @@ void Dispatcher::run_batched(nb::handle a, nb::handle b, nb::handle d, std::int6
 }
 
 namespace {
-// One array of block scales as the kernel reads it; the rules of any launch that passes them.
-BlockScaleView block_scale_view(std::uintptr_t ptr, Dispatcher::ScaleStrides const& strides) {
+// One array of block or row-wise scales (`what`) as the kernel reads it; the rules of any launch
+// that passes them.
+BlockScaleView block_scale_view(std::uintptr_t ptr, Dispatcher::ScaleStrides const& strides, char const* what = "block scales") {
   auto const [row, k, batch] = strides;
   if (row < 0 || k < 0 || batch < 0)
-    refuse(Status::kErrorInvalidProblem, "block scales take element strides >= 0: pass the scales without negative strides");
-  if (ptr % 4) refuse(Status::kErrorMisalignedOperand, "block scales must be 4-byte aligned float32 arrays");
+    refuse(Status::kErrorInvalidProblem, std::string(what) + " take element strides >= 0: pass the scales without negative strides");
+  if (ptr % 4) refuse(Status::kErrorMisalignedOperand, std::string(what) + " must be 4-byte aligned float32 arrays");
   return {reinterpret_cast<float const*>(ptr), row, k, batch};
 }
 }  // namespace
@@ -143,9 +144,23 @@ void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::han
     kernel.launch(p, 1.f, 0.f, stream);
     return;
   }
+  if (kernel.traits().rowwise) {
+    // Row-wise scales: A's per row (over all rows with offs, batched like A with counts), B's per
+    // column of D for each group.
+    if (!scale_a || !scale_b || !scale_a_strides || !scale_b_strides)
+      refuse(Status::kErrorInvalidProblem, "row-wise scaled grouped GEMM without its scales: pass scale_a (one per row of A) and "
+                                           "scale_b (groups, N) with their strides");
+    p.rowwise = true;
+    p.sfa = block_scale_view(scale_a, *scale_a_strides, "row-wise scales");
+    p.sfb = block_scale_view(scale_b, *scale_b_strides, "row-wise scales");
+    if (!masked) p.sfa.batch = 0;
+    kernel.launch(p, 1.f, 0.f, stream);
+    return;
+  }
   if (scale_a_strides || scale_b_strides)
-    refuse(Status::kErrorNotSupported, "the kernel " + kernel.traits().name + " applies no block scales: choose a configuration "
-                                                                               "with schedule='cooperative_blockscaled'");
+    refuse(Status::kErrorNotSupported, "the kernel " + kernel.traits().name + " applies neither block nor row-wise scales: choose a "
+                                                                               "configuration with schedule='cooperative_blockscaled' "
+                                                                               "or scaling='rowwise'");
   // FP8: torch._scaled_mm's per-tensor scales, one float each on the device, shared by the groups.
   bool const fp8 = p.ab == Element::e4m3 || p.ab == Element::e5m2;
   if (fp8 != (scale_a && scale_b))
@@ -182,6 +197,23 @@ void Dispatcher::run_block_scaled(Kernel& kernel, nb::handle a, nb::handle b, nb
   p->sfa = block_scale_view(scale_a, {a_row, a_k, 0});
   p->sfb = block_scale_view(scale_b, {b_row, b_k, 0});
   kernel.launch(*p, 1.f, beta, stream);
+}
+
+void Dispatcher::run_rowwise(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float beta, std::uintptr_t stream,
+                              std::uintptr_t scale_a, std::int64_t scale_a_stride, std::uintptr_t scale_b, std::int64_t scale_b_stride,
+                              bool promoted) {
+  Problem p = natural(read_operands(a, b, c, d));
+  if (p.ab != Element::e4m3 && p.ab != Element::e5m2)
+    refuse(Status::kErrorInvalidDataType, std::string("row-wise scales are for FP8 A and B, not ") + element_name(p.ab));
+  if (!scale_a || !scale_b) refuse(Status::kErrorInvalidProblem, "row-wise FP8 without scale_a or scale_b: pass both scale vectors");
+  p.rowwise = true;
+  p.promoted = promoted;
+  BlockScaleView const sa = block_scale_view(scale_a, {scale_a_stride, 0, 0}, "row-wise scales");
+  BlockScaleView const sb = block_scale_view(scale_b, {scale_b_stride, 0, 0}, "row-wise scales");
+  // natural() may have swapped A and B (D^T = B^T A^T for a column-major D): their scales follow.
+  p.sfa = p.transposed ? sb : sa;
+  p.sfb = p.transposed ? sa : sb;
+  launch(p, int(Epilogue::linear), 1.f, beta, stream);
 }
 
 nb::tuple Dispatcher::select(nb::handle a, nb::handle b, nb::handle c, nb::handle d, int epilogue) {
@@ -228,12 +260,13 @@ Dispatcher::Entry const& Dispatcher::choose(Problem const& p, int epilogue) {
   std::int64_t const rows = p.m * p.l;
   Key const key{std::uint64_t(p.ab) | std::uint64_t(p.c) << 4 | std::uint64_t(p.a_row) << 8 | std::uint64_t(p.b_row) << 9 |
                     std::uint64_t(tma) << 10 | std::uint64_t(p.promoted) << 11 | std::uint64_t(transposable) << 12 |
-                    std::uint64_t(epilogue & 0xff) << 16 | std::uint64_t(p.device) << 24,
+                    std::uint64_t(p.rowwise) << 13 | std::uint64_t(epilogue & 0xff) << 16 | std::uint64_t(p.device) << 24,
                 rows, p.n, p.k};
   auto it = kernels_.find(key);
   if (it == kernels_.end()) {
     if (!resolve_.is_valid() || resolve_.is_none()) throw nb::type_error("this Dispatcher has no kernel resolver");
-    nb::object k = resolve_(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device, tma, rows, p.n, p.k, p.promoted, transposable);
+    nb::object k =
+        resolve_(int(p.ab), int(p.c), p.a_row, p.b_row, epilogue, p.device, tma, rows, p.n, p.k, p.promoted, transposable, p.rowwise);
     bool transpose = false;
     if (nb::isinstance<nb::tuple>(k) && nb::len(k) == 2 && nb::isinstance<bool>(k[1])) {
       transpose = nb::cast<bool>(k[1]);
@@ -245,7 +278,8 @@ Dispatcher::Entry const& Dispatcher::choose(Problem const& p, int epilogue) {
     Problem const q = transpose ? transpose_d(p) : p;
     KernelTraits const& t = nb::cast<Kernel&>(k).traits();
     if (t.ab != q.ab || t.c != q.c || t.a_row != q.a_row || t.b_row != q.b_row || !t.c_row || int(t.epilogue) != epilogue ||
-        ((t.hopper || t.small_n.n8) && !tma) || (transpose && !t.hopper && !t.small_n.n8) || t.promoted != q.promoted)
+        ((t.hopper || t.small_n.n8) && !tma) || (transpose && !t.hopper && !t.small_n.n8) || t.promoted != q.promoted ||
+        t.rowwise != q.rowwise)
       refuse(Status::kErrorInternal, "the kernel resolver returned " + t.name + " for a problem it does not compute");
     if (kernels_.size() >= kMaxRemembered) kernels_.clear();
     it = kernels_.emplace(key, Entry{k, &nb::cast<Kernel&>(k), transpose}).first;

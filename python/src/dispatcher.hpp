@@ -19,7 +19,7 @@ namespace nb = nanobind;
 class Dispatcher {
  public:
   // resolve(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted,
-  // transposable) -> Kernel, or (Kernel, True): the kernel for a kind of problem at one shape,
+  // transposable, rowwise) -> Kernel, or (Kernel, True): the kernel for a kind of problem at one shape,
   // asked once per kind and shape (the registry's heuristic, python/tessel/jit/registry.py);
   // (Kernel, True) runs it on D^T = B^T A^T with D^T stored column-major, which the resolver may
   // answer only where `transposable` (d_transposable in gemm_operands.hpp). fallback(A, B, C, alpha, beta, out_dtype,
@@ -34,6 +34,13 @@ class Dispatcher {
   // accumulation (torch._scaled_mm's scale_a, scale_b and use_fast_accum=False).
   void run_ex(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float alpha, float beta, std::uintptr_t stream, int epilogue,
               bool tf32, std::uintptr_t scale_a, std::uintptr_t scale_b, bool promoted);
+  // run_ex() for FP8 A and B with row-wise scales (torch._scaled_mm's row-wise mode): D = scale_a[m] *
+  // scale_b[n] * (A @ B)[m, n] + beta * C, on the automatic choice's kernel built with row-wise
+  // scales. scale_a and scale_b are the device addresses of M and N f32 values, `*_stride`
+  // elements apart. The problem may run transposed (D^T's, for decode): the scales go with their
+  // operands.
+  void run_rowwise(nb::handle a, nb::handle b, nb::handle c, nb::handle d, float beta, std::uintptr_t stream, std::uintptr_t scale_a,
+                   std::int64_t scale_a_stride, std::uintptr_t scale_b, std::int64_t scale_b_stride, bool promoted);
   // A batch of D_i = A_i @ B_i: a, b and d the first matrices (2-D), the rest `batch_*` elements
   // apart (0 shares one A or B among the batch). One launch on Hopper (the kernels' batch mode).
   // `tf32`: float32 A and B on TF32 tensor cores.
@@ -46,7 +53,10 @@ class Dispatcher {
   // blocks `batch_a` and `batch_d` elements apart (masked). FP8: scale_a and scale_b are the
   // device addresses of the per-tensor f32 scales, or, for a block-scaled kernel, of the block
   // scales with their element strides (row or row block, K block, group): A's per row and 128 of
-  // K over all rows, B's per 128 rows of N and 128 of K for each group (contiguous layout only).
+  // K, B's per 128 rows of N and 128 of K for each group; or, for a row-wise scaled kernel, of
+  // the row-wise scales with theirs (row, unused, group): A's per row, B's per column of D for
+  // each group. A's scales cover all rows with offs (their group stride is ignored) and are
+  // batched like A with counts.
   void run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::handle d, std::int64_t groups, std::int64_t batch_a,
                    std::int64_t batch_b, std::int64_t batch_d, std::uintptr_t group_m, bool masked, std::uintptr_t stream,
                    std::uintptr_t scale_a, std::uintptr_t scale_b, std::optional<ScaleStrides> scale_a_strides,

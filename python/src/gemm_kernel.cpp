@@ -75,6 +75,7 @@ Sm90Shape Kernel::sm90_shape() const {
   s.slot_floats = t_.fixup_slot_floats;
   s.grouped = t_.grouped;
   s.block_scaled = t_.block_scaled;
+  s.rowwise = t_.rowwise;
   return s;
 }
 
@@ -149,6 +150,12 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
                                                                    "block scales (scale_a (M, ceil(K/128)), scale_b (ceil(K/128), ceil(N/128)))"
                                        : "the kernel " + t_.name + " applies no block scales: block-scaled FP8 runs on a kernel with "
                                                                    "schedule='cooperative_blockscaled'"}};
+  if (t_.rowwise != p.rowwise)
+    throw StatusError{{Status::kErrorNotSupported,
+                       t_.rowwise ? "the kernel " + t_.name + " applies row-wise scales of A and B: run it with tessel.scaled_mm (scale_a "
+                                                              "(M, 1), scale_b (1, N)) or tessel.grouped_gemm with row-wise scales"
+                                  : "the kernel " + t_.name + " applies no row-wise scales: row-wise FP8 runs on a configuration with "
+                                                              "scaling='rowwise'"}};
 
   bool const small_n = t_.small_n.n8 > 0;
   if (p.d_column_major && !t_.hopper && !small_n)

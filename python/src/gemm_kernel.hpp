@@ -27,6 +27,7 @@ struct KernelTraits {
   bool promoted = false;      // Hopper FP8: accumulation promoted to f32 registers every K tile
   bool grouped = false;       // the tiles of G problems (Hopper: GroupedScheduler; Sm80: gemm_grouped_kernel); run_grouped only
   bool block_scaled = false;  // Hopper FP8 with per-block scales of A and B; launched by run_block_scaled only
+  bool rowwise = false;       // Hopper FP8 with a scale per row of A and per column of D (Problem::rowwise)
   std::string target;   // the SASS architecture of the cubin: "sm_80", "sm_90a"
   std::string name;     // tessel_sm80_gemm_f16_f16_f32_128x128x32_64x64x32_3stage_tn
   std::string symbol;   // the kernel's (mangled) name in the cubin

@@ -189,7 +189,7 @@ void bind_gemm(nb::module_& m) {
           [](Kernel* self, nb::bytes cubin, std::string name, std::string symbol, std::string target, int ab, int c, bool a_row, bool b_row,
              bool c_row, int epilogue, int tile_m, int tile_n, int threads, int smem, bool hopper, int cluster_m,
              std::tuple<int, int> box_a, std::tuple<int, int> box_b, int fixup_slot_floats, bool promoted, bool grouped,
-             bool block_scaled) {
+             bool block_scaled, bool rowwise) {
             if (ab < 0 || ab > int(Element::tf32) || ab == int(Element::f32) || c < 0 || c > 2 || epilogue < 0 || epilogue > 3)
               throw nb::value_error("Kernel: element or epilogue code out of range");
             bool const wide_only = ab != int(Element::f16) && ab != int(Element::bf16);  // FP8 and TF32: Hopper, K-major
@@ -197,10 +197,12 @@ void bind_gemm(nb::module_& m) {
             if (promoted && ab != int(Element::e4m3) && ab != int(Element::e5m2)) throw nb::value_error("Kernel: promoted accumulation is for FP8");
             if (block_scaled && ((ab != int(Element::e4m3) && ab != int(Element::e5m2)) || !hopper || fixup_slot_floats > 0))
               throw nb::value_error("Kernel: a block-scaled kernel is a Hopper FP8 kernel without stream-K");
+            if (rowwise && ((ab != int(Element::e4m3) && ab != int(Element::e5m2)) || !hopper || block_scaled))
+              throw nb::value_error("Kernel: a row-wise scaled kernel is a Hopper FP8 kernel without block scales");
             if (tile_m <= 0 || tile_n <= 0 || threads <= 0 || threads > 1024 || smem < 0) throw nb::value_error("Kernel: tile, threads or smem out of range");
             KernelTraits t{Element(ab), Element(c), a_row, b_row, c_row, Epilogue(epilogue), tile_m, tile_n, threads, smem, hopper, cluster_m,
                            {std::get<0>(box_a), std::get<1>(box_a)}, {std::get<0>(box_b), std::get<1>(box_b)},
-                           fixup_slot_floats, promoted, grouped, block_scaled, std::move(target), std::move(name), std::move(symbol)};
+                           fixup_slot_floats, promoted, grouped, block_scaled, rowwise, std::move(target), std::move(name), std::move(symbol)};
             if (grouped && (cluster_m != 1 || fixup_slot_floats > 0 || !a_row || !c_row))
               throw nb::value_error("Kernel: a grouped kernel has no cluster or stream-K, and A and D row-major");
             if (fixup_slot_floats < 0 || (fixup_slot_floats > 0 && (!hopper || cluster_m != 1)))
@@ -213,7 +215,7 @@ void bind_gemm(nb::module_& m) {
           nb::arg("a_row"), nb::arg("b_row"), nb::arg("c_row"), nb::arg("epilogue"), nb::arg("tile_m"), nb::arg("tile_n"),
           nb::arg("threads"), nb::arg("smem"), nb::kw_only(), nb::arg("hopper") = false, nb::arg("cluster_m") = 1,
           nb::arg("box_a") = std::make_tuple(0, 0), nb::arg("box_b") = std::make_tuple(0, 0), nb::arg("fixup_slot_floats") = 0,
-          nb::arg("promoted") = false, nb::arg("grouped") = false, nb::arg("block_scaled") = false)
+          nb::arg("promoted") = false, nb::arg("grouped") = false, nb::arg("block_scaled") = false, nb::arg("rowwise") = false)
       .def_prop_ro("name", [](Kernel const& k) { return k.traits().name; })
       .def_prop_ro("symbol", [](Kernel const& k) { return k.traits().symbol; })
       .def_prop_ro("target", [](Kernel const& k) { return k.traits().target; })
@@ -221,6 +223,7 @@ void bind_gemm(nb::module_& m) {
       .def_prop_ro("smem", [](Kernel const& k) { return k.traits().smem; })
       .def_prop_ro("hopper", [](Kernel const& k) { return k.traits().hopper; })
       .def_prop_ro("block_scaled", [](Kernel const& k) { return k.traits().block_scaled; })
+      .def_prop_ro("rowwise", [](Kernel const& k) { return k.traits().rowwise; })
       .def_prop_ro("small_n", [](Kernel const& k) { return k.traits().small_n.n8 > 0; })
       .def("load", [](Kernel& k, int device) { k.function(device); }, nb::arg("device"),
            "Load the kernel on a device now instead of at its first launch.")
@@ -270,6 +273,11 @@ void bind_gemm(nb::module_& m) {
            nb::arg("stream"), nb::arg("epilogue"), nb::arg("tf32"), nb::arg("scale_a"), nb::arg("scale_b"), nb::arg("promoted"),
            "run() with float32 A and B on TF32 tensor cores (tf32), and FP8's device scales (addresses of one float each, 0 for "
            "none) and promoted accumulation.")
+      .def("run_rowwise", &Dispatcher::run_rowwise, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("beta"),
+           nb::arg("stream"), nb::arg("scale_a"), nb::arg("scale_a_stride"), nb::arg("scale_b"), nb::arg("scale_b_stride"),
+           nb::arg("promoted"),
+           "FP8 with row-wise scales (torch._scaled_mm's row-wise mode) on the automatic choice built with them: scale_a and "
+           "scale_b the device addresses of M and N float32 values, each with its element stride.")
       .def("run_batched", &Dispatcher::run_batched, nb::arg("A"), nb::arg("B"), nb::arg("D"), nb::arg("batches"), nb::arg("batch_a"),
            nb::arg("batch_b"), nb::arg("batch_d"), nb::arg("stream"), nb::arg("tf32") = false,
            "D_i = A_i @ B_i for i < batches: A, B, D the first matrices, the others batch_* elements apart.")

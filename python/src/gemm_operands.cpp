@@ -305,6 +305,7 @@ Problem transpose_d(Problem p) {
   std::swap(p.lda, p.ldb);
   std::swap(p.m, p.n);
   std::swap(p.scale_a, p.scale_b);
+  std::swap(p.sfa, p.sfb);  // row-wise scales go with their operands (block scales never get here)
   std::swap(p.batch_a, p.batch_b);
   // A^T of a row-major A is column-major, and so on: the new A is B^T, the new B is A^T.
   bool const a_row = !p.b_row, b_row = !p.a_row;

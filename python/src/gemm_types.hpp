@@ -66,6 +66,10 @@ struct Problem {
   // transposed (the two operands' scales have different blocks, so D^T = B^T A^T would need
   // other scales, not the same ones swapped).
   bool block_scaled = false;
+  // Row-wise scaled FP8 (Sm90KernelConfig::kRowwiseScales): sfa one f32 per row of A, sfb one per
+  // row of B (column of D), their `row` strides along those rows and `batch` strides per group
+  // (the k strides unused). transpose_d swaps them with A and B: the product is symmetric.
+  bool rowwise = false;
   BlockScaleView sfa, sfb;
   // Grouped kernels: `l` groups whose rows group_m (device memory, one int per group) gives, as
   // ends into one A and D of m rows (contiguous) or as counts of each group's block of m rows

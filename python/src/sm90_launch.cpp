@@ -193,6 +193,10 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
     std::memcpy(&params.tma_d, map(d, d_, "D", p.d, s.d_bytes, p.n, p.m, p.ldd, box_d, l_ad, p.batch_d).bytes, sizeof(params.tma_d));
   }
   if (s.block_scaled) fill_block_scales(d, params, p, s.tile_m);
+  if (s.rowwise) {  // read by the epilogue with plain loads: no maps
+    params.scales.a = p.sfa;
+    params.scales.b = p.sfb;
+  }
   void* args[] = {const_cast<unsigned char*>(ma.bytes), const_cast<unsigned char*>(mb.bytes), block};
   cuda::CUresult r;
   if (s.cluster_m == 1) {

@@ -27,6 +27,7 @@ struct Sm90Shape {
   int slot_floats = 0;
   bool grouped = false;  // GroupedScheduler kernels: the problem's groups fill the scheduler
   bool block_scaled = false;  // block-scaled FP8 kernels: the scales fill Sm90KernelParams::scales
+  bool rowwise = false;       // row-wise scaled FP8 kernels: so do theirs (no TMA maps)
 };
 
 // The launch-time facts of one small-N TMA ring kernel (kernel/sm90_gemm_small_n_tma.hpp,

@@ -41,8 +41,10 @@ def _hopper_only(element: str, layouts: tuple, cc: int, tma_aligned: bool):
 
 
 def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
-            m: int, n: int, k: int, promoted: bool = False, transposable: bool = False) -> registry.Choice:
-    """The configuration for a kind of problem at a shape, and why. Hopper (compute capability
+            m: int, n: int, k: int, promoted: bool = False, transposable: bool = False, rowwise: bool = False) -> registry.Choice:
+    """The configuration for a kind of problem at a shape, and why. `rowwise` (FP8 with row-wise
+    scales): the kernel chosen for the same problem with per-tensor scales, built with row-wise
+    scales (the scales cost the epilogue a few loads per tile, not the mainloop anything). Hopper (compute capability
     9.0) runs a TMA kernel where TMA can read A and B (16-byte-aligned addresses and leading
     dimensions), chosen among the registry's by shape (jit/registry.py), on D^T's problem where
     that puts the weights in the tiles' rows (decode; `transposable`: no C and one matrix); other
@@ -55,6 +57,10 @@ def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue:
     epilogue_name = EPILOGUES[epilogue]
     if element in _HOPPER_ONLY:
         _hopper_only(element, layouts, cc, tma_aligned)
+    if rowwise:
+        choice = _choice(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable)
+        return registry.Choice(choice.config.replace(scaling="rowwise"), choice.transpose_d,
+                               f"{choice.reason}; built with row-wise scales")
     if cc == 90 and tma_aligned and transposable:
         ring = _small_n_ring(element, out, a_row, b_row, epilogue_name, promoted, device, m, n, k)
         if ring is not None:
@@ -212,10 +218,10 @@ def _shape_kind(dtype, out_dtype, layout_b, device) -> tuple:
 
 
 def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
-             m: int, n: int, k: int, promoted: bool, transposable: bool):
+             m: int, n: int, k: int, promoted: bool, transposable: bool, rowwise: bool = False):
     """The dispatcher's question (dispatcher.hpp): the kernel for a kind of problem at a shape,
     and whether it runs on D^T's problem."""
-    choice = _choice(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable)
+    choice = _choice(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable, rowwise)
     return _kernel_for(choice.config, device), choice.transpose_d
 
 
@@ -357,6 +363,21 @@ def gemm_ex(A, B, C=None, *, beta=0.0, out_dtype=None, epilogue=None, tf32=False
     pointer = lambda s: 0 if s is None else s.data_ptr()  # noqa: E731
     _dispatcher.run_ex(A, B, C, D, 1.0, float(beta), _stream(None, D), _epilogue(epilogue), bool(tf32), pointer(scale_a),
                        pointer(scale_b), bool(promoted))
+    return D
+
+
+def gemm_rowwise(A, B, C=None, *, beta=0.0, out_dtype=None, scale_a, scale_b, promoted=False):
+    """D = scale_a[m] * scale_b[n] * (A @ B)[m, n] + beta * C[m, n] for FP8 A (M, K) row-major and B
+    (K, N) column-major, D a new (M, N) row-major tensor of out_dtype (default bfloat16):
+    torch.ops.tessel.scaled_mm's row-wise launch. scale_a (M, 1) and scale_b (1, N) float32 CUDA
+    tensors, any element strides; promoted: the promoted-accumulation kernel (use_fast_accum=False).
+    The kernel is tessel.gemm's choice for the problem (on D^T's where that is faster), built with
+    row-wise scales; it compiles on first use."""
+    torch = _torch()
+    D = torch.empty((A.shape[0], B.shape[1]), dtype=torch.bfloat16 if out_dtype is None else out_dtype, device=A.device)
+    stride = lambda s, d: 1 if s.shape[d] == 1 else s.stride(d)  # noqa: E731 (an extent of 1 is never stepped)
+    _dispatcher.run_rowwise(A, B, C, D, float(beta), _stream(None, D), scale_a.data_ptr(), stride(scale_a, 0), scale_b.data_ptr(),
+                            stride(scale_b, 1), bool(promoted))
     return D
 
 

@@ -21,12 +21,17 @@ them for one GEMM): scale_a one per row of A and 128 of K, (rows, ceil(K/128)) w
 block of each group's B, applied to each K block's sum in f32 registers; D bfloat16. TMA carries
 the scales in torch._scaled_mm's blockwise layouts (A's row-contiguous, B's K-contiguous: stored
 (G, NB, KB), passed transposed); other strides take the kernel's slower scale-warp copies.
+Or row-wise scales (torch._scaled_grouped_mm's): scale_a one per row of A, (rows,) with offs or
+(G, M) with counts, and scale_b (G, N), one per column of each group's D, applied to the f32
+accumulators in the epilogue; e4m3 or e5m2, D bfloat16 or float16, any element strides.
 
     q, sa = tessel.quantize_fp8_1x128(x)                        # x sorted by expert, (T, K) bf16
     out = tessel.grouped_gemm(q, w8.transpose(1, 2), offs, scale_a=sa, scale_b=sw)   # sw (G, K/128, N/128)
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from . import _core
 from .gemm import _kernel_for, _scale_strides, _stream, _dispatcher
@@ -117,15 +122,24 @@ def _out_dtype(A, out_dtype, blocks: bool = False):
     return dtype
 
 
-def _check_scales(A, B, scale_a, scale_b, masked: bool) -> tuple:
-    """FP8 operands take both scales, per tensor or per block; others none. Returns the scales'
-    device addresses (0: none) and, for block scales, their element strides as the kernel reads
-    them: A's (row, K block, group), B's (N block, K block, group)."""
+class Scales(NamedTuple):
+    """FP8 scales as run_grouped takes them: device addresses (0: none) and, for block and row-wise
+    scales, element strides as the kernel reads them (A's (row, K block, group), B's (row of B or
+    row block, K block, group)); `mode` is "" (no scales), "tensor", "rowwise" or "block"."""
+    ptr_a: int = 0
+    ptr_b: int = 0
+    strides_a: tuple | None = None
+    strides_b: tuple | None = None
+    mode: str = ""
+
+
+def _check_scales(A, B, scale_a, scale_b, masked: bool) -> Scales:
+    """FP8 operands take both scales, per tensor, row-wise or per block; others none."""
     torch = _torch()
     if _element(A.dtype) not in FP8:
         if scale_a is not None or scale_b is not None:
             raise ValueError(f"tessel.grouped_gemm: scale_a and scale_b are for float8 A and B, not {A.dtype}")
-        return 0, 0, None, None
+        return Scales()
     if B.stride(1) != 1:
         raise ValueError("tessel.grouped_gemm: float8 B must be K-contiguous (B = w.transpose(1, 2) of a (groups, N, K) w): "
                          "wgmma reads FP8 operands K-major only")
@@ -134,20 +148,26 @@ def _check_scales(A, B, scale_a, scale_b, masked: bool) -> tuple:
             raise ValueError(f"tessel.grouped_gemm: float8 A and B take {what}, a float32 tensor on A's device (the "
                              "dequantization factors: one per tensor, or per block)")
     if scale_a.numel() == 1 and scale_b.numel() == 1:
-        return scale_a.data_ptr(), scale_b.data_ptr(), None, None
+        return Scales(scale_a.data_ptr(), scale_b.data_ptr(), mode="tensor")
     G, K, N = B.shape
+    if tuple(scale_a.shape) == tuple(A.shape[:-1]) and tuple(scale_b.shape) == (G, N):
+        # Row-wise: A's along its rows (batched like A with counts), B's along N for each group.
+        strides_a = (*_scale_strides(scale_a, (1, 0)),) if masked else (*_scale_strides(scale_a, (0,)), 0)
+        sb_n, sb_g = _scale_strides(scale_b, (1, 0))
+        return Scales(scale_a.data_ptr(), scale_b.data_ptr(), (strides_a[0], 0, strides_a[1]), (sb_n, 0, sb_g), "rowwise")
     kb, nb = -(-K // BLOCK_SCALE_K), -(-N // BLOCK_SCALE_N)
     want_a = (*A.shape[:-1], kb)  # (rows, KB) with offs; (G, M, KB) with counts
     if tuple(scale_a.shape) != want_a or tuple(scale_b.shape) != (G, kb, nb):
         a_text = "(groups, M, ceil(K/128))" if masked else "(rows, ceil(K/128))"
-        raise ValueError(f"tessel.grouped_gemm: scale_a {tuple(scale_a.shape)} and scale_b {tuple(scale_b.shape)} are neither "
-                         f"per-tensor (one element each) nor per block: scale_a {a_text} = {want_a} and scale_b "
-                         f"(groups, ceil(K/128), ceil(N/128)) = ({G}, {kb}, {nb})")
+        raise ValueError(f"tessel.grouped_gemm: scale_a {tuple(scale_a.shape)} and scale_b {tuple(scale_b.shape)} are none of "
+                         f"per-tensor (one element each), row-wise (scale_a {'(groups, M)' if masked else '(rows,)'} = "
+                         f"{tuple(A.shape[:-1])} and scale_b (groups, N) = ({G}, {N})) and per block (scale_a {a_text} = "
+                         f"{want_a} and scale_b (groups, ceil(K/128), ceil(N/128)) = ({G}, {kb}, {nb}))")
     if A.dtype != torch.float8_e4m3fn:
         raise TypeError(f"tessel.grouped_gemm: per-block scales run on the e4m3 kernel, but A and B are {A.dtype}: quantize "
                         "to torch.float8_e4m3fn (tessel.quantize_fp8_1x128 makes A's block scales)")
     strides_a = _scale_strides(scale_a, (1, 2, 0)) if masked else (*_scale_strides(scale_a, (0, 1)), 0)
-    return scale_a.data_ptr(), scale_b.data_ptr(), strides_a, _scale_strides(scale_b, (2, 1, 0))
+    return Scales(scale_a.data_ptr(), scale_b.data_ptr(), strides_a, _scale_strides(scale_b, (2, 1, 0)), "block")
 
 
 def _groups(offs, counts) -> tuple:
@@ -166,7 +186,8 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
             block (int32 on A's device; values past M count as M).
     out_dtype: D's dtype (A's by default, bfloat16 for float8 A; float16 or bfloat16). out: a D to write instead.
     scale_a, scale_b: float8 A and B only: their per-tensor scales (one float32 each, real A =
-            scale_a * A), or per-block scales (e4m3: scale_a (rows, ceil(K/128)) with offs,
+            scale_a * A); row-wise scales (scale_a (rows,) with offs, (G, M) with counts; scale_b
+            (G, N)); or per-block scales (e4m3: scale_a (rows, ceil(K/128)) with offs,
             (G, M, ceil(K/128)) with counts; scale_b (G, ceil(K/128), ceil(N/128)); D bfloat16).
     config: a GemmConfig with scheduler='grouped' to run instead of the automatic choice
             (kernel_for's); its arch must be one this GPU runs.
@@ -176,7 +197,7 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
     _check(A, B, group_m, "counts" if masked else "offs", masked)
     _check_device(A, B, group_m)
     scales = _check_scales(A, B, scale_a, scale_b, masked)
-    dtype = _out_dtype(A, out_dtype, blocks=scales[2] is not None)
+    dtype = _out_dtype(A, out_dtype, blocks=scales.mode == "block")
     G, K, N = B.shape
     shape = (*A.shape[:-1], N)
     if out is None:
@@ -190,25 +211,33 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
     if K == 0:
         raise ValueError("tessel.grouped_gemm: K = 0 (an empty inner dimension): D would be all zeros; give K >= 1")
     device = A.device.index if A.device.index is not None else torch.cuda.current_device()
-    cfg = _config(A, B, masked, dtype, device, scales[2] is not None, config)
+    cfg = _config(A, B, masked, dtype, device, scales.mode, config)
     first = lambda x: x[0] if masked else x  # noqa: E731 (the first group's matrix)
     _dispatcher.run_grouped(_kernel_for(cfg, device), first(A), B[0], first(out), G, A.stride(0) if masked else 0,
-                            B.stride(0), out.stride(0) if masked else 0, group_m.data_ptr(), masked, _stream(None, out), *scales)
+                            B.stride(0), out.stride(0) if masked else 0, group_m.data_ptr(), masked, _stream(None, out), *scales[:4])
     return out
 
 
-def _config(A, B, masked: bool, dtype, device: int, blocks: bool, config) -> GemmConfig:
+_SCALE_TEXT = {"block": " with block scales", "rowwise": " with row-wise scales"}
+
+
+def _config(A, B, masked: bool, dtype, device: int, mode: str, config) -> GemmConfig:
     """The kernel to run: `config` where given (checked against the problem's kind), else the
-    block-scaled kernel for block scales, else by the GPU and the shape."""
+    block-scaled kernel for block scales, else by the GPU and the shape (built with row-wise
+    scales for those). `mode`: the scales' (Scales.mode)."""
     if config is None:
-        return block_scaled_config() if blocks else _choose(A, B, masked, dtype, device)
+        if mode == "block":
+            return block_scaled_config()
+        chosen = _choose(A, B, masked, dtype, device)
+        return chosen.replace(scaling="rowwise") if mode == "rowwise" else chosen
     if not isinstance(config, GemmConfig) or config.scheduler != "grouped":
         raise TypeError(f"tessel.grouped_gemm: config must be a GemmConfig with scheduler='grouped', not {config!r}")
     kind = (_element(A.dtype), _element(dtype), "col" if B.stride(1) == 1 else "row")
-    if (config.element, config.out, config.layout_b) != kind or config.block_scaled != blocks:
+    has = "block" if config.block_scaled else "rowwise" if config.rowwise_scaled else ""
+    if (config.element, config.out, config.layout_b) != kind or has != (mode if mode in _SCALE_TEXT else ""):
         raise ValueError(f"tessel.grouped_gemm: config {config.name} computes element {config.element}, out {config.out}, B "
-                         f"{config.layout_b}-major{' with block scales' if config.block_scaled else ''}; these operands need "
-                         f"element {kind[0]}, out {kind[1]}, B {kind[2]}-major{' with block scales' if blocks else ''}")
+                         f"{config.layout_b}-major{_SCALE_TEXT.get(has, '')}; these operands need "
+                         f"element {kind[0]}, out {kind[1]}, B {kind[2]}-major{_SCALE_TEXT.get(mode, '')}")
     return config
 
 
@@ -235,7 +264,7 @@ def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None, scale_a=None, sc
     masked, group_m = _groups(offs, counts)
     _check(A, B, group_m, "counts" if masked else "offs", masked)
     _check_device(A, B, group_m)
-    blocks = (scale_a is not None or scale_b is not None) and _check_scales(A, B, scale_a, scale_b, masked)[2] is not None
-    dtype = _out_dtype(A, out_dtype, blocks)
+    mode = _check_scales(A, B, scale_a, scale_b, masked).mode if scale_a is not None or scale_b is not None else ""
+    dtype = _out_dtype(A, out_dtype, mode == "block")
     device = A.device.index if A.device.index is not None else torch.cuda.current_device()
-    return _config(A, B, masked, dtype, device, bool(blocks), config)
+    return _config(A, B, masked, dtype, device, mode, config)

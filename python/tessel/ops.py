@@ -11,7 +11,8 @@ autograd formulas, and the functions a model calls (matmul, linear) on top of th
     torch.ops.tessel.scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False)
         torch._scaled_mm's FP8 GEMM: scale_a * scale_b * (a @ b) + bias, e4m3 or e5m2 a (M, K)
         row-major and b (K, N) column-major, float32 scales read on the device: one element
-        each, or blockwise (scale_a (M, ceil(K/128)), scale_b (ceil(K/128), ceil(N/128)); e4m3).
+        each, row-wise (scale_a (M, 1), scale_b (1, N)), or blockwise (scale_a (M, ceil(K/128)),
+        scale_b (ceil(K/128), ceil(N/128)); e4m3).
     torch.ops.tessel.quantize_fp8_1x128(x)
         (q, scale): bfloat16/float16 x (M, K) to e4m3 with one float32 scale per row and 128 of K,
         scale (M, ceil(K/128)) with strides (1, M): scaled_mm's a and blockwise scale_a.
@@ -40,6 +41,7 @@ from .gemm import gemm as _gemm
 from .gemm import gemm_batched as _gemm_batched
 from .gemm import gemm_block_scaled as _gemm_block_scaled
 from .gemm import gemm_ex as _gemm_ex
+from .gemm import gemm_rowwise as _gemm_rowwise
 from .grouped import _check as _grouped_check
 from .grouped import _check_scales as _grouped_check_scales
 from .grouped import _out_dtype as _grouped_out_dtype
@@ -349,26 +351,30 @@ def _check_scaled(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: 
         raise TypeError(f"{op}: out_dtype {out}: tessel writes float32, float16 or bfloat16 (FP8 outputs are not supported)")
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != b.shape[1]):
         raise ValueError(f"{op}: bias has shape {tuple(bias.shape)}; give one value per output column, ({b.shape[1]},)")
-    if _block_scaled(a, b, scale_a, scale_b):
+    if _scaling(a, b, scale_a, scale_b) == "block":
         _check_block_scaled(a, b, out)
     return out
 
 
-def _block_scaled(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor) -> bool:
-    """Whether the scales are torch._scaled_mm's blockwise ones (scale_a (M, ceil(K/128)) per row
-    and 128 of K, scale_b (ceil(K/128), ceil(N/128)) per 128 x 128 block of b) rather than one
-    per tensor; ValueError for any other shapes. One element each is per-tensor, which for a
-    single block is the same product."""
+def _scaling(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor) -> str:
+    """Which of torch._scaled_mm's modes the scales' shapes say: "tensor" (one element each),
+    "rowwise" (scale_a (M, 1), one per row of a; scale_b (1, N), one per column of b) or "block"
+    (scale_a (M, ceil(K/128)) per row and 128 of K, scale_b (ceil(K/128), ceil(N/128)) per 128 x
+    128 block of b); ValueError for any other shapes. Where two modes fit the same shapes (one
+    row, one column or one block), they compute the same product."""
     if scale_a.numel() == 1 and scale_b.numel() == 1:
-        return False
+        return "tensor"
     (m, k), n = a.shape, b.shape[1]
+    if tuple(scale_a.shape) == (m, 1) and tuple(scale_b.shape) == (1, n):
+        return "rowwise"
     kb, nb = -(-k // _BLOCK), -(-n // _BLOCK)
     if tuple(scale_a.shape) == (m, kb) and tuple(scale_b.shape) == (kb, nb):
-        return True
-    raise ValueError(f"tessel::scaled_mm: scale_a {tuple(scale_a.shape)} and scale_b {tuple(scale_b.shape)} are neither "
-                     f"per-tensor (one element each) nor blockwise: scale_a (M, ceil(K/128)) = ({m}, {kb}), one per row and "
-                     f"128 of K, and scale_b (ceil(K/128), ceil(N/128)) = ({kb}, {nb}), one per 128 x 128 block of b; "
-                     "row-wise scales are not supported (tessel.quantize_fp8_1x128 makes a's block scales)")
+        return "block"
+    raise ValueError(f"tessel::scaled_mm: scale_a {tuple(scale_a.shape)} and scale_b {tuple(scale_b.shape)} are none of "
+                     f"torch._scaled_mm's modes: per-tensor (one element each); row-wise, scale_a (M, 1) = ({m}, 1) and "
+                     f"scale_b (1, N) = (1, {n}); or blockwise, scale_a (M, ceil(K/128)) = ({m}, {kb}), one per row and 128 of "
+                     f"K, and scale_b (ceil(K/128), ceil(N/128)) = ({kb}, {nb}), one per 128 x 128 block of b "
+                     "(tessel.quantize_fp8_1x128 makes a's block scales)")
 
 
 def _check_block_scaled(a: Tensor, b: Tensor, out: torch.dtype) -> None:
@@ -405,6 +411,11 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Opti
     per tensor: scale_a and scale_b one element each. use_fast_accum=False runs the kernel that
         adds each K tile's sum into f32 registers (promoted accumulation); True the faster one
         that accumulates in the tensor core's own precision throughout.
+    row-wise: scale_a (M, 1), one per row of a, and scale_b (1, N), one per column of b:
+            D[m, n] = scale_a[m] * scale_b[n] * (a @ b)[m, n] + bias[n]
+        applied to the f32 accumulators in the kernel's epilogue; any element strides, any
+        out_dtype, use_fast_accum as for per-tensor scales. The kernel is tessel.gemm's choice
+        for the shape, built with row-wise scales (compiled on first use).
     blockwise (DeepSeek-V3's recipe): scale_a (M, ceil(K/128)), one per row and 128 of K, and
         scale_b (ceil(K/128), ceil(N/128)), one per 128 x 128 block of b:
             D[m, n] = sum_kb scale_a[m, kb] * scale_b[kb, n // 128] * sum_{k in block kb} a[m, k] b[k, n]
@@ -414,11 +425,15 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Opti
         sum is scaled into f32 registers), so use_fast_accum is ignored."""
     out = _check_scaled(a, b, scale_a, scale_b, bias, out_dtype, scale_result)
     c = None if bias is None else bias.to(out).contiguous().expand(a.shape[0], b.shape[1])  # (M,N):(0,1)
-    if _block_scaled(a, b, scale_a, scale_b):
-        if 0 in a.shape or b.shape[1] == 0:  # nothing to launch: D is the bias (or zeros)
-            d = a.new_zeros((a.shape[0], b.shape[1]), dtype=out)
-            return d if c is None else d + c
+    mode = _scaling(a, b, scale_a, scale_b)
+    if mode != "tensor" and (0 in a.shape or b.shape[1] == 0):  # nothing to launch: D is the bias (or zeros)
+        d = a.new_zeros((a.shape[0], b.shape[1]), dtype=out)
+        return d if c is None else d + c
+    if mode == "block":
         return _gemm_block_scaled(a, b, c, beta=0.0 if c is None else 1.0, scale_a=scale_a, scale_b=scale_b)
+    if mode == "rowwise":
+        return _gemm_rowwise(a, b, c, beta=0.0 if c is None else 1.0, out_dtype=out, scale_a=scale_a, scale_b=scale_b,
+                             promoted=not use_fast_accum)
     return _gemm_ex(a, b, c, beta=0.0 if c is None else 1.0, out_dtype=out, scale_a=scale_a, scale_b=scale_b,
                     promoted=not use_fast_accum)
 

@@ -61,7 +61,7 @@ def _types(config: GemmConfig) -> list[str]:
         "// D through shared memory and TMA stores: the launcher encodes D's tensor map (and, where D's",
         "// alignment does not allow TMA, clears tma_store_d and the kernel stores from registers).",
         f"using Config = tessel::gemm::kernel::Sm90Rebind<Mainloop, false, {_cpp_bool(config.scheduler == 'stream_k')}, Epilogue::kTmaStoreD, "
-        f"{_cpp_bool(config.scheduler == 'grouped')}>;",
+        f"{_cpp_bool(config.scheduler == 'grouped')}, {_cpp_bool(config.rowwise_scaled)}>;",
         "using Fusion = typename Epilogue::FusionCallbacks;",
         "using Params = tessel::gemm::kernel::Sm90GemmParams<Fusion>;",
     ]
@@ -91,6 +91,8 @@ def _asserts(config: GemmConfig) -> list[str]:
         ("Config::kTmaStoreD && Epilogue::kTmaStoreD && Config::Stages == Mainloop::Stages",
          "the launcher encodes D's tensor map for a TMA-store epilogue whose buffers the stages leave room for"),
         (f"Config::kBlockScaled == {_cpp_bool(config.block_scaled)}", "the launcher fills the block scales for block-scaled kernels only"),
+        (f"Config::kRowwiseScales == {_cpp_bool(config.rowwise_scaled)}",
+         "the launcher fills the row-wise scales for row-wise scaled kernels only"),
         ("sizeof(tessel::gemm::kernel::BlockScaleTensor) == 32", "the launcher writes BlockScaleTensor as {ptr, row, k, batch}"),
     ]
     if config.block_scaled:

@@ -32,6 +32,10 @@ LAYOUTS = ("row", "col")
 # Kernel families: Hopper's TMA/wgmma kernel, and the mma.sync kernels of Ampere and Turing.
 ARCHS = ("sm80", "sm75", "sm90a")
 SCHEDULES = ("auto", "multistage", "twostage")
+# How FP8 scales reach D: "tensor" (one scale each for A and B, folded into alpha, or none) or
+# "rowwise" (a scale per row of A and per column of D on the accumulators: Sm90KernelConfig's
+# kRowwiseScales). Per-block scales are a mainloop's work: schedule "cooperative_blockscaled".
+SCALINGS = ("tensor", "rowwise")
 # The most dynamic shared memory one CTA may have on each GPU generation, by SM number (the
 # opt-in limit of the CUDA C++ Programming Guide's technical specifications). sm_90's is the
 # Hopper kernel's own constant. compile() holds a configuration to its target's; GemmConfig to
@@ -100,6 +104,11 @@ class GemmConfig:
                no cluster), or "grouped" (the tiles of G problems of one N and K with ragged M,
                tessel.grouped_gemm; cooperative, no cluster). sm80 / sm75: "persistent" (one CTA per
                tile) or "grouped" (the same groups on a persistent grid; A and D row-major).
+    scaling:   "tensor" (the default: FP8's per-tensor scales multiply alpha) or, sm90a FP8 only,
+               "rowwise": each accumulator times a scale of its row of A and of its column of D
+               before the epilogue (torch._scaled_mm's and torch._scaled_grouped_mm's row-wise
+               mode; run by tessel.scaled_mm and tessel.grouped_gemm with row-wise scales). Any
+               schedule but "cooperative_blockscaled", any scheduler.
     """
 
     arch: str = "sm80"
@@ -115,6 +124,7 @@ class GemmConfig:
     schedule: str = "auto"
     epilogue: str = "linear"
     scheduler: str = "persistent"
+    scaling: str = "tensor"
 
     def __post_init__(self):
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731 (frozen dataclass)
@@ -151,6 +161,11 @@ class GemmConfig:
                 refuse("kErrorInvalidLayout", f"{name} {getattr(self, name)!r}: choose 'row' or 'col'")
         if self.epilogue not in EPILOGUES:
             refuse("kErrorNotSupported", f"epilogue {self.epilogue!r}: choose one of {', '.join(EPILOGUES)}")
+        if self.scaling not in SCALINGS:
+            refuse("kErrorNotSupported", f"scaling {self.scaling!r}: choose one of {', '.join(SCALINGS)}")
+        if self.scaling == "rowwise" and (self.arch != "sm90a" or self.element not in sm90_rules.FP8):
+            refuse("kErrorNotSupported", f"scaling 'rowwise' with arch {self.arch!r} and element {self.element!r}: row-wise scales "
+                                         "are for FP8 (e4m3, e5m2) on the Hopper kernel (arch='sm90a')")
 
     def _validate_mma_sync(self):
         if self.arch == "sm75" and self.element != "f16":
@@ -235,6 +250,11 @@ class GemmConfig:
         return self.hopper and self.schedule == "cooperative_blockscaled"
 
     @property
+    def rowwise_scaled(self) -> bool:
+        """sm90a FP8 with a scale per row of A and per column of D (scaling 'rowwise')."""
+        return self.scaling == "rowwise"
+
+    @property
     def tma_boxes(self) -> tuple:
         """sm90a: ((inner, outer) of A's TMA box, the same of B's), as OperandBoxes has them."""
         return (sm90_rules.boxes(self.tile, self.layout_a == "row", self.tile[0], 1),
@@ -261,6 +281,7 @@ class GemmConfig:
             name = (f"tessel_sm90_gemm_{self.element}_{self.element}_{self.out}_{shape(self.tile)}_c{self.cluster[0]}x1_"
                     f"{self.stage_count}stage_{sm90_rules.SCHEDULE_NAMES[self.kernel_schedule]}_{layouts}")
             name += {"stream_k": "_streamk", "grouped": "_grouped"}.get(self.scheduler, "")
+            name += "_rowwise" if self.rowwise_scaled else ""
             return name if self.epilogue == "linear" else f"{name}_{self.epilogue}"
 
         name = f"tessel_{self.arch}_gemm_{self.element}_{self.element}_{self.out}_{shape(self.tile)}_{shape(self.warp)}_{self.stages}stage_{layouts}"

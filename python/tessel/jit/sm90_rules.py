@@ -135,6 +135,9 @@ def validate(c) -> None:
     if c.schedule == "cooperative_promoted" and c.element not in FP8:
         refuse("kErrorNotSupported", f"schedule 'cooperative_promoted' with element {c.element!r}: promoted accumulation is for "
                                      "FP8 (e4m3, e5m2); 16-bit and TF32 kernels accumulate in f32 already")
+    if c.schedule == "cooperative_blockscaled" and c.scaling == "rowwise":
+        refuse("kErrorNotSupported", "scaling 'rowwise' with schedule 'cooperative_blockscaled': row-wise and per-block scales are "
+                                     "two recipes, and a kernel applies one (Sm90KernelConfig's static_assert)")
     if c.schedule == "cooperative_blockscaled" and c.element not in FP8:
         refuse("kErrorNotSupported", f"schedule 'cooperative_blockscaled' with element {c.element!r}: per-block scales are for "
                                      "FP8 (e4m3, e5m2) A and B")

@@ -151,11 +151,11 @@ constexpr int fitting_stages(int stages, int bm, int bn, bool block_scaled, bool
 /// tiles of G problems (Grouped), and no more stages than fit beside the epilogue's shared memory
 /// (a builder asked for StageCountAuto without the carveout gets one stage fewer rather than a
 /// launch failure).
-template <class C, bool Swap, bool StreamK, bool TmaStoreD, bool Grouped = false>
+template <class C, bool Swap, bool StreamK, bool TmaStoreD, bool Grouped = false, bool RowwiseScales = false>
 using Sm90Rebind = Sm90KernelConfig<
     std::conditional_t<Swap, typename C::ElementB, typename C::ElementA>, std::conditional_t<Swap, typename C::ElementA, typename C::ElementB>,
     Swap ? C::MajorB : C::MajorA, Swap ? C::MajorA : C::MajorB, C::BM, C::BN,
     detail::fitting_stages(C::Stages, C::BM, C::BN, C::kBlockScaled, TmaStoreD),
-    C::ClusterM, typename C::Schedule, StreamK, TmaStoreD, Grouped>;
+    C::ClusterM, typename C::Schedule, StreamK, TmaStoreD, Grouped, RowwiseScales>;
 
 }  // namespace tessel::gemm::kernel

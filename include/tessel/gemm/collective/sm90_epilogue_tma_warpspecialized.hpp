@@ -144,6 +144,41 @@ __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, 
       }
     }
 }
+
+/// Row-wise scaled kernels (Cfg::kRowwiseScales): each accumulator (r, c) of the warpgroup's rows
+/// times scales.a at row r of A (batched like A: tile.l) and scales.b at row c of B (batched like
+/// B: tile.group), in f32, before the fusion sees it: D = fusion(acc * sa[r] * sb[c]), torch's
+/// row-wise FP8 recipe. Rows past the group (m_end) and columns past N read no scale (those
+/// elements are never stored).
+/// NOTES: one pass over the registers ahead of the store loops keeps those loops as they are for
+/// every other kernel; each thread reads 2 kMmaM scales of A and BN / 4 of B (its column pairs),
+/// all independent loads issued together, the B scales shared by the warps through L1.
+template <class Cfg, class Acc>
+__device__ __forceinline__ void scale_rows_and_columns(kernel::Sm90BlockScales const& scales, Acc& acc, int row0, int n0, int n,
+                                                       kernel::GroupedTile const& tile) {
+  int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
+  float sa[Cfg::kMmaM][2];
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      int const r = row0 + 64 * i + 16 * w + l / 4 + 8 * h;
+      sa[i][h] = r < tile.m_end ? __ldg(scales.a.at(r, 0, tile.l)) : 0.f;
+    }
+#pragma unroll
+  for (int c8 = 0; c8 < Cfg::BN / 8; ++c8) {
+    int const c = n0 + 8 * c8 + 2 * (l % 4);
+    float const sb0 = c < n ? __ldg(scales.b.at(c, 0, tile.group)) : 0.f;
+    float const sb1 = c + 1 < n ? __ldg(scales.b.at(c + 1, 0, tile.group)) : 0.f;
+#pragma unroll
+    for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        acc[i][4 * c8 + 2 * h] *= sa[i][h] * sb0;
+        acc[i][4 * c8 + 2 * h + 1] *= sa[i][h] * sb1;
+      }
+  }
+}
 #endif
 
 #if defined(__CUDACC__)
@@ -160,6 +195,7 @@ class Sm90CollectiveEpilogue {
   /// first column n0) from the accumulators.
   template <class Acc>
   __device__ __forceinline__ void store(Acc& acc, int row0, int n0, kernel::GroupedTile const& tile) {
+    if constexpr (Cfg::kRowwiseScales) scale_rows_and_columns<Cfg>(p_.scales, acc, row0, n0, p_.n, tile);
     bool via_tma = false;
     if constexpr (Cfg::kTmaStoreD) via_tma = p_.tma_store_d && row0 + 64 * Cfg::kMmaM <= tile.m_end && n0 + Cfg::BN <= p_.n;
     if (via_tma) {

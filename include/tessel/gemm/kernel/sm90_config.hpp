@@ -98,10 +98,16 @@ constexpr int sm90_fitting_stages(int most, int bm, int bn, bool block_scaled, b
 }
 
 template <class ElementA_, class ElementB_, arch::Major MajorA_, arch::Major MajorB_, int TileM, int TileN, int StageCount,
-          int ClusterM_, class Schedule_, bool StreamK_ = false, bool TmaStoreD_ = false, bool Grouped_ = false>
+          int ClusterM_, class Schedule_, bool StreamK_ = false, bool TmaStoreD_ = false, bool Grouped_ = false,
+          bool RowwiseScales_ = false>
 struct Sm90KernelConfig {
   static constexpr bool kStreamK = StreamK_;  // units of work from a Decomposition (split-K, stream-K)
-  static constexpr bool kGrouped = Grouped_;  // the tiles of G problems of one N and K (sm90_grouped.hpp)
+  static constexpr bool kGrouped = Grouped_;  // the tiles of G problems of one N and K (grouped.hpp)
+  // Row-wise scales (torch._scaled_mm's and torch._scaled_grouped_mm's row-wise recipe): each
+  // accumulator times a scale of its row of A and of its column of D (a row of B), read by the
+  // epilogue from p.scales before the fusion sees the value
+  // (collective/sm90_epilogue_tma_warpspecialized.hpp, scale_rows_and_columns).
+  static constexpr bool kRowwiseScales = RowwiseScales_;
   // D through shared memory and TMA stores (128-byte rows, swizzled), instead of straight from
   // registers: whole 128-byte lines per store, and the store drains while the next tile runs.
   static constexpr bool kTmaStoreD = TmaStoreD_;
@@ -149,6 +155,8 @@ struct Sm90KernelConfig {
   using ScaleRing = Sm90ScaleRing<BM, Stages>;
   static_assert(!kBlockScaled || (ClusterM == 1 && !kStreamK),
                 "sm90 kernel: block-scaled FP8 runs without clusters and split-K (whole tiles, one CTA each)");
+  static_assert(!kRowwiseScales || !kBlockScaled,
+                "sm90 kernel: row-wise scales and per-block scales are two recipes: a kernel applies one of them");
   static constexpr int kScaleBytes = kBlockScaled ? ScaleRing::kBytes : 0;
   static constexpr int kSmemBytes = sm90_smem_bytes(Stages, BM, BN, kBlockScaled, kTmaStoreD);
 };

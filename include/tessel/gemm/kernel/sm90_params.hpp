@@ -27,10 +27,14 @@ static_assert(sizeof(CUtensorMap) == 128 && alignof(CUtensorMap) == 128,
               "CUtensorMap is not 128 bytes at 128-byte alignment (CUDA 13's): the Hopper parameter block would differ "
               "between the launcher and the kernels; build with CUDA 13");
 
-/// Block-scaled FP8 kernels only (sm90_block_scales.hpp): where the scales are, and their maps.
+/// The scales of the scaled FP8 kernels: where they are, and (block scales) their maps.
+///   block-scaled (sm90_block_scales.hpp): A's per row and 128 of K, B's per 128 rows of B
+///     (columns of D) and 128 of K;
+///   row-wise (Sm90KernelConfig::kRowwiseScales): A's per row, B's per row of B (column of D),
+///     one K block spanning all of K (the k strides unused), read by the epilogue.
 struct Sm90BlockScales {
-  BlockScaleTensor a;  // per row of A and 128 of K
-  BlockScaleTensor b;  // per 128 rows of B (columns of D) and 128 of K
+  BlockScaleTensor a;
+  BlockScaleTensor b;
   // by_tma: TMA maps over the two arrays (prepare_block_scales): A's as (rows, K blocks, batches)
   // in boxes of BM x kScaleGroup, B's as 1-D in boxes of kScaleGroup + 4. Else the scale warp's
   // cp.async path.
@@ -58,7 +62,7 @@ struct Sm90GemmParams {
   // few tokens would waste most of a tile's rows), so this kernel's D is stored column-major,
   // element (r, c) at c * ldd + r, from registers (tma_store_d and pairs_aligned are false).
   bool d_column_major;
-  Sm90BlockScales scales;  // block-scaled FP8 kernels only (last: the other kernels' layout stays)
+  Sm90BlockScales scales;  // block-scaled and row-wise FP8 kernels only (last: the other kernels' layout stays)
 };
 
 /// The block a launcher that serves every configuration fills (the plain linear combination's,
