@@ -7,8 +7,10 @@ off), its D poisoned with NaN.
 
 --fp8: e4m3 operands instead, tessel.grouped_gemm with per-tensor scales (fast accumulation)
 against the same with per-block scales (1 x 128 of A, 128 x 128 of each expert's B; the goal
-is >= 0.9x the per-tensor kernel) and torch._scaled_grouped_mm's row-wise scales where the
-installed PyTorch has it, each verified first against float64 over the dequantized operands.
+is >= 0.9x the per-tensor kernel), and tessel.grouped_gemm with row-wise scales (one per token
+of A, one per column of each expert's B) against torch._scaled_grouped_mm's, which takes the same
+scales, where the installed PyTorch has it; each verified first against float64 over the
+dequantized operands.
 
 --mma-sync: also the grouped walk on the mma.sync kernel (the path of GPUs without wgmma, forced
 with config=), verified and timed beside the others; on Hopper it shows what that path costs
@@ -158,8 +160,9 @@ def fp8_main(args, torch, tessel, events_time, write_report):
     e4m3 = torch.float8_e4m3fn
     lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, e4m3 in, bf16 out, uniform [-1, 1) "
              f"quantized, 2 operand sets rotated, medians of {args.rounds} rounds x {args.reps} calls, in turns",
-             "shape | tokens | per-tensor TFLOP/s | per-block | torch._scaled_grouped_mm (row-wise) | per-block / per-tensor | "
-             "worst error vs float64 (per-tensor, per-block, row-wise)"]
+             "shape | tokens | per-tensor TFLOP/s | per-block | tessel row-wise | torch._scaled_grouped_mm (row-wise) | "
+             "per-block / per-tensor | tessel / torch row-wise | worst error vs float64 (per-tensor, per-block, tessel row-wise, "
+             "torch row-wise)"]
     for name, experts, k, n, counts, total, offs, bounds in routed(torch, args):
         kb, nb = -(-k // 128), -(-n // 128)
         sets = []
@@ -179,6 +182,9 @@ def fp8_main(args, torch, tessel, events_time, write_report):
         def per_block(a, b, d, blocks, rows):
             tessel.grouped_gemm(a, b, offs, out=d, scale_a=blocks[0], scale_b=blocks[1])
 
+        def tessel_rows(a, b, d, blocks, rows):
+            tessel.grouped_gemm(a, b, offs, out=d, scale_a=rows[0], scale_b=rows[1])
+
         def row_wise(a, b, d, blocks, rows):
             return torch._scaled_grouped_mm(a, b, rows[0], rows[1], offs=offs, out_dtype=torch.bfloat16)
 
@@ -188,11 +194,12 @@ def fp8_main(args, torch, tessel, events_time, write_report):
             if label == "per-block":
                 ad = ad * blocks[0][s:t].double().repeat_interleave(128, 1)[:, :k]
                 bd = bd * blocks[1][e].double().repeat_interleave(128, 0)[:k].repeat_interleave(128, 1)[:, :n]
-            elif label == "row-wise":
+            elif label in ("row-wise", "tessel row-wise"):
                 ad, bd = ad * rows[0][s:t, None].double(), bd * rows[1][e][None, :].double()
             return ad @ bd
 
-        providers = [("per-tensor", per_tensor), ("per-block", per_block)] + ([("row-wise", row_wise)] if has_sgmm else [])
+        providers = [("per-tensor", per_tensor), ("per-block", per_block), ("tessel row-wise", tessel_rows)] + \
+            ([("row-wise", row_wise)] if has_sgmm else [])
         a, b, d, blocks, rows = sets[0]
         errs, live = {}, []
         for label, fn in providers:
@@ -218,9 +225,11 @@ def fp8_main(args, torch, tessel, events_time, write_report):
             live.append((label, fn))
         med = medians(live, sets, args, events_time)
         tf = lambda label: f"{2.0 * total * n * k / (med[label] * 1e-3) / 1e12:.0f}" if label in med else "n/a"  # noqa: E731
-        lines.append(f"{name} | {total} | {tf('per-tensor')} | {tf('per-block')} | {tf('row-wise')} | "
-                     f"{med['per-tensor'] / med['per-block']:.3f} | {errs.get('per-tensor', float('nan')):.2e}, "
-                     f"{errs.get('per-block', float('nan')):.2e}, {errs.get('row-wise', float('nan')):.2e}")
+        vs_torch = f"{med['row-wise'] / med['tessel row-wise']:.3f}" if "row-wise" in med else "n/a"
+        lines.append(f"{name} | {total} | {tf('per-tensor')} | {tf('per-block')} | {tf('tessel row-wise')} | {tf('row-wise')} | "
+                     f"{med['per-tensor'] / med['per-block']:.3f} | {vs_torch} | "
+                     + ", ".join(f"{errs.get(label, float('nan')):.2e}" for label in ("per-tensor", "per-block", "tessel row-wise",
+                                                                                     "row-wise")))
         print(lines[-1], flush=True)
         del sets
         torch.cuda.empty_cache()

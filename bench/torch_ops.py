@@ -7,10 +7,11 @@ turns in one process, on the same operands, verified before timing.
 2. Batched matmul: tessel.bmm against torch.bmm.
 3. Linear with bias and a fused activation against torch's linear then the activation.
 4. FP8: tessel.scaled_mm against torch._scaled_mm (per-tensor scales, bf16 out), fast and
-   promoted accumulation; with per-block scales (1 x 128 of a, 128 x 128 of b); TF32:
+   promoted accumulation; with row-wise scales (one per row of a, one per column of b: the
+   row-wise recipe), decode rows included; with per-block scales (1 x 128 of a, 128 x 128 of b); TF32:
    tessel.matmul against torch.matmul on float32 with TF32 allowed.
 
-    python3 bench/torch_ops.py --out results.md [--tokens 4096] [--rounds 5] [--only fp8,fp8block,tf32]
+    python3 bench/torch_ops.py --out results.md [--tokens 4096] [--rounds 5] [--only fp8,fp8rowwise,fp8block,tf32]
 """
 
 import argparse
@@ -182,6 +183,23 @@ def fp8_cases():
     return cases
 
 
+def fp8_rowwise_cases():
+    """e4m3 with torch._scaled_mm's row-wise scales: scale_a (M, 1), scale_b (1, N), bf16 out, fast
+    accumulation (what torch's row-wise path runs); prefill and decode token counts against LLM
+    projections. Reference: float64 of the scaled product."""
+    cases = []
+    e4m3 = torch.float8_e4m3fn
+    for m, n, k in ((4096, 4096, 4096), (4096, 14336, 4096), (8192, 18432, 7168), (8192, 7168, 18432), (16, 14336, 4096),
+                    (128, 4096, 14336)):
+        sets = [(uniform(m, k).to(e4m3), uniform(n, k).to(e4m3).t(), torch.rand(m, 1, device="cuda") + 0.5,
+                 torch.rand(1, n, device="cuda") + 0.5) for _ in range(3)]
+        cases.append((f"e4m3 row-wise {m}x{n}x{k} fast accumulation", 2 * m * n * k,
+                      lambda a, b, sa, sb: tessel.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True),
+                      lambda a, b, sa, sb: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True),
+                      sets, lambda a, b, sa, sb: (a.double() @ b.double()) * (sa.double() * sb.double())))
+    return cases
+
+
 def fp8_block_cases():
     """e4m3 with torch._scaled_mm's blockwise scales (the DeepSeek-V3 recipe): a (M, K) with one
     f32 scale per row and 128 of K, strides (1, M); W (N, K) with one per 128 x 128 block, as
@@ -224,7 +242,8 @@ def main():
     p.add_argument("--intermediate", type=int, default=14336)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--reps", type=int, default=10)
-    p.add_argument("--only", default="mlp,gemms,bmm,linear,fp8,fp8block,tf32", help="the sections to run, comma-separated")
+    p.add_argument("--only", default="mlp,gemms,bmm,linear,fp8,fp8rowwise,fp8block,tf32",
+                   help="the sections to run, comma-separated")
     args = p.parse_args()
     only = set(args.only.split(","))
     if not torch.cuda.is_available():
@@ -239,6 +258,8 @@ def main():
         ("linear", "Linear with bias and activation (tessel.linear fused against torch's linear then the activation), "
                    "bf16, inference", linear_cases),
         ("fp8", "FP8 (tessel.scaled_mm against torch._scaled_mm, per-tensor scales, bf16 out)", fp8_cases),
+        ("fp8rowwise", "FP8 with row-wise scales (tessel.scaled_mm against torch._scaled_mm, scale_a (M, 1), scale_b "
+                       "(1, N), bf16 out)", fp8_rowwise_cases),
         ("fp8block", "FP8 with per-block scales (tessel.scaled_mm against torch._scaled_mm, 1 x 128 scales of a, "
                      "128 x 128 of b, bf16 out)", fp8_block_cases),
         ("tf32", "float32 on TF32 tensor cores (tessel.matmul against torch.matmul, allow_tf32 on)", tf32_cases),
