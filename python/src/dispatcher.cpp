@@ -101,7 +101,7 @@ BlockScaleView block_scale_view(std::uintptr_t ptr, Dispatcher::ScaleStrides con
 void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::handle d, std::int64_t groups, std::int64_t batch_a,
                              std::int64_t batch_b, std::int64_t batch_d, std::uintptr_t group_m, bool masked, std::uintptr_t stream,
                              std::uintptr_t scale_a, std::uintptr_t scale_b, std::optional<ScaleStrides> scale_a_strides,
-                             std::optional<ScaleStrides> scale_b_strides) {
+                             std::optional<ScaleStrides> scale_b_strides, std::uintptr_t bias, std::int64_t bias_stride) {
   if (!kernel.traits().grouped)
     refuse(Status::kErrorNotSupported, "the kernel " + kernel.traits().name + " is not a grouped kernel: choose a configuration with "
                                                                                "scheduler='grouped'");
@@ -131,6 +131,14 @@ void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::han
                                                   std::to_string(16 / bytes) + " elements");
   p.group_m = reinterpret_cast<int const*>(group_m);
   p.group_masked = masked;
+  // A bias: C with ldc 0, one row per group (the kernels index C by the group).
+  if (bias_stride < 0) refuse(Status::kErrorInvalidProblem, "the bias's stride between groups is negative: give one >= 0");
+  if (bias % element_bytes(p.c) != 0)
+    refuse(Status::kErrorMisalignedOperand, "the bias is not aligned to its element type: pass a tensor of D's dtype");
+  p.c_ptr = reinterpret_cast<void const*>(bias);
+  p.ldc = 0;
+  p.batch_c = bias ? bias_stride : 0;
+  float const beta = bias ? 1.f : 0.f;
   if (kernel.traits().block_scaled) {
     // Block scales: B's per group; A's over all rows (contiguous: the groups are rows of A) or per
     // group's block (masked: batched like A).
@@ -141,7 +149,7 @@ void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::han
     p.sfa = block_scale_view(scale_a, *scale_a_strides);
     p.sfb = block_scale_view(scale_b, *scale_b_strides);
     if (!masked) p.sfa.batch = 0;
-    kernel.launch(p, 1.f, 0.f, stream);
+    kernel.launch(p, 1.f, beta, stream);
     return;
   }
   if (kernel.traits().rowwise) {
@@ -154,7 +162,7 @@ void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::han
     p.sfa = block_scale_view(scale_a, *scale_a_strides, "row-wise scales");
     p.sfb = block_scale_view(scale_b, *scale_b_strides, "row-wise scales");
     if (!masked) p.sfa.batch = 0;
-    kernel.launch(p, 1.f, 0.f, stream);
+    kernel.launch(p, 1.f, beta, stream);
     return;
   }
   if (scale_a_strides || scale_b_strides)
@@ -169,7 +177,7 @@ void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::han
                : std::string("scales are for FP8 A and B, not ") + element_name(p.ab));
   p.scale_a = reinterpret_cast<float const*>(scale_a);
   p.scale_b = reinterpret_cast<float const*>(scale_b);
-  kernel.launch(p, 1.f, 0.f, stream);
+  kernel.launch(p, 1.f, beta, stream);
 }
 
 void Dispatcher::run_block_scaled(Kernel& kernel, nb::handle a, nb::handle b, nb::handle c, nb::handle d, float beta,

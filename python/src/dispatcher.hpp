@@ -56,11 +56,13 @@ class Dispatcher {
   // K, B's per 128 rows of N and 128 of K for each group; or, for a row-wise scaled kernel, of
   // the row-wise scales with theirs (row, unused, group): A's per row, B's per column of D for
   // each group. A's scales cover all rows with offs (their group stride is ignored) and are
-  // batched like A with counts.
+  // batched like A with counts. `bias`: the device address of a row of N values in D's type
+  // added to every row of a group (after the scales, before the kernel's activation), the next
+  // group's `bias_stride` elements on (0: one bias for all groups); 0 for none.
   void run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::handle d, std::int64_t groups, std::int64_t batch_a,
                    std::int64_t batch_b, std::int64_t batch_d, std::uintptr_t group_m, bool masked, std::uintptr_t stream,
                    std::uintptr_t scale_a, std::uintptr_t scale_b, std::optional<ScaleStrides> scale_a_strides,
-                   std::optional<ScaleStrides> scale_b_strides);
+                   std::optional<ScaleStrides> scale_b_strides, std::uintptr_t bias = 0, std::int64_t bias_stride = 0);
   // Block-scaled FP8 on a block-scaled kernel: D = sum over K blocks of scale_a * scale_b times the
   // block's A @ B, plus beta * C. scale_a and scale_b are the device addresses of the f32 scales
   // (A's per row and 128 of K, B's per 128 rows of N and 128 of K), with their element strides

@@ -184,7 +184,7 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
     return;
   }
   if (t_.grouped) {
-    launch_sm80_grouped(p, l, alpha, stream);
+    launch_sm80_grouped(p, l, alpha, beta, stream);
     return;
   }
   cuda::CUfunction fn = l.fn;
@@ -217,15 +217,16 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
   }
 }
 
-void Kernel::launch_sm80_grouped(Problem const& p, Loaded const& l, float alpha, std::uintptr_t stream) {
+void Kernel::launch_sm80_grouped(Problem const& p, Loaded const& l, float alpha, float beta, std::uintptr_t stream) {
   using gemm::kernel::GroupedLayout;
   GroupedKernelParams params{};
-  params.gemm = sm80_block(p, alpha, 0.f);
+  params.gemm = sm80_block(p, alpha, beta);
   int const tiles_n = static_cast<int>((p.n + t_.tile_n - 1) / t_.tile_n);
   params.groups = {p.group_m, p.l, int(p.group_masked ? GroupedLayout::kMasked : GroupedLayout::kContiguous), static_cast<int>(p.m), tiles_n};
   params.batch_a = p.batch_a;
   params.batch_b = p.batch_b;
   params.batch_d = p.batch_d;
+  params.batch_c = p.batch_c;
   cuda::DeviceInfo const& info = cuda::device_info(p.device);
   // Persistent: as many CTAs as are resident at once, never more than there can be tiles.
   int const grid = std::max(1, std::min(params.groups.tile_bound(t_.tile_m), info.sm_count * l.blocks_per_sm));

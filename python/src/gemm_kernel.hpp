@@ -62,7 +62,7 @@ class Kernel {
     int blocks_per_sm = 1;  // Sm80 grouped kernels: CTAs resident per SM (their persistent grid)
   };
   Loaded const& loaded(int device);
-  void launch_sm80_grouped(Problem const& p, Loaded const& l, float alpha, std::uintptr_t stream);
+  void launch_sm80_grouped(Problem const& p, Loaded const& l, float alpha, float beta, std::uintptr_t stream);
   Sm90Shape sm90_shape() const;
 
   std::string cubin_;

@@ -292,10 +292,11 @@ void bind_gemm(nb::module_& m) {
       .def("run_grouped", &Dispatcher::run_grouped, nb::arg("kernel"), nb::arg("A"), nb::arg("B"), nb::arg("D"), nb::arg("groups"),
            nb::arg("batch_a"), nb::arg("batch_b"), nb::arg("batch_d"), nb::arg("group_m"), nb::arg("masked"), nb::arg("stream"),
            nb::arg("scale_a") = 0, nb::arg("scale_b") = 0, nb::arg("scale_a_strides").none() = nb::none(),
-           nb::arg("scale_b_strides").none() = nb::none(),
+           nb::arg("scale_b_strides").none() = nb::none(), nb::arg("bias") = 0, nb::arg("bias_stride") = 0,
            "Grouped GEMM on a grouped kernel (tessel.grouped_gemm's launch); FP8 A and B with the device addresses of "
-           "their per-tensor f32 scales, or on a block-scaled kernel of their block scales with element strides (row or "
-           "row block, K block, group).")
+           "their per-tensor f32 scales, or on a block-scaled or row-wise scaled kernel of their scales with element "
+           "strides (row or row block, K block, group); `bias` the device address of N values of D's type per group, "
+           "`bias_stride` elements apart (0: shared).")
       .def("select", &Dispatcher::select, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"), nb::arg("epilogue"))
       .def("set_workspace_allocator", &Dispatcher::set_workspace_allocator, nb::arg("acquire").none(), nb::arg("release").none(),
            "acquire(bytes, device, stream) -> pointer and release(pointer): where stream-K launches get their fixup workspace.")

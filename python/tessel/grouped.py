@@ -8,6 +8,9 @@ Ampere, Ada and Turing, the mma.sync kernel's tiles walked by a persistent grid
     # masked: a padded block of rows per expert, counts on the device (decode under CUDA graphs)
     out = tessel.grouped_gemm(x, w.transpose(1, 2), counts=counts)  # x (G, M, K) -> (G, M, N)
 
+A bias ((N,) for all groups, or (G, N), one row per expert) and an activation (relu, gelu, silu)
+run in the kernel's epilogue: tessel.grouped_gemm(x, w, offs, bias=b, activation="silu").
+
 The group sizes are read by the kernel, never by the host: no synchronisation, and the call can
 be captured in a CUDA graph while the router writes offs or counts. Rows of D that belong to no
 group (past offs[-1], or past counts[g] in a block) are not written.
@@ -35,7 +38,7 @@ from typing import NamedTuple
 
 from . import _core
 from .gemm import _kernel_for, _scale_strides, _stream, _dispatcher
-from .jit.config import GemmConfig
+from .jit.config import EPILOGUES, GemmConfig
 from .jit.sm90_rules import BLOCK_SCALE_K, BLOCK_SCALE_N, FP8, tile_k
 
 _ELEMENTS = {"float16": "f16", "bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
@@ -177,8 +180,31 @@ def _groups(offs, counts) -> tuple:
     return counts is not None, counts if counts is not None else offs
 
 
-def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scale_a=None, scale_b=None, config=None):
-    """D_g = A_g @ B_g for the G groups of B (G, K, N), in one launch.
+def _check_epilogue(A, B, bias, activation, dtype):
+    """(bias in D's dtype with contiguous columns or None, its stride between groups, the
+    activation's name): a bias of one row (N,) shared by the groups or one per group (G, N), on
+    A's device; an activation among tessel.gemm's."""
+    torch = _torch()
+    act = "linear" if activation is None else activation
+    if act not in EPILOGUES:
+        raise ValueError(f"tessel.grouped_gemm: activation {activation!r}: choose one of {', '.join(EPILOGUES)} (or None)")
+    if bias is None:
+        return None, 0, act
+    G, _, N = B.shape
+    if not isinstance(bias, torch.Tensor) or tuple(bias.shape) not in ((N,), (G, N)):
+        raise ValueError(f"tessel.grouped_gemm: bias must be a tensor of shape ({N},), shared by the groups, or ({G}, {N}), one "
+                         f"row per group, not {getattr(bias, 'shape', type(bias).__name__)}")
+    if bias.device != A.device:
+        raise ValueError(f"tessel.grouped_gemm: bias is on {bias.device} but A is on {A.device}: put it on A's device")
+    bias = bias.to(dtype)
+    if bias.stride(-1) != 1:
+        bias = bias.contiguous()
+    return bias, (bias.stride(0) if bias.dim() == 2 and G > 1 else 0), act
+
+
+def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scale_a=None, scale_b=None, bias=None,
+                 activation=None, config=None):
+    """D_g = activation(A_g @ B_g + bias_g) for the G groups of B (G, K, N), in one launch.
 
     offs:   contiguous layout: A (rows, K), D (rows, N); group g is rows offs[g-1]:offs[g] (int32
             on A's device, non-decreasing; torch._grouped_mm's offs).
@@ -189,6 +215,10 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
             scale_a * A); row-wise scales (scale_a (rows,) with offs, (G, M) with counts; scale_b
             (G, N)); or per-block scales (e4m3: scale_a (rows, ceil(K/128)) with offs,
             (G, M, ceil(K/128)) with counts; scale_b (G, ceil(K/128), ceil(N/128)); D bfloat16).
+    bias:   (N,) shared by the groups, or (G, N) one row per group (an expert's bias), added to
+            every row of its group after the scales; converted to D's dtype.
+    activation: "relu", "gelu" (erf) or "silu" applied last, in the kernel's epilogue; None or
+            "linear" for none.
     config: a GemmConfig with scheduler='grouped' to run instead of the automatic choice
             (kernel_for's); its arch must be one this GPU runs.
     """
@@ -198,6 +228,7 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
     _check_device(A, B, group_m)
     scales = _check_scales(A, B, scale_a, scale_b, masked)
     dtype = _out_dtype(A, out_dtype, blocks=scales.mode == "block")
+    bias, bias_stride, act = _check_epilogue(A, B, bias, activation, dtype)
     G, K, N = B.shape
     shape = (*A.shape[:-1], N)
     if out is None:
@@ -211,27 +242,32 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
     if K == 0:
         raise ValueError("tessel.grouped_gemm: K = 0 (an empty inner dimension): D would be all zeros; give K >= 1")
     device = A.device.index if A.device.index is not None else torch.cuda.current_device()
-    cfg = _config(A, B, masked, dtype, device, scales.mode, config)
+    cfg = _config(A, B, masked, dtype, device, scales.mode, config, None if activation is None else act)
     first = lambda x: x[0] if masked else x  # noqa: E731 (the first group's matrix)
     _dispatcher.run_grouped(_kernel_for(cfg, device), first(A), B[0], first(out), G, A.stride(0) if masked else 0,
-                            B.stride(0), out.stride(0) if masked else 0, group_m.data_ptr(), masked, _stream(None, out), *scales[:4])
+                            B.stride(0), out.stride(0) if masked else 0, group_m.data_ptr(), masked, _stream(None, out), *scales[:4],
+                            0 if bias is None else bias.data_ptr(), bias_stride)
     return out
 
 
 _SCALE_TEXT = {"block": " with block scales", "rowwise": " with row-wise scales"}
 
 
-def _config(A, B, masked: bool, dtype, device: int, mode: str, config) -> GemmConfig:
+def _config(A, B, masked: bool, dtype, device: int, mode: str, config, activation=None) -> GemmConfig:
     """The kernel to run: `config` where given (checked against the problem's kind), else the
     block-scaled kernel for block scales, else by the GPU and the shape (built with row-wise
-    scales for those). `mode`: the scales' (Scales.mode)."""
+    scales for those). `mode`: the scales' (Scales.mode); `activation`: the epilogue's, None
+    for the linear combination (or, with `config`, the configuration's own)."""
     if config is None:
-        if mode == "block":
-            return block_scaled_config()
-        chosen = _choose(A, B, masked, dtype, device)
-        return chosen.replace(scaling="rowwise") if mode == "rowwise" else chosen
+        chosen = block_scaled_config() if mode == "block" else _choose(A, B, masked, dtype, device)
+        if mode == "rowwise":
+            chosen = chosen.replace(scaling="rowwise")
+        return chosen if activation in (None, "linear") else chosen.replace(epilogue=activation)
     if not isinstance(config, GemmConfig) or config.scheduler != "grouped":
         raise TypeError(f"tessel.grouped_gemm: config must be a GemmConfig with scheduler='grouped', not {config!r}")
+    if activation is not None and config.epilogue != activation:
+        raise ValueError(f"tessel.grouped_gemm: activation {activation!r} with config {config.name}, whose epilogue is "
+                         f"{config.epilogue!r}: leave activation out, or give a configuration with epilogue={activation!r}")
     kind = (_element(A.dtype), _element(dtype), "col" if B.stride(1) == 1 else "row")
     has = "block" if config.block_scaled else "rowwise" if config.rowwise_scaled else ""
     if (config.element, config.out, config.layout_b) != kind or has != (mode if mode in _SCALE_TEXT else ""):
@@ -258,7 +294,8 @@ def _choose(A, B, masked: bool, dtype, device: int) -> GemmConfig:
     return config_for(dtype_name, out_name, B.stride(1) == 1, bn)
 
 
-def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None, scale_a=None, scale_b=None, config=None) -> GemmConfig:
+def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None, scale_a=None, scale_b=None, activation=None,
+               config=None) -> GemmConfig:
     """The GemmConfig grouped_gemm would run for these operands (without running it)."""
     torch = _torch()
     masked, group_m = _groups(offs, counts)
@@ -267,4 +304,5 @@ def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None, scale_a=None, sc
     mode = _check_scales(A, B, scale_a, scale_b, masked).mode if scale_a is not None or scale_b is not None else ""
     dtype = _out_dtype(A, out_dtype, mode == "block")
     device = A.device.index if A.device.index is not None else torch.cuda.current_device()
-    return _config(A, B, masked, dtype, device, mode, config)
+    act = _check_epilogue(A, B, None, activation, dtype)[2]
+    return _config(A, B, masked, dtype, device, mode, config, None if activation is None else act)

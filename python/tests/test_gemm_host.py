@@ -25,7 +25,7 @@ class Recorder:
         self.shapes = []  # and their (M, N, K)
         self.tile = tile
 
-    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable):
+    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable, rowwise=False):
         self.asked.append((ab, c, a_row, b_row, epilogue, device, tma_aligned))
         self.shapes.append((m, n, k))
         self.transposable = transposable
@@ -41,7 +41,7 @@ class Transposer(Recorder):
         super().__init__()
         self.wrong_layouts = wrong_layouts
 
-    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable):
+    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable, rowwise=False):
         super().__call__(ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable)
         layouts = (a_row, b_row) if self.wrong_layouts else (not b_row, not a_row)
         return _core.Kernel(b"not a cubin", "test_kernel_t", "test_symbol", "sm_90a", ab, c, *layouts, True, epilogue,

@@ -15,9 +15,9 @@ def test_grouped_config_names_and_generates_the_grouped_kernel():
     c = GemmConfig(arch="sm90a", element="bf16", out="bf16", tile=(128, 128, 64), schedule="cooperative", scheduler="grouped")
     assert c.name == "tessel_sm90_gemm_bf16_bf16_bf16_128x128x64_c1x1_6stage_coop_tn_grouped"
     src = codegen_sm90.source(c)
-    assert "Epilogue::kTmaStoreD, true>" in src
+    assert "Epilogue::kTmaStoreD, true, false>" in src  # grouped, not row-wise scaled
     assert 'Config::kGrouped == true' in src
-    assert "Epilogue::kTmaStoreD, false>" in codegen_sm90.source(c.replace(scheduler="persistent"))
+    assert "Epilogue::kTmaStoreD, false, false>" in codegen_sm90.source(c.replace(scheduler="persistent"))
 
 
 @pytest.mark.parametrize("changes, words", [
@@ -42,6 +42,36 @@ def test_mma_sync_grouped_config_generates_the_persistent_walk(toolkit):
     assert (turing.arch, turing.stages, turing.layout_b) == ("sm75", 2, "row")
     k = tessel.compile(c, target="sm_80", use_cache=False)
     assert k.target == "sm_80" and k.symbol.startswith(codegen.symbol_prefix(c))
+
+
+def test_grouped_kernels_with_fused_activations_compile(toolkit):
+    """The grouped kernels the bias and activation of tessel.grouped_gemm run: the epilogue's
+    activation in both kernel families, with the grouped blocks' C (a bias row per group)."""
+    for c in (mma_sync_config("bfloat16", "bfloat16", True, 80).replace(epilogue="silu"),
+              GemmConfig(arch="sm90a", element="bf16", out="bf16", tile=(128, 128, 64), schedule="cooperative", scheduler="grouped",
+                         epilogue="gelu")):
+        assert c.name.endswith("_grouped_" + c.epilogue)
+        k = tessel.compile(c, target="sm_90a" if c.hopper else "sm_80", use_cache=False)
+        assert k.symbol.startswith(codegen.symbol_prefix(c))
+
+
+def test_grouped_bias_launch_checks():
+    """run_grouped's bias rules, on DLPack descriptions (no GPU): element-aligned, a stride between
+    groups that does not run backwards."""
+    from dlpack_fake import FakeArray
+    from tessel import _core
+    a = FakeArray((256, 128), "bfloat16", ptr=0x7F0000100000)
+    b = FakeArray((128, 64), "bfloat16", strides=(1, 128), ptr=0x7F0000200000)
+    d = FakeArray((256, 64), "bfloat16", ptr=0x7F0000400000)
+    kernel = _core.Kernel(b"not a cubin", "test_grouped", "test_symbol", "sm_90a", 1, 1, True, False, True, 0, 128, 128, 384, 200000,
+                          hopper=True, box_a=(64, 128), box_b=(64, 128), grouped=True)
+    run = lambda bias, stride: _core.Dispatcher(None).run_grouped(  # noqa: E731
+        kernel, a, b, d, 2, 0, 128 * 64, 0, 0x7F0000700000, False, 0, 0, 0, None, None, bias, stride)
+    for bias, stride, words in ((0x7F0000500001, 64, "not aligned to its element type"), (0x7F0000500000, -64, "negative")):
+        with pytest.raises(tessel.GemmError, match=words):
+            run(bias, stride)
+    with pytest.raises((tessel.GemmError, tessel.CudaError), match="CUDA|device|cubin"):
+        run(0x7F0000500000, 64)
 
 
 @pytest.mark.parametrize("changes, words", [
@@ -219,7 +249,7 @@ def test_config_must_fit_the_operands(torch_cuda, config, error, words):
      ValueError, "take scale_a, a float32 tensor"),
     (lambda t, a, b, o: tessel.grouped_gemm(a.to(t.float8_e4m3fn), b.transpose(1, 2).contiguous().transpose(1, 2).to(t.float8_e4m3fn), o,
                                             scale_a=t.ones(64, 2, device="cuda"), scale_b=t.ones(2, 1, 1, device="cuda")),
-     ValueError, r"nor per block: scale_a \(rows, ceil\(K/128\)\) = \(64, 1\)"),
+     ValueError, r"per block \(scale_a \(rows, ceil\(K/128\)\) = \(64, 1\)"),
     (lambda t, a, b, o: tessel.grouped_gemm(a.to(t.float8_e5m2), b.transpose(1, 2).contiguous().transpose(1, 2).to(t.float8_e5m2), o,
                                             scale_a=t.ones(64, 1, device="cuda"), scale_b=t.ones(2, 1, 1, device="cuda")),
      TypeError, "per-block scales run on the e4m3 kernel"),
@@ -227,6 +257,12 @@ def test_config_must_fit_the_operands(torch_cuda, config, error, words):
                                             scale_a=t.ones(64, 1, device="cuda"), scale_b=t.ones(2, 1, 1, device="cuda"),
                                             out_dtype=t.float16),
      TypeError, "torch.bfloat16 with per-block scales"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a, b, o, bias=t.zeros(3, 64, device="cuda")), ValueError,
+     r"bias must be a tensor of shape \(64,\), shared by the groups, or \(2, 64\)"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a, b, o, bias=t.zeros(64)), ValueError, "put it on A's device"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a, b, o, activation="tanh"), ValueError, "activation 'tanh': choose one of"),
+    (lambda t, a, b, o: tessel.grouped_gemm(a, b, o, activation="relu", config=mma_sync_config("bfloat16", "bfloat16", True, 80)),
+     ValueError, "whose epilogue is 'linear'"),
     # Masked blocks 8196 elements apart: off the 16-byte grid both kernels step between groups on.
     (lambda t, a, b, o: tessel.grouped_gemm(t.zeros(2 * 8196, device="cuda", dtype=t.bfloat16).as_strided((2, 64, 128), (8196, 128, 1)),
                                             b, counts=o),
@@ -239,6 +275,59 @@ def test_refusals_name_the_problem(torch_cuda, call, error, words):
     offs = torch.tensor([32, 64], device="cuda", dtype=torch.int32)
     with pytest.raises(error, match=words):
         call(torch, a, b, offs)
+
+
+_ACTIVATIONS = {"linear": lambda x: x, "relu": lambda x: x.clamp_min(0), "silu": lambda x: x * x.sigmoid(),
+                "gelu": lambda x: 0.5 * x * (1 + (x / 2**0.5).erf())}
+
+
+@pytest.mark.parametrize("kernel", ["hopper", "mma_sync"])
+@pytest.mark.parametrize("activation, per_group", [("silu", True), ("gelu", False), ("relu", True), (None, True)])
+def test_bias_and_activation_in_the_epilogue(torch_cuda, kernel, activation, per_group):
+    """D_g = act(A_g B_g + bias_g): a bias row per group (an expert's) or one for all, added in
+    the epilogue before the activation; empty groups, a tile straddling groups, rows of no group
+    left as they were."""
+    torch = torch_cuda
+    (_hopper if kernel == "hopper" else _ampere_or_later)(torch)
+    sizes, n, k = [0, 1, 200, 77], 200, 320
+    g, rows = len(sizes), sum(sizes) + 5
+    a = torch.rand(rows, k, device="cuda", dtype=torch.bfloat16) * 2 - 1
+    b = (torch.rand(g, n, k, device="cuda", dtype=torch.bfloat16) * 2 - 1).transpose(1, 2)  # (G,K,N)
+    bias = (torch.rand(g, n, device="cuda") * 8 - 4) if per_group else (torch.rand(n, device="cuda") * 8 - 4)
+    ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
+    config = None
+    if kernel == "mma_sync":
+        config = mma_sync_config("bfloat16", "bfloat16", True, 80).replace(epilogue=activation or "linear")
+    out = torch.full((rows, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    tessel.grouped_gemm(a, b, ends, out=out, bias=bias, activation=activation, config=config)
+    torch.cuda.synchronize()
+    act = _ACTIVATIONS[activation or "linear"]
+    s = 0
+    for i, m in enumerate(sizes):
+        if m:
+            row = (bias[i] if per_group else bias).to(torch.bfloat16).double()
+            ref = act(a[s:s + m].double() @ b[i].double() + row)
+            err = (out[s:s + m].double() - ref).abs().max().item()
+            assert err <= 2e-2 * max(1.0, ref.abs().max().item()), f"{kernel} {activation}: group {i} max error {err}"
+        s += m
+    assert torch.isnan(out[s:].float()).all(), f"{kernel}: rows of no group were written"
+
+
+def test_masked_bias_per_group(torch_cuda):
+    """With counts, the bias rows follow the groups (the blocks) too."""
+    torch = torch_cuda
+    _hopper(torch)
+    g, m, n, k, counts = 3, 96, 136, 256, [96, 0, 7]
+    a = torch.rand(g, m, k, device="cuda", dtype=torch.float16) * 2 - 1
+    b = (torch.rand(g, n, k, device="cuda", dtype=torch.float16) * 2 - 1).transpose(1, 2)
+    bias = torch.rand(g, n, device="cuda", dtype=torch.float16) * 8
+    out = torch.full((g, m, n), float("nan"), device="cuda", dtype=torch.float16)
+    tessel.grouped_gemm(a, b, counts=torch.tensor(counts, device="cuda", dtype=torch.int32), out=out, bias=bias, activation="relu")
+    for i, c in enumerate(counts):
+        if c:
+            ref = (a[i, :c].double() @ b[i].double() + bias[i].double()).clamp_min(0)
+            assert (out[i, :c].double() - ref).abs().max().item() <= 2e-2 * max(1.0, ref.abs().max().item()), f"block {i}"
+        assert torch.isnan(out[i, c:]).all(), f"block {i}: rows past its count {c} were written"
 
 
 def test_grouped_mm_op_gradients_match_float64(torch_cuda):

@@ -2,6 +2,8 @@
 // (torch._grouped_mm's offs) and in the masked layout (a padded block per group, counts on the
 // device), each group against a double reference, D pre-poisoned, and every row that belongs to
 // no group checked still poisoned: a tile that straddles two groups must not write the other's rows.
+// With a bias per group (the fusion's C with ldc 0 and a batch stride of N): the epilogue indexes
+// the fusion by the group, so each group's rows get their own row.
 
 #include <cstdint>
 #include <cstring>
@@ -31,8 +33,9 @@ struct GroupedProblem {
   bool b_k_major;
   std::vector<int> group_m;
   std::vector<float> a, b;  // what the bf16 operands hold
+  std::vector<float> bias;  // (G, N) where given: D_g = A_g B_g + bias[g]
   std::vector<bfloat16_t> ha, hb;
-  verify::DeviceBuffer<bfloat16_t> da, db, dd;
+  verify::DeviceBuffer<bfloat16_t> da, db, dd, dbias;
   verify::DeviceBuffer<int> dg;
 
   GroupedProblem(kernel::GroupedLayout l, int rows_, int n_, int k_, std::vector<int> gm, bool b_k_major_, std::uint64_t seed)
@@ -48,6 +51,10 @@ struct GroupedProblem {
     dd = verify::DeviceBuffer<bfloat16_t>(d);
   }
   bool masked() const { return layout == kernel::GroupedLayout::kMasked; }
+  void add_bias(std::uint64_t seed) {
+    std::vector<bfloat16_t> hbias = test::random_values<bfloat16_t>(std::size_t(groups) * n, seed, verify::Distribution::uniform(-4, 4), bias);
+    dbias = verify::DeviceBuffer<bfloat16_t>(hbias);
+  }
   float b_at(int g, int col, int kk) const {
     std::size_t const plane = std::size_t(g) * n * k;
     return b[plane + (b_k_major ? std::size_t(col) * k + kk : std::size_t(kk) * n + col)];
@@ -80,6 +87,12 @@ StatusInfo run(GroupedProblem& p) {
   args.mainloop = {p.da.data(), da, p.db.data(), db};
   args.epilogue.thread.alpha = 1.f;
   args.epilogue.thread.beta = 0.f;
+  if (!p.bias.empty()) {  // one row of N per group: C with ldc 0, the next group's row N on
+    args.epilogue.thread.beta = 1.f;
+    args.epilogue.thread.ptr_C = p.dbias.data();
+    args.epilogue.thread.ldc = 0;
+    args.epilogue.thread.batch_stride_C = p.n;
+  }
   args.epilogue.ptr_D = p.dd.data();
   args.epilogue.dD = dd;
   args.grouped = {p.layout, p.dg.data()};
@@ -102,7 +115,7 @@ void check(GroupedProblem const& p, std::string const& what) {
     for (int r = begin; r < end; ++r) {
       owned[a_block + r] = 1;
       for (int c = 0; c < p.n; ++c) {
-        double ref = 0;
+        double ref = p.bias.empty() ? 0.0 : double(p.bias[std::size_t(g) * p.n + c]);
         for (int kk = 0; kk < p.k; ++kk) ref += double(p.a[(a_block + r) * p.k + kk]) * double(p.b_at(g, c, kk));
         double const got = double(float(d[(a_block + r) * p.n + c]));
         if (std::abs(got - ref) > 1e-2 * std::abs(ref) + 2e-3 * std::sqrt(double(p.k)) || got != got) {
@@ -147,6 +160,16 @@ TEST(GemmSm90Grouped, MaskedCountsOnTheDevice) {
   // Blocks of 160 rows; counts 0, 160, 5, 129, and 500 (past the block: clamped to 160).
   GroupedProblem p(kernel::GroupedLayout::kMasked, 160, 136, 256, {0, 160, 5, 129, 500}, /*b_k_major=*/true, 13);
   run_and_check<ColumnMajor>(p, "masked");
+}
+
+TEST(GemmSm90Grouped, BiasPerGroup) {
+  TESSEL_SKIP_WITHOUT_SM90();
+  GroupedProblem c(kernel::GroupedLayout::kContiguous, 419, 200, 320, {0, 1, 201, 331, 408}, /*b_k_major=*/true, 23);
+  c.add_bias(29);
+  run_and_check<ColumnMajor>(c, "contiguous, bias per group");
+  GroupedProblem m(kernel::GroupedLayout::kMasked, 160, 136, 256, {0, 160, 5, 129, 500}, /*b_k_major=*/true, 31);
+  m.add_bias(37);
+  run_and_check<ColumnMajor>(m, "masked, bias per group");
 }
 
 TEST(GemmSm90Grouped, OffsetsThatRunBackwardsGiveEmptyGroups) {

@@ -45,10 +45,11 @@ __device__ __forceinline__ std::uint32_t round_pair(float lo, float hi) {
 
 /// Epilogue straight from the accumulator registers (layout in wgmma_sm90.hpp): registers 4c+2h
 /// and 4c+2h+1 are two neighbouring columns of one row, stored as one pair where the pair is
-/// inside the problem and aligned. row0 is the first tile row of the calling warpgroup.
+/// inside the problem and aligned. row0 is the first tile row of the calling warpgroup; `batch`
+/// is D's batch, `group` the fusion's (see Sm90CollectiveEpilogue::store).
 template <class Cfg, class Fusion, class Acc>
 __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& p, typename Fusion::Callbacks& epi, Acc& acc,
-                                                  int row0, int n0, int batch, int m_end) {
+                                                  int row0, int n0, int batch, int group, int m_end) {
   using ElementD = typename Fusion::ElementOutput;
   int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
   ElementD* d_batch = p.D + batch * p.batch_stride_D;
@@ -64,9 +65,9 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
         int c = n0 + 8 * c8 + 2 * (l % 4);
         if (r >= m_end || c >= p.n) continue;
         ElementD* dst = d_batch + std::int64_t(r) * row_stride + std::int64_t(c) * col_stride;
-        ElementD v0 = epi.visit(r, c, batch, acc[i][4 * c8 + 2 * h]);
+        ElementD v0 = epi.visit(r, c, group, acc[i][4 * c8 + 2 * h]);
         if (c + 1 < p.n) {
-          ElementD v1 = epi.visit(r, c + 1, batch, acc[i][4 * c8 + 2 * h + 1]);
+          ElementD v1 = epi.visit(r, c + 1, group, acc[i][4 * c8 + 2 * h + 1]);
           if (p.pairs_aligned) {
             *reinterpret_cast<Pair<ElementD>*>(dst) = {v0, v1};
           } else {
@@ -94,8 +95,8 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
 /// banks.
 template <class Cfg, class Fusion, class Acc>
 __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, typename Fusion::Callbacks& epi, Acc& acc,
-                                               char* buffers, int& next_buffer, int row0, int n0, int batch, int wg,
-                                               bool leader) {
+                                               char* buffers, int& next_buffer, int row0, int n0, int batch, int group,
+                                               int wg, bool leader) {
   using ElementD = typename Fusion::ElementOutput;
   constexpr int W = 128 / int(sizeof(ElementD));
   static_assert(Cfg::BN % W == 0, "TMA-store epilogue: BN must be a multiple of a 128-byte row of D");
@@ -131,9 +132,9 @@ __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, 
           float const a0 = acc[i][4 * c8 + 2 * h], a1 = acc[i][4 * c8 + 2 * h + 1];
           if constexpr (kRoundPairs) {
             *reinterpret_cast<std::uint32_t*>(dst) =
-                round_pair<ElementD>(epi.visit_unrounded(r, c, batch, a0), epi.visit_unrounded(r, c + 1, batch, a1));
+                round_pair<ElementD>(epi.visit_unrounded(r, c, group, a0), epi.visit_unrounded(r, c + 1, group, a1));
           } else {
-            *reinterpret_cast<Pair<ElementD>*>(dst) = {epi.visit(r, c, batch, a0), epi.visit(r, c + 1, batch, a1)};
+            *reinterpret_cast<Pair<ElementD>*>(dst) = {epi.visit(r, c, group, a0), epi.visit(r, c + 1, group, a1)};
           }
         }
       arch::fence_proxy_async_shared();  // the writes above, before the TMA store reads them
@@ -192,14 +193,20 @@ class Sm90CollectiveEpilogue {
       : p_(p), epi_(p.epi), smem_d_(smem_d), wg_(wg), leader_(leader) {}
 
   /// Stores the warpgroup's rows of `tile` (first row row0 = tile.m0 + the warpgroup's offset,
-  /// first column n0) from the accumulators.
+  /// first column n0) from the accumulators. The fusion sees each element as (row, column,
+  /// tile.group): its batch coordinate is B's, the group of a grouped kernel (so a vector with a
+  /// batch stride holds one entry per group, a bias per expert), the batch of a batched one; D's
+  /// batch is tile.l (contiguous groups share one D, whose rows the row coordinate counts).
   template <class Acc>
   __device__ __forceinline__ void store(Acc& acc, int row0, int n0, kernel::GroupedTile const& tile) {
     if constexpr (Cfg::kRowwiseScales) scale_rows_and_columns<Cfg>(p_.scales, acc, row0, n0, p_.n, tile);
     bool via_tma = false;
     if constexpr (Cfg::kTmaStoreD) via_tma = p_.tma_store_d && row0 + 64 * Cfg::kMmaM <= tile.m_end && n0 + Cfg::BN <= p_.n;
     if (via_tma) {
-      auto store = [&] { store_tile_tma<Cfg>(p_, epi_, acc, smem_d_ + wg_ * Cfg::kEpilogueBuffers * 8192, next_buffer_, row0, n0, tile.l, wg_, leader_); };
+      auto store = [&] {
+        store_tile_tma<Cfg>(p_, epi_, acc, smem_d_ + wg_ * Cfg::kEpilogueBuffers * 8192, next_buffer_, row0, n0, tile.l, tile.group,
+                            wg_, leader_);
+      };
       // NOTES: a fusion that can say whether it reads C (beta != 0) gets a copy of the store
       // loop in which it does not: the test there is known false, and the per-element C loads,
       // conversions and beta * C multiply-adds, which ptxas otherwise if-converts into
@@ -211,7 +218,7 @@ class Sm90CollectiveEpilogue {
         store();
       }
     } else {
-      store_tile_direct<Cfg>(p_, epi_, acc, row0, n0, tile.l, tile.m_end);
+      store_tile_direct<Cfg>(p_, epi_, acc, row0, n0, tile.l, tile.group, tile.m_end);
     }
   }
 

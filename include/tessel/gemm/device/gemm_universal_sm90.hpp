@@ -210,7 +210,8 @@ class GemmUniversalAdapter {
                                                 std::to_string(d_col ? ks.p.m : ks.p.n) + ")"};
     if (l_ad > 1 && ks.batch_d < ks.ldd * ks.p.m)
       return {Status::kErrorInvalidProblem, "the batch stride of D is smaller than one M x N matrix: batches would overlap"};
-    if (auto s = Fusion::can_implement(fusion_arguments(a, ks), ks.p.m, ks.p.n, l_ad); !s.ok()) return s;
+    // The fusion's batches are B's (the groups of a grouped kernel: Sm90CollectiveEpilogue::store).
+    if (auto s = Fusion::can_implement(fusion_arguments(a, ks), ks.p.m, ks.p.n, ks.p.l); !s.ok()) return s;
     return arch::check_sm90a_image(reinterpret_cast<void const*>(kernel_function()));
   }
 
@@ -390,13 +391,16 @@ class GemmUniversalAdapter {
   static int batches_of_a_and_d(Arguments const& a) {
     return GemmKernel::kGrouped && a.grouped.layout == kernel::GroupedLayout::kContiguous ? 1 : a.problem_shape.l;
   }
+  /// The fusion's arguments, with C from EpilogueArguments where the fusion was given none. C is
+  /// batched like D: the fusion indexes it by the group of a grouped kernel, so contiguous groups,
+  /// which share one D, share one C (batch stride 0; its rows are D's rows).
   static typename Fusion::Arguments fusion_arguments(Arguments const& a, KernelSpace const& ks) {
     typename Fusion::Arguments f = a.epilogue.thread;
     if constexpr (requires { f.ptr_C; f.ldc; f.batch_stride_C; }) {
       if (!f.ptr_C) {
         f.ptr_C = ks.ptr_c;
         f.ldc = ks.ldc;
-        f.batch_stride_C = ks.batch_c;
+        f.batch_stride_C = batches_of_a_and_d(a) == 1 ? 0 : ks.batch_c;
       }
     }
     return f;

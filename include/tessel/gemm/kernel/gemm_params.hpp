@@ -37,7 +37,8 @@ struct GemmParams {
 
 /// The grouped kernel's block (sm80_gemm_grouped.hpp): the dense block with the first group's
 /// operands (its problem's m unused: the groups' rows are read on the device), the groups, and
-/// the element strides from one group's operands to the next (A and D: masked layout only).
+/// the element strides from one group's operands to the next (A and D: masked layout only; C,
+/// read where beta != 0: any layout, 0 sharing one C, and with ldc 0 a bias row per group).
 template <class Config>
 struct GemmGroupedParams {
   GemmParams<Config> gemm;
@@ -45,6 +46,7 @@ struct GemmGroupedParams {
   std::int64_t batch_a = 0;
   std::int64_t batch_b = 0;
   std::int64_t batch_d = 0;
+  std::int64_t batch_c = 0;
 };
 
 /// The types GemmParams reads from a configuration, for the launcher's block: a configuration
@@ -83,4 +85,4 @@ using Sm80GroupedLaunchParams = GemmGroupedParams<Sm80LaunchConfig>;
   (sizeof(P) == sizeof(::tessel::gemm::kernel::Sm80GroupedLaunchParams) && TESSEL_SM80_PARAMS_MATCH(decltype(P::gemm)) && \
    TESSEL_SM80_GROUPED_SAME_OFFSET(P, gemm) && TESSEL_SM80_GROUPED_SAME_OFFSET(P, groups) &&                            \
    TESSEL_SM80_GROUPED_SAME_OFFSET(P, batch_a) && TESSEL_SM80_GROUPED_SAME_OFFSET(P, batch_b) &&                        \
-   TESSEL_SM80_GROUPED_SAME_OFFSET(P, batch_d))
+   TESSEL_SM80_GROUPED_SAME_OFFSET(P, batch_d) && TESSEL_SM80_GROUPED_SAME_OFFSET(P, batch_c))

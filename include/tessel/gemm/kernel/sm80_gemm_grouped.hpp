@@ -3,7 +3,9 @@
 // persistent grid of the dense kernel's CTAs, each tile by the dense kernel's own gemm_tile.
 // This is the path for GPUs without TMA and wgmma (Ampere, Ada, Turing).
 //
-//   D_g = A_g B_g    for g < G, A_g (M_g, K) and D_g (M_g, N) row-major, B_g (K, N) either way
+//   D_g = epilogue(A_g B_g, C_g)    for g < G, A_g (M_g, K) and D_g (M_g, N) row-major, B_g (K, N)
+//                                   either way; C_g (read where beta != 0) at C + g * batch_c
+//                                   from the group's first row (ldc 0: a bias row per group)
 //
 // A tile's rows run from its first row to the end of its group: rows past the end are neither
 // loaded (the mainloop's predicate zero-fills them) nor stored, so a group reads only its own
@@ -38,13 +40,13 @@ __global__ void __launch_bounds__(Config::TiledMma::kThreads, detail::min_blocks
       auto const* A = g.A + t.l * p.batch_a + std::int64_t(t.m0) * g.lda;  // (rows, K) from row m0
       auto const* B = g.B + t.group * p.batch_b;                            // group's (K, N)
       auto* D = g.D + t.l * p.batch_d + std::int64_t(t.m0) * g.ldd;        // (rows, N) from row m0
+      auto const* C = g.C ? g.C + t.group * p.batch_c + std::int64_t(t.m0) * g.ldc : nullptr;  // (rows, N) from row m0
       // NOTES: the thread index read anew for each tile, where the compiler cannot hoist it: with
       // threadIdx.x it moved every per-thread shared-memory address of the mainloop out of the
       // tile loop, and the 128x128 kernel (255 registers) spilled 1 KB.
       int thread;
       asm volatile("mov.u32 %0, %%tid.x;" : "=r"(thread));
-      gemm_tile<Config>(g, A, B, nullptr, D, t.m_end - t.m0, g.problem.n, g.problem.k, TileCoord{0, t.n0 / Config::BN}, smem,
-                        thread);
+      gemm_tile<Config>(g, A, B, C, D, t.m_end - t.m0, g.problem.n, g.problem.k, TileCoord{0, t.n0 / Config::BN}, smem, thread);
       __syncthreads();  // the next tile's first copies overwrite the shared memory this one read
     }
   }
