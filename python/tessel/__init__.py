@@ -53,7 +53,7 @@ def compile(obj, *args, **kwargs):  # noqa: A001 (tessel.compile is the API)
 
 __version__ = "0.1.0"
 
-_TORCH_NAMES = {"matmul": "ops", "linear": "ops", "bmm": "ops", "scaled_mm": "ops", "grouped_mm": "ops",
+_TORCH_NAMES = {"matmul": "ops", "linear": "ops", "bmm": "ops", "scaled_mm": "ops", "grouped_mm": "ops", "scaled_grouped_mm": "ops",
                 "quantize_fp8_1x128": "ops", "ops": None, "nn": None, "distributed": None}
 
 
@@ -66,4 +66,4 @@ def __getattr__(name):
     return module if _TORCH_NAMES[name] is None else getattr(module, name)
 
 
-__all__ = ["distributed", "dsl", "kernel", "jit", "from_dlpack", "fake_tensor", "arch", "Tensor", "DSLError", "bmm", "linear", "matmul", "nn", "ops", "quantize_fp8_1x128", "scaled_mm", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "grouped_gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]
+__all__ = ["distributed", "dsl", "kernel", "jit", "from_dlpack", "fake_tensor", "arch", "Tensor", "DSLError", "bmm", "linear", "matmul", "nn", "ops", "quantize_fp8_1x128", "scaled_grouped_mm", "scaled_mm", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "grouped_gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]

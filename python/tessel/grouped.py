@@ -203,7 +203,7 @@ def _check_epilogue(A, B, bias, activation, dtype):
 
 
 def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scale_a=None, scale_b=None, bias=None,
-                 activation=None, config=None):
+                 activation=None, use_fast_accum=True, config=None):
     """D_g = activation(A_g @ B_g + bias_g) for the G groups of B (G, K, N), in one launch.
 
     offs:   contiguous layout: A (rows, K), D (rows, N); group g is rows offs[g-1]:offs[g] (int32
@@ -219,6 +219,10 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
             every row of its group after the scales; converted to D's dtype.
     activation: "relu", "gelu" (erf) or "silu" applied last, in the kernel's epilogue; None or
             "linear" for none.
+    use_fast_accum: float8 with per-tensor or row-wise scales: True (the default) accumulates in
+            the tensor core's own precision; False runs the promoted kernel (128 x 128 tiles, each
+            K tile's sum added into f32 registers), torch._scaled_mm's use_fast_accum=False.
+            Per-block scales always promote.
     config: a GemmConfig with scheduler='grouped' to run instead of the automatic choice
             (kernel_for's); its arch must be one this GPU runs.
     """
@@ -229,6 +233,7 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
     scales = _check_scales(A, B, scale_a, scale_b, masked)
     dtype = _out_dtype(A, out_dtype, blocks=scales.mode == "block")
     bias, bias_stride, act = _check_epilogue(A, B, bias, activation, dtype)
+    promoted = _promoted(A, use_fast_accum, scales.mode, config)
     G, K, N = B.shape
     shape = (*A.shape[:-1], N)
     if out is None:
@@ -242,7 +247,7 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
     if K == 0:
         raise ValueError("tessel.grouped_gemm: K = 0 (an empty inner dimension): D would be all zeros; give K >= 1")
     device = A.device.index if A.device.index is not None else torch.cuda.current_device()
-    cfg = _config(A, B, masked, dtype, device, scales.mode, config, None if activation is None else act)
+    cfg = _config(A, B, masked, dtype, device, scales.mode, config, None if activation is None else act, promoted)
     first = lambda x: x[0] if masked else x  # noqa: E731 (the first group's matrix)
     _dispatcher.run_grouped(_kernel_for(cfg, device), first(A), B[0], first(out), G, A.stride(0) if masked else 0,
                             B.stride(0), out.stride(0) if masked else 0, group_m.data_ptr(), masked, _stream(None, out), *scales[:4],
@@ -253,13 +258,26 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
 _SCALE_TEXT = {"block": " with block scales", "rowwise": " with row-wise scales"}
 
 
-def _config(A, B, masked: bool, dtype, device: int, mode: str, config, activation=None) -> GemmConfig:
+def _promoted(A, use_fast_accum, mode: str, config) -> bool:
+    """Whether use_fast_accum asks for promoted accumulation, refused where it means nothing."""
+    if use_fast_accum not in (True, False):
+        raise TypeError(f"tessel.grouped_gemm: use_fast_accum must be True or False, not {use_fast_accum!r}")
+    if not use_fast_accum and (_element(A.dtype) not in FP8 or config is not None):
+        raise ValueError("tessel.grouped_gemm: use_fast_accum=False selects the promoted FP8 kernel: it is for float8 A and B "
+                         "without config= (a configuration says its own schedule)")
+    return not use_fast_accum and mode != "block"
+
+
+def _config(A, B, masked: bool, dtype, device: int, mode: str, config, activation=None, promoted=False) -> GemmConfig:
     """The kernel to run: `config` where given (checked against the problem's kind), else the
     block-scaled kernel for block scales, else by the GPU and the shape (built with row-wise
-    scales for those). `mode`: the scales' (Scales.mode); `activation`: the epilogue's, None
-    for the linear combination (or, with `config`, the configuration's own)."""
+    scales for those; the promoted 128 x 128 tile where `promoted`). `mode`: the scales'
+    (Scales.mode); `activation`: the epilogue's, None for the linear combination (or, with
+    `config`, the configuration's own)."""
     if config is None:
         chosen = block_scaled_config() if mode == "block" else _choose(A, B, masked, dtype, device)
+        if promoted:  # BN <= 128: the promoted accumulators are a second set
+            chosen = chosen.replace(tile=(128, 128, chosen.tile[2]), schedule="cooperative_promoted")
         if mode == "rowwise":
             chosen = chosen.replace(scaling="rowwise")
         return chosen if activation in (None, "linear") else chosen.replace(epilogue=activation)
@@ -295,7 +313,7 @@ def _choose(A, B, masked: bool, dtype, device: int) -> GemmConfig:
 
 
 def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None, scale_a=None, scale_b=None, activation=None,
-               config=None) -> GemmConfig:
+               use_fast_accum=True, config=None) -> GemmConfig:
     """The GemmConfig grouped_gemm would run for these operands (without running it)."""
     torch = _torch()
     masked, group_m = _groups(offs, counts)
@@ -305,4 +323,5 @@ def kernel_for(A, B, offs=None, *, counts=None, out_dtype=None, scale_a=None, sc
     dtype = _out_dtype(A, out_dtype, mode == "block")
     device = A.device.index if A.device.index is not None else torch.cuda.current_device()
     act = _check_epilogue(A, B, None, activation, dtype)[2]
-    return _config(A, B, masked, dtype, device, mode, config, None if activation is None else act)
+    promoted = _promoted(A, use_fast_accum, mode, config)
+    return _config(A, B, masked, dtype, device, mode, config, None if activation is None else act, promoted)

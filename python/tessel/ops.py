@@ -8,6 +8,9 @@ autograd formulas, and the functions a model calls (matmul, linear) on top of th
     torch.ops.tessel.grouped_mm(a, b, offs, out_dtype=None)
         torch._grouped_mm's 2-D x 3-D case: a (T, K) holding the groups' rows one after another,
         b (G, K, N), offs (G,) int32 end rows; one grouped launch (tessel.grouped_gemm).
+    torch.ops.tessel.scaled_grouped_mm(a, b, scale_a, scale_b, offs=None, bias=None, out_dtype=None, use_fast_accum=False)
+        torch._scaled_grouped_mm's row-wise FP8 grouped GEMM: a (T, K) with offs, or (G, M, K)
+        without; b (G, K, N) K-major; scale_a one per row of a, scale_b (G, N); one launch.
     torch.ops.tessel.scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False)
         torch._scaled_mm's FP8 GEMM: scale_a * scale_b * (a @ b) + bias, e4m3 or e5m2 a (M, K)
         row-major and b (K, N) column-major, float32 scales read on the device: one element
@@ -316,6 +319,61 @@ def _grouped_mm_backward(ctx, grad):
 
 
 grouped_mm.register_autograd(_grouped_mm_backward, setup_context=_grouped_mm_setup)
+
+
+# ---- tessel::scaled_grouped_mm ------------------------------------------------------------------
+
+def _check_scaled_grouped(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, offs: Optional[Tensor],
+                          scale_result: Optional[Tensor], out_dtype: Optional[torch.dtype]) -> tuple:
+    """torch._scaled_grouped_mm's cases that tessel runs (2-D a with offs, 3-D a without: the
+    groups' M rows each) and its row-wise scales; returns (D's shape, D's dtype)."""
+    op = "tessel::scaled_grouped_mm"
+    if a.dtype not in _FP8_DTYPES:
+        raise TypeError(f"{op}: a is {a.dtype}; give torch.float8_e4m3fn or torch.float8_e5m2 (tessel.grouped_gemm takes "
+                        "16-bit operands)")
+    if b.dim() != 3 or a.dim() != (2 if offs is not None else 3):
+        raise ValueError(f"{op}: a {tuple(a.shape)} and b {tuple(b.shape)}{' with offs' if offs is not None else ''}: tessel "
+                         "runs a (T, K) with offs and a (G, M, K) without, each against b (G, K, N)")
+    if scale_result is not None:
+        raise ValueError(f"{op}: scale_result scales an FP8 output; tessel writes float16 or bfloat16, so pass None")
+    rows = (a.shape[0],) if offs is not None else tuple(a.shape[:2])
+    if tuple(scale_a.shape) != rows or tuple(scale_b.shape) != (b.shape[0], b.shape[2]):
+        raise ValueError(f"{op}: scale_a {tuple(scale_a.shape)} and scale_b {tuple(scale_b.shape)}: give torch's row-wise "
+                         f"scales, scale_a {rows} (one per row of a) and scale_b {(b.shape[0], b.shape[2])} (one per column of "
+                         "each group's result)")
+    out = _grouped_out_dtype(a, out_dtype)
+    return (*a.shape[:-1], b.shape[2]), out
+
+
+@torch.library.custom_op("tessel::scaled_grouped_mm", mutates_args=())
+def scaled_grouped_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, offs: Optional[Tensor] = None,
+                      bias: Optional[Tensor] = None, scale_result: Optional[Tensor] = None, out_dtype: Optional[torch.dtype] = None,
+                      use_fast_accum: bool = False) -> Tensor:
+    """torch._scaled_grouped_mm on tessel's grouped FP8 kernels, with its row-wise scales:
+
+        D[rows of group g] = scale_a[row] * scale_b[g, n] * (a_g @ b[g])[row, n] + bias[g, n]
+
+    a (T, K) with offs (G,) int32 the groups' end rows, or (G, M, K) without (every group M
+    rows); b (G, K, N) K-major (b = w.transpose(1, 2) of a (G, N, K) w), both float8_e4m3fn or
+    both float8_e5m2; scale_a (T,) or (G, M) and scale_b (G, N) float32 on a's device; bias (N,)
+    or (G, N), or None; out_dtype bfloat16 (the default) or float16; use_fast_accum=False runs
+    the promoted kernel. One launch; the group sizes are read on the device."""
+    _check_scaled_grouped(a, b, scale_a, scale_b, offs, scale_result, out_dtype)
+    if offs is not None:
+        return _grouped_gemm(a, b, offs, out_dtype=out_dtype, scale_a=scale_a, scale_b=scale_b, bias=bias,
+                             use_fast_accum=use_fast_accum)
+    counts = torch.full((b.shape[0],), a.shape[1], dtype=torch.int32, device=a.device)
+    return _grouped_gemm(a, b, counts=counts, out_dtype=out_dtype, scale_a=scale_a, scale_b=scale_b, bias=bias,
+                         use_fast_accum=use_fast_accum)
+
+
+@scaled_grouped_mm.register_fake
+def _scaled_grouped_mm_fake(a, b, scale_a, scale_b, offs=None, bias=None, scale_result=None, out_dtype=None,
+                            use_fast_accum=False):
+    shape, out = _check_scaled_grouped(a, b, scale_a, scale_b, offs, scale_result, out_dtype)
+    if offs is not None:
+        _grouped_check(a, b, offs, "offs", False)
+    return a.new_empty(shape, dtype=out)
 
 
 # ---- tessel::scaled_mm --------------------------------------------------------------------------

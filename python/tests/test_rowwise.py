@@ -201,6 +201,42 @@ def test_grouped_rowwise_rules(torch_cpu):
         grouped._check_scales(am, w, torch.ones(g * 96), torch.ones(g, n), True)
 
 
+def test_scaled_grouped_mm_rules_and_fake_kernel(torch_cpu):
+    """torch.ops.tessel.scaled_grouped_mm: torch._scaled_grouped_mm's 2-D x 3-D case with offs and
+    3-D x 3-D without; its refusals; the fake kernel's shapes."""
+    torch = torch_cpu
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from tessel import grouped, ops
+    e4 = torch.float8_e4m3fn
+    g, rows, n, k = 4, 300, 256, 512
+    a, w = torch.zeros(rows, k, dtype=e4), torch.zeros(g, n, k, dtype=e4).transpose(1, 2)
+    offs = torch.tensor([10, 100, 200, 300], dtype=torch.int32)
+    sa, sb = torch.ones(rows), torch.ones(g, n)
+    cases = [
+        (lambda: ops.scaled_grouped_mm(a.to(torch.bfloat16), w, sa, sb, offs), TypeError, "give torch.float8_e4m3fn"),
+        (lambda: ops.scaled_grouped_mm(a, w, sa, sb), ValueError, r"a \(T, K\) with offs and a \(G, M, K\) without"),
+        (lambda: ops.scaled_grouped_mm(a, w, sa[:10], sb, offs), ValueError, r"scale_a \(300,\) \(one per row of a\)"),
+        (lambda: ops.scaled_grouped_mm(a, w, sa, sb.t(), offs), ValueError, r"scale_b \(4, 256\)"),
+        (lambda: ops.scaled_grouped_mm(a, w, sa, sb, offs, scale_result=sa), ValueError, "scale_result"),
+        (lambda: ops.scaled_grouped_mm(a, w, sa, sb, offs, out_dtype=torch.float32), TypeError, "torch.float16 or torch.bfloat16"),
+    ]
+    for call, error, words in cases:
+        with pytest.raises(error, match=words):
+            call()
+    # use_fast_accum=False is promoted FP8: refused for 16-bit operands and beside a configuration.
+    with pytest.raises(ValueError, match="for float8 A and B without config="):
+        grouped._promoted(a.to(torch.bfloat16), False, "", None)
+    assert grouped._promoted(a, False, "rowwise", None) and not grouped._promoted(a, False, "block", None)
+    with FakeTensorMode():
+        fa, fw = torch.empty(rows, k, dtype=e4, device="cuda"), torch.empty(g, n, k, dtype=e4, device="cuda").transpose(1, 2)
+        fs, ft = torch.empty(rows, device="cuda"), torch.empty(g, n, device="cuda")
+        d = torch.ops.tessel.scaled_grouped_mm(fa, fw, fs, ft, torch.empty(g, dtype=torch.int32, device="cuda"))
+        assert d.shape == (rows, n) and d.dtype == torch.bfloat16
+        f3 = torch.empty(g, 64, k, dtype=e4, device="cuda")
+        d = torch.ops.tessel.scaled_grouped_mm(f3, fw, torch.empty(g, 64, device="cuda"), ft, None, None, None, torch.float16)
+        assert d.shape == (g, 64, n) and d.dtype == torch.float16
+
+
 # ---- the Hopper kernels ---------------------------------------------------------------------------
 
 def _fp8(torch, shape, dtype, seed):
@@ -334,3 +370,34 @@ def test_grouped_rowwise_masked_matches_float64(hopper):
         if c:
             _within(torch, out[i, :c], a[i, :c], w[i], sa[i, :c], sb[i], True, f"block {i}")
         assert torch.isnan(out[i, c:].float()).all(), f"block {i}: rows past its count {c} were written"
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_scaled_grouped_mm_op(hopper, fast):
+    """torch.ops.tessel.scaled_grouped_mm with offs (promoted or not) and without (3-D a), against
+    float64 and against torch._scaled_grouped_mm where this PyTorch has it."""
+    torch = hopper
+    sizes, n, k = [64, 0, 200, 32], 256, 512
+    rows, g = sum(sizes), len(sizes)
+    a = _fp8(torch, (rows, k), torch.float8_e4m3fn, 70)
+    w = torch.stack([_fp8(torch, (n, k), torch.float8_e4m3fn, 71 + i) for i in range(g)])
+    sa, sb = _scales(torch, (rows,), 80), _scales(torch, (g, n), 81)
+    ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
+    got = torch.ops.tessel.scaled_grouped_mm(a, w.transpose(1, 2), sa, sb, ends, use_fast_accum=fast)
+    start = 0
+    for i, m in enumerate(sizes):
+        if m:
+            _within(torch, got[start:start + m], a[start:start + m], w[i], sa[start:start + m], sb[i], fast, f"group {i}")
+        start += m
+    if hasattr(torch, "_scaled_grouped_mm"):
+        try:
+            want = torch._scaled_grouped_mm(a, w.transpose(1, 2), sa, sb, offs=ends, out_dtype=torch.bfloat16, use_fast_accum=fast)
+        except (RuntimeError, TypeError, ValueError):
+            want = None
+        if want is not None:
+            assert ((got.double() - want.double()).norm() / want.double().norm()).item() < 4e-3, "against torch._scaled_grouped_mm"
+    a3 = _fp8(torch, (g, 96, k), torch.float8_e4m3fn, 90)
+    s3 = _scales(torch, (g, 96), 91)
+    got3 = torch.ops.tessel.scaled_grouped_mm(a3, w.transpose(1, 2), s3, sb, use_fast_accum=fast)
+    for i in range(g):
+        _within(torch, got3[i], a3[i], w[i], s3[i], sb[i], fast, f"3-D group {i}")
