@@ -139,23 +139,21 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
   args.tile_n = t_.tile_n;
   args.tma_operands = t_.hopper || t_.small_n.n8 > 0;
   if (StatusInfo s = jit::check_gemm_arguments(args); !s.ok()) throw StatusError{s};
-  if (t_.grouped != (p.group_m != nullptr))
-    throw StatusError{{Status::kErrorNotSupported, t_.grouped ? "the kernel " + t_.name + " is a grouped kernel: run it with tessel.grouped_gemm"
-                                                              : "the kernel " + t_.name + " computes one problem (or a batch), not groups: "
-                                                                "choose a configuration with scheduler='grouped'"}};
-  // A block-scaled kernel reads its scales from the problem; any other kernel would ignore them.
-  if (t_.block_scaled != p.block_scaled)
-    throw StatusError{{Status::kErrorNotSupported,
-                       t_.block_scaled ? "the kernel " + t_.name + " applies per-block scales of A and B: run it with tessel.scaled_mm and "
-                                                                   "block scales (scale_a (M, ceil(K/128)), scale_b (ceil(K/128), ceil(N/128)))"
-                                       : "the kernel " + t_.name + " applies no block scales: block-scaled FP8 runs on a kernel with "
-                                                                   "schedule='cooperative_blockscaled'"}};
-  if (t_.rowwise != p.rowwise)
-    throw StatusError{{Status::kErrorNotSupported,
-                       t_.rowwise ? "the kernel " + t_.name + " applies row-wise scales of A and B: run it with tessel.scaled_mm (scale_a "
-                                                              "(M, 1), scale_b (1, N)) or tessel.grouped_gemm with row-wise scales"
-                                  : "the kernel " + t_.name + " applies no row-wise scales: row-wise FP8 runs on a configuration with "
-                                                              "scaling='rowwise'"}};
+  // What the kernel is built for and what the problem brings must agree: groups, block scales and
+  // row-wise scales are read from the problem, and any other kernel would ignore them.
+  auto agree = [&](bool kernel_has, bool problem_has, char const* has, char const* lacks) {
+    if (kernel_has != problem_has) throw StatusError{{Status::kErrorNotSupported, "the kernel " + t_.name + (kernel_has ? has : lacks)}};
+  };
+  agree(t_.grouped, p.group_m != nullptr, " is a grouped kernel: run it with tessel.grouped_gemm",
+        " computes one problem (or a batch), not groups: choose a configuration with scheduler='grouped'");
+  agree(t_.block_scaled, p.block_scaled,
+        " applies per-block scales of A and B: run it with tessel.scaled_mm and block scales (scale_a (M, ceil(K/128)), scale_b "
+        "(ceil(K/128), ceil(N/128)))",
+        " applies no block scales: block-scaled FP8 runs on a kernel with schedule='cooperative_blockscaled'");
+  agree(t_.rowwise, p.rowwise,
+        " applies row-wise scales of A and B: run it with tessel.scaled_mm (scale_a (M, 1), scale_b (1, N)) or tessel.grouped_gemm "
+        "with row-wise scales",
+        " applies no row-wise scales: row-wise FP8 runs on a configuration with scaling='rowwise'");
 
   bool const small_n = t_.small_n.n8 > 0;
   if (p.d_column_major && !t_.hopper && !small_n)

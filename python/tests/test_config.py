@@ -128,7 +128,7 @@ def test_hopper_column_major_d_is_the_transposed_problem():
 @pytest.mark.parametrize("element, short", [("e4m3", "e4m3"), ("float8_e4m3fn", "e4m3"), ("torch.float8_e5m2", "e5m2")])
 def test_fp8_configurations(element, short):
     """FP8 is a Hopper type: K is 128 elements (one 128-byte swizzle row), A row-major and B
-    column-major, the output 16 or 32 bits; promoted accumulation keeps BN <= 128."""
+    column-major, the output 16 or 32 bits; promoted accumulation keeps BN <= 192."""
     c = GemmConfig(arch="sm90a", element=element, out="bf16")
     assert c.element == short and c.tile == (128, 256, 128) and c.tma_boxes == ((128, 128), (128, 256))
     assert c.name == f"tessel_sm90_gemm_{short}_{short}_bf16_128x256x128_c1x1_4stage_coop_tn"
@@ -138,7 +138,7 @@ def test_fp8_configurations(element, short):
     _refused("kErrorNotSupported", "128 elements of", arch="sm90a", element=element, tile=(128, 256, 64))
     _refused("kErrorInvalidLayout", "K-major only", arch="sm90a", element=element, out="bf16", layout_b="row")
     _refused("kErrorInvalidDataType", "C and D are float32, float16 or bfloat16", arch="sm90a", element="bf16", out=element)
-    _refused("kErrorNotSupported", "BN at most 128", arch="sm90a", element=element, out="bf16", schedule="cooperative_promoted")
+    _refused("kErrorNotSupported", "BN at most 192", arch="sm90a", element=element, out="bf16", schedule="cooperative_promoted")
 
 
 def test_tf32_configurations():

@@ -141,6 +141,21 @@ def test_gemm_takes_fp8_tensors(hopper):
         tessel.gemm(a, w.t().contiguous(), out_dtype=torch.float32)
 
 
+@pytest.mark.parametrize("tile", [(128, 128, 128), (128, 192, 128)])
+def test_promoted_tiles_match_float64(hopper, tile):
+    """The promoted kernel's tiles, run as configurations: 128 x 192 keeps two sets of 96
+    accumulators per thread; ragged M, N and K, promoted accumulation's budget."""
+    torch = hopper
+    from tessel.jit.config import GemmConfig
+    config = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=tile, schedule="cooperative_promoted")
+    a = fp8(torch, 333, 4160, dtype=torch.float8_e4m3fn, seed=11, scale=448)
+    w = fp8(torch, 520, 4160, dtype=torch.float8_e4m3fn, seed=12, scale=448)
+    d = torch.full((333, 520), float("nan"), device="cuda", dtype=torch.bfloat16)
+    tessel.compile(config)(a, w.t(), out=d)
+    ref = a.double() @ w.double().t()
+    within(torch, d, ref, _fp8_budget(torch, a, w.t(), 1.0, ref, False), f"promoted {tile}")
+
+
 def _tf32_budget(a, b, ref):
     """TF32 keeps 10 of float32's 23 mantissa bits of each operand (2^-10 relative each, truncated
     or rounded), f32 accumulation, one f32 rounding."""

@@ -92,7 +92,7 @@ class GemmConfig:
     cluster:   thread-block cluster shape: (1, 1, 1), or (2, 1, 1) for sm90a (B multicast).
     schedule:  sm80: "auto" (by stages), "multistage" or "twostage"; sm90a: "auto" (cooperative
                for BM 128, else ping-pong), "cooperative", "pingpong", or for FP8
-               "cooperative_promoted" (each K tile's sum added into f32 registers: BM 128, BN <= 128)
+               "cooperative_promoted" (each K tile's sum added into f32 registers: BM 128, BN <= 192)
                and "cooperative_blockscaled" (promoted, each K tile's sum times per-block scales of A,
                per row and 128 of K, and of B, per 128 x 128 block: BN 64 or 128, no cluster; run by
                tessel.scaled_mm with block scales only).

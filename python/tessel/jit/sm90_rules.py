@@ -26,7 +26,7 @@ SCHEDULERS = ("persistent", "stream_k", "grouped")  # kernel::PersistentSchedule
 TILE_N = (64, 128, 192, 256)  # the kernel's static_assert on BN
 SCHEDULE_NAMES = {"cooperative": "coop", "pingpong": "pingpong", "cooperative_promoted": "coop_promoted",
                   "cooperative_blockscaled": "coop_blockscaled"}  # ::kName
-# The schedules that keep a second set of accumulators, promoted every K tile (BM 128, BN <= 128).
+# The schedules that keep a second set of accumulators, promoted every K tile (BM 128, BN <= 192).
 PROMOTED = ("cooperative_promoted", "cooperative_blockscaled")
 BLOCK_SCALE_K = 128  # kernel::kBlockScaleK: elements of K per scale, A's and B's
 BLOCK_SCALE_N = 128  # kernel::kBlockScaleN: rows of B (columns of D) per scale of B
@@ -141,9 +141,9 @@ def validate(c) -> None:
     if c.schedule == "cooperative_blockscaled" and c.element not in FP8:
         refuse("kErrorNotSupported", f"schedule 'cooperative_blockscaled' with element {c.element!r}: per-block scales are for "
                                      "FP8 (e4m3, e5m2) A and B")
-    if c.schedule in PROMOTED and (bm != 128 or bn > 128 or c.scheduler == "stream_k"):
+    if c.schedule in PROMOTED and (bm != 128 or bn > 192 or c.scheduler == "stream_k"):
         refuse("kErrorNotSupported", f"tile {c.tile} with schedule {c.schedule!r} and scheduler {c.scheduler!r}: the promoted "
-                                     "kernel keeps a second set of accumulators, so BM must be 128 and BN at most 128, and "
+                                     "kernel keeps a second set of accumulators, so BM must be 128 and BN at most 192, and "
                                      "it does not split K (the persistent or grouped scheduler)")
     if c.schedule == "cooperative_blockscaled" and (BLOCK_SCALE_N % bn or c.cluster != (1, 1, 1)):
         refuse("kErrorNotSupported", f"tile {c.tile} and cluster {c.cluster} with schedule 'cooperative_blockscaled': a tile's "
