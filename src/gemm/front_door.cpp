@@ -292,6 +292,10 @@ StatusInfo check_grouped(GroupedGemmArguments const& g) {
       return {Status::kErrorMisalignedOperand, std::string(name) + " (" + std::to_string(stride) + " elements) must be a multiple "
                                                "of 16 bytes (8 elements of f16/bf16): TMA steps between groups in 16-byte units"};
   }
+  if (g.bias_stride < 0)
+    return {Status::kErrorInvalidProblem, "bias_stride is " + std::to_string(g.bias_stride) + ": give an element stride >= 0"};
+  if (reinterpret_cast<std::uintptr_t>(g.bias) % 2 != 0)
+    return {Status::kErrorMisalignedOperand, "the bias is not 2-byte aligned: pass an array of D's element type (f16 or bf16)"};
   if (masked && g.groups > 1 && g.batch_d < (std::int64_t(rows) - 1) * g.D.ld + g.n)
     return {Status::kErrorInvalidProblem, "batch_d (" + std::to_string(g.batch_d) + ") is smaller than one block of " +
                                               std::to_string(rows) + " rows of D: the groups' blocks would overlap"};

@@ -65,6 +65,12 @@ struct GroupedTileOp {
     else a.mainloop.dB = {Int<1>{}, g.B.ld, g.batch_b};                     // (N, K, G), N contiguous
     a.epilogue.thread.alpha = g.alpha;
     a.epilogue.thread.beta = 0.f;
+    if (g.bias) {  // C with ldc 0: the epilogue indexes it by the group, one row each
+      a.epilogue.thread.beta = 1.f;
+      a.epilogue.thread.ptr_C = static_cast<T const*>(g.bias);
+      a.epilogue.thread.ldc = 0;
+      a.epilogue.thread.batch_stride_C = g.bias_stride;
+    }
     a.epilogue.ptr_D = static_cast<T*>(const_cast<void*>(g.D.ptr));
     a.epilogue.dD = {g.D.ld, Int<1>{}, g.batch_d};
     a.grouped = {g.layout == GroupLayout::kMasked ? kernel::GroupedLayout::kMasked : kernel::GroupedLayout::kContiguous, g.group_m};

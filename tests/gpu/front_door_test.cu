@@ -126,6 +126,7 @@ struct GroupedCase {
   bool b_k_major;
   char const* kernel_part;
   int row_step = 1;  // check every row_step-th row of each group (large cases)
+  bool bias = false;  // a bias row per group (D's type, N values, the next N + 8 elements on)
 };
 
 template <class T>
@@ -139,7 +140,10 @@ void run_grouped_case(GroupedCase const& c, DataType type) {
   verify::fill_random(a.data(), a.size(), 21, verify::Distribution::uniform(-1, 1));
   verify::fill_random(b.data(), b.size(), 22, verify::Distribution::uniform(-1, 1));
   verify::poison(d.data(), d.size());
-  verify::DeviceBuffer<T> da(a), db(b), dd(d);
+  std::int64_t const bias_stride = c.n + 8;
+  std::vector<T> bias(c.bias ? std::size_t(bias_stride) * g : 1);
+  verify::fill_random(bias.data(), bias.size(), 23, verify::Distribution::uniform(-4, 4));
+  verify::DeviceBuffer<T> da(a), db(b), dd(d), dbias(bias);
   verify::DeviceBuffer<int> dg(c.group_m);
 
   gemm::GroupedGemmArguments args;
@@ -149,6 +153,7 @@ void run_grouped_case(GroupedCase const& c, DataType type) {
   args.D = {dd.data(), type, MatrixLayout::kRowMajor, ldd};
   args.batch_a = masked ? batch_a : 0, args.batch_b = batch_b, args.batch_d = masked ? batch_d : 0;
   args.alpha = 0.75f;
+  if (c.bias) args.bias = dbias.data(), args.bias_stride = bias_stride;
   GemmChoice choice;
   ASSERT_TRUE(gemm::grouped_gemm_choice(args, choice).ok()) << gemm::grouped_gemm_choice(args, choice).what();
   EXPECT_NE(choice.kernel.find(c.kernel_part), std::string::npos) << choice.kernel << ": " << choice.reason;
@@ -183,6 +188,7 @@ void run_grouped_case(GroupedCase const& c, DataType type) {
         double ref = 0;
         for (int kk = 0; kk < c.k; ++kk) ref += double(float(a[std::size_t(blk) * batch_a + std::size_t(r) * lda + kk])) * b_at(grp, kk, col);
         ref *= 0.75;
+        if (c.bias) ref += double(float(bias[std::size_t(grp) * bias_stride + col]));
         double const budget = std::abs(ref) * (type == DataType::kBF16 ? 1.0 / 128 : 1.0 / 1024) + 1e-3 * std::sqrt(double(c.k));
         if (!(std::abs(double(float(got)) - ref) <= budget))
           ++failures, ADD_FAILURE() << choice.kernel << " group " << grp << " row " << r << " col " << col << ": " << float(got) << " vs " << ref;
@@ -202,6 +208,13 @@ TEST(FrontDoor, GroupedComputesEveryGroupAndNoOtherRow) {
   };
   for (auto const& c : cases) run_grouped_case<bfloat16_t>(c, DataType::kBF16);
   run_grouped_case<half_t>(cases[2], DataType::kF16);
+  // A bias row per group, added after alpha in the epilogue (the fusion indexed by the group).
+  GroupedCase const with_bias[] = {
+      {L::kContiguous, 420, 264, 136, {0, 1, 201, 332, 409}, true, "128x128x64", 1, true},
+      {L::kMasked, 150, 136, 64, {0, 150, 7, 500}, true, "128x128x64", 1, true},
+  };
+  for (auto const& c : with_bias) run_grouped_case<bfloat16_t>(c, DataType::kBF16);
+  run_grouped_case<half_t>(with_bias[1], DataType::kF16);
 }
 
 TEST(FrontDoor, RefusesWhatItCannotComputeWithASentence) {

@@ -143,6 +143,13 @@ TEST(FrontDoorArguments, GroupedRulesRefusedWithTheirSentences) {
   g.layout = gemm::GroupLayout::kMasked;
   g.batch_d = 256 * 100;  // 100 rows: less than the block of 300
   expect_grouped_refusal(g, Status::kErrorInvalidProblem, "the groups' blocks would overlap");
+  g = valid_grouped();
+  g.bias = g.D.ptr;
+  g.bias_stride = -256;
+  expect_grouped_refusal(g, Status::kErrorInvalidProblem, "bias_stride is -256");
+  g.bias_stride = 256;
+  g.bias = static_cast<char const*>(g.D.ptr) + 1;
+  expect_grouped_refusal(g, Status::kErrorMisalignedOperand, "the bias is not 2-byte aligned");
 }
 
 TEST(FrontDoorArguments, AValidCallWithoutAHopperGpuSaysWhatItNeeds) {

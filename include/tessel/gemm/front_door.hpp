@@ -124,6 +124,10 @@ struct GroupedGemmArguments {
   std::int64_t batch_b = 0;                     // elements from one group's B to the next
   std::int64_t batch_d = 0;                     // masked: elements from one block of D to the next
   float alpha = 1.f;
+  // A bias added to every row of a group after alpha: N values of D's type (device memory),
+  // the next group's bias_stride elements on (0: one row for every group); null for none.
+  void const* bias = nullptr;
+  std::int64_t bias_stride = 0;
   int device = -1;                              // -1: the current device; any other must be current
 };
 
