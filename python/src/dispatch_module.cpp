@@ -82,9 +82,10 @@ void bind_dispatch(nb::module_& m) {
   m.def(
       "dispatch_narrowest_n", [](std::vector<CandidateTuple> const& cs) { return dispatch::narrowest_n(candidates_of(cs)); },
       nb::arg("candidates"), "Indices of the candidates of the narrowest BN: the ones D^T's problem runs on.");
-  m.def("small_n_ring_name", &dispatch::small_n_ring_name, nb::arg("tokens"), nb::arg("k"),
+  m.def("small_n_ring_name", &dispatch::small_n_ring_name, nb::arg("tokens"), nb::arg("k"), nb::arg("element") = "bf16",
         "The small-N TMA ring a decode call of `tokens` and K runs on, by its cubin's name (dispatch/small_n_ring.hpp).");
   m.def("small_n_ring_reason", &dispatch::small_n_ring_reason, nb::arg("tokens"), nb::arg("weights"), nb::arg("k"), nb::arg("sm_count"),
+        nb::arg("element") = "bf16",
         "Why a decode call runs on the small-N TMA ring, in a sentence (dispatch/small_n_ring.hpp).");
   m.def("grouped_tile_n", &dispatch::grouped_tile_n, nb::arg("rows"), nb::arg("n"), nb::arg("groups"), nb::arg("masked"),
         nb::arg("sm_count"), "The N of the Hopper grouped kernel's tile for a grouped problem: 256 or 128 (dispatch/grouped_tile.hpp).");

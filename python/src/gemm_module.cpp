@@ -231,10 +231,11 @@ void bind_gemm(nb::module_& m) {
 
   m.def(
       "small_n_kernel",
-      [](nb::bytes cubin, std::string name, std::string symbol, std::string target, int n8, int boxes, int stages) {
+      [](nb::bytes cubin, std::string name, std::string symbol, std::string target, int n8, int boxes, int stages, std::string element) {
         SmallNShape const s = small_n_shape(n8, boxes, stages);
+        if (element != "bf16" && element != "f16") throw nb::value_error("small_n_kernel: element is 'bf16' or 'f16'");
         KernelTraits t;
-        t.ab = t.c = Element::bf16;
+        t.ab = t.c = element == "f16" ? Element::f16 : Element::bf16;
         t.a_row = true;
         t.b_row = false;
         t.tile_m = s.rows;
@@ -248,8 +249,10 @@ void bind_gemm(nb::module_& m) {
         return new Kernel(std::string(static_cast<char const*>(cubin.data()), cubin.size()), std::move(t));
       },
       nb::arg("cubin"), nb::arg("name"), nb::arg("symbol"), nb::arg("target"), nb::arg("n8"), nb::arg("boxes"), nb::arg("stages"),
+      nb::arg("element") = "bf16",
       "A Kernel of the small-N TMA ring (kernel/sm90_gemm_small_n_tma.hpp) for 8 * n8 columns with `boxes` boxes and `stages` "
-      "stages per ring (tessel/jit/small_n.py); its threads and shared memory are the tile's.");
+      "stages per ring, `element` ('bf16' or 'f16') in and out (tessel/jit/small_n.py); its threads and shared memory are the "
+      "tile's.");
   m.def(
       "small_n_plan",
       [](std::int64_t m_, std::int64_t n, std::int64_t k, std::int64_t sms) -> nb::object {

@@ -232,9 +232,10 @@ SmallNShape small_n_shape(int n8, int boxes, int stages) {
 
 void Sm90Launcher::launch_small_n(cuda::Driver const& d, cuda::CUfunction fn, SmallNShape const& s, int sm_count, Problem const& p,
                                   float alpha, cuda::CUstream stream) {
-  if (p.n > 8 * s.n8 || p.l != 1 || p.c_ptr || !p.a_row || p.b_row || p.ab != Element::bf16 || p.c != Element::bf16)
-    throw StatusError{{Status::kErrorInternal, "the small-N TMA ring computes one bf16 D = A B with A row-major, B column-major, no C "
-                                               "and N <= " + std::to_string(8 * s.n8) + "; this problem is not one"}};
+  if (p.n > 8 * s.n8 || p.l != 1 || p.c_ptr || !p.a_row || p.b_row || (p.ab != Element::bf16 && p.ab != Element::f16) || p.c != p.ab)
+    throw StatusError{{Status::kErrorInternal, "the small-N TMA ring computes one bf16 or f16 D = A B (D of A's type) with A row-major, "
+                                               "B column-major, no C and N <= " + std::to_string(8 * s.n8) + "; this problem is not one"}};
+  // bf16's block for either type: the f16 kernel's SmallNParams<half_t> lays out alike.
   gemm::kernel::SmallNParams<bfloat16_t> params;
   params.m = static_cast<int>(p.m);
   params.n = static_cast<int>(p.n);

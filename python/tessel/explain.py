@@ -52,7 +52,7 @@ def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = 
         m, n, k = shape
         plan = _core.small_n_plan(n, m, k, sms) if small_n.takes(element, element, flipped, epilogue, False) else None
         if plan is not None:  # a package built with the rings (nvcc, sm_90a) runs this one
-            ring = small_n.Ring(*plan)
+            ring = small_n.Ring(element, *plan)
             out.append((shape, ring.name + " on D^T", small_n.reason(ring, m, n, k, sms)))
             continue
         choice = registry.choose_oriented(candidates, transposed, *shape, sms)

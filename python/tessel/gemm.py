@@ -93,14 +93,14 @@ def _small_n_ring(element: str, out: str, a_row: bool, b_row: bool, epilogue: st
                   m: int, n: int, k: int):
     """The small-N TMA ring (jit/small_n.py) on D^T's problem, where its plan takes it (at most 16
     tokens as M, enough weight rows as N: kernel/small_n_rules.hpp) and the package has it; else
-    None. bf16 in and out, the linear combination, A and B K-major on D^T's problem."""
+    None. bf16 or f16 in and the same out, the linear combination, A and B K-major on D^T's problem."""
     if not small_n.takes(element, out, _flipped(a_row, b_row), epilogue, promoted):
         return None
     sms = _core.sm_count(device)
     plan = _core.small_n_plan(n, m, k, sms)
-    if plan is None or prebuilt.find_small_n(plan, _core.compute_capability(device)) is None:
+    if plan is None or prebuilt.find_small_n((element, *plan), _core.compute_capability(device)) is None:
         return None
-    ring = small_n.Ring(*plan)
+    ring = small_n.Ring(element, *plan)
     return registry.Choice(ring, True, small_n.reason(ring, m, n, k, sms))
 
 
@@ -234,7 +234,7 @@ def _kernel_for(config: GemmConfig, device: int):
     key = (config, device)
     kernel = _config_kernels.get(key)
     if kernel is None and isinstance(config, small_n.Ring):  # prebuilt only: _small_n_ring found it
-        kernel = _config_kernels[key] = prebuilt.find_small_n((config.n8, config.boxes, config.stages), _core.compute_capability(device))
+        kernel = _config_kernels[key] = prebuilt.find_small_n(config.key, _core.compute_capability(device))
     elif kernel is None:
         cc = _core.compute_capability(device)
         kernel = prebuilt.find(config, cc)

@@ -401,19 +401,24 @@ def test_hopper_decode_runs_on_d_transposed(hopper):
         check(torch, tessel.gemm(x, W.t(), bias, beta=1.0), x, W.t(), bias, beta=1.0)
 
 
-def test_hopper_decode_on_the_small_n_ring(hopper):
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_hopper_decode_on_the_small_n_ring(hopper, dtype):
     """x @ W.t() with at most 16 tokens and enough weight rows runs on the small-N TMA ring on
     D^T's problem (kernel/small_n_rules.hpp), both rings (K below and from 8192) and both widths
-    (8 and 16 tokens), ragged sizes, on a NaN-poisoned D; 17 tokens and a bias do not take it."""
+    (8 and 16 tokens), ragged sizes, bf16 and f16, on a NaN-poisoned D; 17 tokens and a bias do
+    not take it."""
     torch = hopper
     dispatcher = importlib.import_module("tessel.gemm")._dispatcher
+    short = {"bfloat16": "bf16", "float16": "f16"}[dtype]
     for m, n, k in [(1, 4096, 4096), (7, 2048, 520), (16, 3000, 1000), (9, 4096, 8192), (3, 28672, 8192)]:
-        x, W = make(torch, m, k, "bfloat16", True, 80), make(torch, n, k, "bfloat16", True, 81)
-        D = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        x, W = make(torch, m, k, dtype, True, 80), make(torch, n, k, dtype, True, 81)
+        D = torch.full((m, n), float("nan"), device="cuda", dtype=getattr(torch, dtype))
         kernel, transposed = dispatcher.select(x, W.t(), None, D, 0)
-        assert kernel.small_n and transposed, f"{m}x{n}x{k}: {kernel.name}"
+        assert kernel.small_n and transposed and f"_small_n_tma_{short}_" in kernel.name, f"{m}x{n}x{k}: {kernel.name}"
         check(torch, tessel.gemm(x, W.t(), out=D), x, W.t())
         check(torch, tessel.gemm(x, W.t(), alpha=0.5), x, W.t(), alpha=0.5)
+    if dtype == "float16":
+        return
     # tessel.tune has nothing to time where the ring runs: one kernel, reported as such.
     assert tessel.tune([(16, 4096, 4096)]) == [((16, 4096, 4096), "tessel_sm90_gemm_small_n_tma_bf16_n16_4box", {})]
     x, W = make(torch, 17, 4096, "bfloat16", True, 82), make(torch, 4096, 4096, "bfloat16", True, 83)

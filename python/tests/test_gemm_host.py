@@ -427,15 +427,21 @@ def test_small_n_ring_names_agree_between_cpp_and_python():
     from tessel.jit import small_n
     for tokens, weights, k in ((1, 4096, 4096), (16, 4096, 4096), (8, 28672, 8192), (16, 28672, 8192)):
         plan = _core.small_n_plan(weights, tokens, k, 132)
-        assert _core.small_n_ring_name(tokens, k) == small_n.name(*plan)
-        why = small_n.reason(small_n.Ring(*plan), tokens, weights, k, 132)
-        assert why.startswith(f"D^T = B^T A^T ({weights}x{tokens}x{k}") and small_n.name(*plan) in why
+        assert _core.small_n_ring_name(tokens, k) == small_n.name("bf16", *plan)  # the C++ front door's default
+        for element in small_n.ELEMENTS:
+            assert _core.small_n_ring_name(tokens, k, element) == small_n.name(element, *plan)
+            why = small_n.reason(small_n.Ring(element, *plan), tokens, weights, k, 132)
+            assert why.startswith(f"D^T = B^T A^T ({weights}x{tokens}x{k}") and small_n.name(element, *plan) in why
 
 
 def test_small_n_kernel_takes_the_shipped_rings_only():
     from tessel.jit import small_n
     for ring in small_n.RINGS:
-        k = _core.small_n_kernel(b"not a cubin", small_n.name(*ring), "sym", "sm_90a", *ring)
+        k = _core.small_n_kernel(b"not a cubin", small_n.name(*ring), "sym", "sm_90a", *ring[1:], element=ring[0])
         assert k.small_n and not k.hopper and k.name == small_n.name(*ring)
+    with pytest.raises(ValueError, match="'bf16' or 'f16'"):
+        _core.small_n_kernel(b"x", "n", "s", "sm_90a", 1, 4, 0, element="f32")
+    assert small_n.takes("f16", "f16", ("row", "col"), "linear", False) and not small_n.takes("f16", "bf16", ("row", "col"),
+                                                                                                "linear", False)
     check(lambda: _core.small_n_kernel(b"x", "n", "s", "sm_90a", 4, 4, 0), "kErrorNotSupported",
           "Error Not Supported: a small-N TMA ring of 32 columns")

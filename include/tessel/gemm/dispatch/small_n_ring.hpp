@@ -3,7 +3,7 @@
 // problem, its name and why, in one place for tessel::gemm::gemm, tessel-prof --mode=dispatch and
 // tessel.gemm (python/tessel/jit/small_n.py asks through tessel._core). The plan itself is
 // kernel/small_n_rules.hpp's. Host code; the caller checks the kind of problem the ring computes:
-// bf16 in and out, the plain linear combination, no C.
+// bf16 in and out (f16 in and out too from Python), the plain linear combination, no C.
 
 #include <cstdint>
 #include <string>
@@ -18,20 +18,21 @@ inline bool small_n_ring_takes(std::int64_t tokens, std::int64_t weights, int sm
   return tokens >= 1 && tokens <= 16 && weights <= INT32_MAX && kernel::small_n_tma_takes(int(weights), int(tokens), sms);
 }
 
-/// tessel_sm90_gemm_small_n_tma_bf16_n<8|16>_<boxes>box[_<stages>stage]: the ring a call of
+/// tessel_sm90_gemm_small_n_tma_<element>_n<8|16>_<boxes>box[_<stages>stage]: the ring a call of
 /// `tokens` and K takes, named as the package's prebuilt cubins are (python/tessel/jit/small_n.py;
-/// a Python test holds the two spellings together).
-inline std::string small_n_ring_name(std::int64_t tokens, std::int64_t k) {
+/// a Python test holds the two spellings together). `element`: "bf16" or "f16".
+inline std::string small_n_ring_name(std::int64_t tokens, std::int64_t k, std::string const& element = "bf16") {
   auto const ring = kernel::small_n_tma_ring(k > INT32_MAX ? INT32_MAX : int(k));
-  return "tessel_sm90_gemm_small_n_tma_bf16_n" + std::to_string(8 * kernel::small_n_tma_n8(int(tokens))) + "_" +
+  return "tessel_sm90_gemm_small_n_tma_" + element + "_n" + std::to_string(8 * kernel::small_n_tma_n8(int(tokens))) + "_" +
          std::to_string(ring.boxes) + "box" + (ring.stages ? "_" + std::to_string(ring.stages) + "stage" : "");
 }
 
 /// Why a call runs on the ring, in a sentence.
-inline std::string small_n_ring_reason(std::int64_t tokens, std::int64_t weights, std::int64_t k, int sms) {
+inline std::string small_n_ring_reason(std::int64_t tokens, std::int64_t weights, std::int64_t k, int sms,
+                                       std::string const& element = "bf16") {
   std::int64_t const blocks = (weights + kernel::SmallNTmaTile<1>::kRows - 1) / kernel::SmallNTmaTile<1>::kRows;
   return "D^T = B^T A^T (" + std::to_string(weights) + "x" + std::to_string(tokens) + "x" + std::to_string(k) +
-         ", D^T column-major): the small-N TMA ring " + small_n_ring_name(tokens, k) + ", " + std::to_string(blocks) +
+         ", D^T column-major): the small-N TMA ring " + small_n_ring_name(tokens, k, element) + ", " + std::to_string(blocks) +
          " row blocks of 32 weight rows over " + std::to_string(blocks < sms ? blocks : sms) +
          " persistent CTAs, no K split (device::GemmSmallN's variant 11)";
 }

@@ -29,6 +29,7 @@
 // the wait-free deterministic fixup of stream_k_fixup.hpp: D has the same bits on every run.
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tessel/arch/cp_async_sm80.hpp"
 #include "tessel/arch/ld_global_stream_sm80.hpp"
@@ -44,6 +45,10 @@ namespace tessel::gemm::kernel {
 
 namespace detail {
 using SmallNMma = arch::Mma16x8x16F32BF16BF16F32;
+/// The m16n8k16 instruction for A and B of type Element (bf16 or f16): the same fragments, so the
+/// permutation below holds for both.
+template <class Element>
+using SmallNMmaFor = std::conditional_t<std::is_same_v<Element, half_t>, arch::Mma16x8x16F32F16F16F32, SmallNMma>;
 using SmallNTraits = atom::MmaTraits<SmallNMma>;
 // The fragment positions the permutation above relies on, read from the traits (index m + 16k
 // for A, n + 8k for B, m + 16n for C): lane (g, t) = thread coordinate (t, g).
@@ -108,7 +113,7 @@ __device__ __forceinline__ int fresh_cta_index() {
 /// The two mma of one 32-wide k block in the permuted order above: the lane's 8 consecutive k of
 /// rows g and g + 8 as the 16-byte vectors x and y, and of column 8q + g of B as b_of(q), added
 /// into C fragment q of acc (values 4q .. 4q + 3) for every n8 block q.
-template <int N8, class BOf>
+template <int N8, class Mma = SmallNMma, class BOf>
 __device__ __forceinline__ void mma_k32_block(float (&acc)[4 * N8], uint4 const& x, uint4 const& y, BOf&& b_of) {
   const std::uint32_t a_lo[4] = {x.x, y.x, x.y, y.y};  // the first 4 of the 8 k
   const std::uint32_t a_hi[4] = {x.z, y.z, x.w, y.w};  // the last 4
@@ -117,8 +122,8 @@ __device__ __forceinline__ void mma_k32_block(float (&acc)[4 * N8], uint4 const&
     const uint4 b = b_of(q);
     const std::uint32_t b_lo[2] = {b.x, b.y}, b_hi[2] = {b.z, b.w};
     float d[4] = {acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]};
-    SmallNMma::fma(d, a_lo, b_lo, d);
-    SmallNMma::fma(d, a_hi, b_hi, d);
+    Mma::fma(d, a_lo, b_lo, d);
+    Mma::fma(d, a_hi, b_hi, d);
 #pragma unroll
     for (int e = 0; e < 4; ++e) acc[4 * q + e] = d[e];
   }
@@ -127,12 +132,14 @@ __device__ __forceinline__ void mma_k32_block(float (&acc)[4 * N8], uint4 const&
 template <class ElementD>
 __device__ __forceinline__ ElementD from_f32(float v) {
   if constexpr (std::is_same_v<ElementD, float>) return v;
+  else if constexpr (std::is_same_v<ElementD, half_t>) return __float2half_rn(v);
   else return __float2bfloat16_rn(v);
 }
 
 template <class ElementD>
 __device__ __forceinline__ float to_f32(ElementD v) {
   if constexpr (std::is_same_v<ElementD, float>) return v;
+  else if constexpr (std::is_same_v<ElementD, half_t>) return __half2float(v);
   else return __bfloat162float(v);
 }
 

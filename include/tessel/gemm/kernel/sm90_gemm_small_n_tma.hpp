@@ -42,12 +42,14 @@ __device__ __forceinline__ void consumer_barrier(int threads) { asm volatile("ba
 }  // namespace detail
 
 /// `map_a`: A as (K, M), boxes of 64 x 32; `map_b`: B as (K, N), boxes of 64 x 8 N8; both with
-/// the 128-byte swizzle. p's A and B pointers are not used (the maps carry them).
-template <int N8, int Boxes, int Stages, class ElementD>
+/// the 128-byte swizzle, of ElementAB (bf16 or f16). p's A and B pointers are not used (the maps
+/// carry them).
+template <int N8, int Boxes, int Stages, class ElementD, class ElementAB = bfloat16_t>
 __global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages>::kThreads, 1)
     sm90_gemm_small_n_tma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                           SmallNParams<ElementD> p, int row_blocks, int chunks) {
   using Tile = SmallNTmaTile<N8, Boxes, Stages>;
+  static_assert(std::is_same_v<ElementAB, bfloat16_t> || std::is_same_v<ElementAB, half_t>, "small-N TMA ring: bf16 or f16 A and B");
   if constexpr (arch::device_pass_supports<arch::Sm90>()) {
     extern __shared__ unsigned char smem_small_n_tma[];
     unsigned char* ring = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_small_n_tma) + 1023) & ~std::uintptr_t(1023));
@@ -114,7 +116,7 @@ __global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages>::kThreads, 1)
           // Physical k 16t + 8 half .. + 7 of the box.
           const uint4 x = *reinterpret_cast<const uint4*>(a_box + (16 * mw + g) * 128 + chunk);
           const uint4 y = *reinterpret_cast<const uint4*>(a_box + (16 * mw + g + 8) * 128 + chunk);
-          detail::mma_k32_block<N8>(acc, x, y,
+          detail::mma_k32_block<N8, detail::SmallNMmaFor<ElementAB>>(acc, x, y,
                                     [&](int q) { return *reinterpret_cast<const uint4*>(b_box + (8 * q + g) * 128 + chunk); });
         }
       }
