@@ -74,7 +74,7 @@ namespace kernel {
 /// Tile schedulers: whole tiles over persistent CTAs (the default), units of work from a
 /// Decomposition (data-parallel, split-K or stream-K, chosen per problem; see decomposition.hpp),
 /// or the tiles of G problems of one N and K whose row counts live on the device (grouped GEMM,
-/// sm90_grouped.hpp; run in GemmUniversalMode::kGrouped).
+/// kernel/grouped.hpp; run in GemmUniversalMode::kGrouped).
 struct PersistentScheduler {};
 struct StreamKScheduler {};
 struct GroupedScheduler {};

@@ -40,7 +40,7 @@ struct Sm90TileScheduler {
     return {GroupedRaster{fast, slow, group}, along_n, batches, {}};
   }
 
-  /// A grouped launch's walk: the groups' tiles in one sequence (sm90_grouped.hpp); tile_count()
+  /// A grouped launch's walk: the groups' tiles in one sequence (grouped.hpp); tile_count()
   /// is then the bound Groups::tile_bound.
   static Sm90TileScheduler make_grouped(Groups const& groups, int bm) {
     return {GroupedRaster{groups.tile_bound(bm), 1, 1}, false, 1, groups};
