@@ -8,24 +8,11 @@
 #include <vector>
 
 #include "gpu_test_util.hpp"
+#include "grouped_problem.hpp"  // random_values
 #include "tessel/gemm/device/gemm_universal_sm90.hpp"
 #include "tessel/verify/random.hpp"
 
 namespace tessel::test {
-
-/// n random values drawn from `dist` and rounded to T; `as_float` receives what T holds, for a
-/// host reference.
-template <class T>
-std::vector<T> random_values(std::size_t n, std::uint64_t seed, verify::Distribution dist, std::vector<float>& as_float) {
-  as_float.resize(n);
-  verify::fill_random(as_float.data(), n, seed, dist);
-  std::vector<T> out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    out[i] = numeric_cast<T>(as_float[i]);
-    as_float[i] = float(out[i]);
-  }
-  return out;
-}
 
 inline bool have_sm90() {
   int dev = 0, major = 0, minor = 0;

@@ -13,6 +13,7 @@
 #include "../gpu/gemm_test_support.hpp"
 #include "tessel/arch/runtime.hpp"
 #include "tessel/gemm/device/gemm.hpp"
+#include "tessel/gemm/device/gemm_grouped.hpp"
 
 namespace {
 
@@ -288,3 +289,61 @@ TEST(GemmHandle, InitializeReportsWhatCanImplementReports) {
 }
 
 }  // namespace
+
+// ---- device::GemmGrouped (the Sm80 grouped walk): the dense rules on one group, and the groups' ----
+
+namespace {
+using Grouped = device::GemmGrouped<bfloat16_t, ColumnMajor, bfloat16_t>;
+
+Grouped::Arguments valid_grouped() {
+  Grouped::Arguments a;
+  a.layout = kernel::GroupedLayout::kContiguous;
+  a.group_m = fake<int const>(0x500000);
+  a.groups = 4;
+  a.problem_size = {300, 256, 128};
+  a.ref_A = {fake<bfloat16_t const>(0x100000), 128};
+  a.ref_B = {fake<bfloat16_t const>(0x200000), 128};
+  a.ref_D = {fake<bfloat16_t>(0x400000), 256};
+  a.batch_b = 256 * 128;
+  a.epilogue = {1.f, 0.f};
+  return a;
+}
+}  // namespace
+
+TEST(GemmGroupedCanImplement, ValidArgumentsReachTheDeviceGate) {
+  auto const gate = arch::check_kernel_arch<arch::Sm80>(reinterpret_cast<void const*>(&kernel::gemm_grouped_kernel<Grouped::Config>));
+  EXPECT_EQ(Grouped::can_implement(valid_grouped()).status, gate.status);
+  EXPECT_EQ(Grouped::name(), Grouped::Dense::name() + "_grouped");
+}
+
+TEST(GemmGroupedCanImplement, TheGroupsRules) {
+  auto a = valid_grouped();
+  a.groups = 0;
+  expect_refused(Grouped::can_implement(a), Status::kErrorInvalidProblem, "0 groups: give 1 to 65535");
+  a = valid_grouped();
+  a.group_m = nullptr;
+  EXPECT_EQ(Grouped::can_implement(a).status, Status::kErrorInvalidProblem);
+  a = valid_grouped();
+  a.batch_b = 100;
+  expect_refused(Grouped::can_implement(a), Status::kErrorMisalignedOperand,
+                 "batch_b (100 elements) is not a multiple of 16 bytes: pad each group's matrix");
+  a = valid_grouped();
+  a.batch_c = -1;
+  expect_refused(Grouped::can_implement(a), Status::kErrorInvalidProblem, "batch_c is negative: give an element stride >= 0");
+  a = valid_grouped();
+  a.layout = kernel::GroupedLayout::kMasked;
+  a.batch_a = 300 * 128;
+  a.batch_d = 100 * 256;  // 100 rows: less than the block of 300
+  expect_refused(Grouped::can_implement(a), Status::kErrorInvalidProblem,
+                 "batch_d (25600) is smaller than one block of 300 rows of D: the groups' blocks would overlap");
+  // The dense handle's rules, on one group's matrices.
+  a = valid_grouped();
+  a.ref_A.ld = 100;
+  expect_refused(Grouped::can_implement(a), Status::kErrorInvalidProblem,
+                 "leading dimension of A is 100, smaller than K = 128: rows would overlap");
+  a = valid_grouped();
+  a.epilogue.beta = 1.f;  // a bias without C
+  EXPECT_EQ(Grouped::can_implement(a).status, Status::kErrorInvalidProblem);
+  Grouped handle;
+  EXPECT_EQ(handle.run().status, Status::kErrorInternal);
+}

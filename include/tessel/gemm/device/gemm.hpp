@@ -147,6 +147,13 @@ class Gemm {
 
   /// Whether this kernel can compute the problem, and if not, why and what to do about it.
   static StatusInfo can_implement(Arguments const& args) {
+    if (auto s = check_arguments(args); !s.ok()) return s;
+    return arch::check_kernel_arch<ArchTag>(reinterpret_cast<void const*>(&kernel::gemm_kernel<Config>));
+  }
+
+  /// can_implement's rules on the arguments, without asking the device about the kernel's image
+  /// (device::GemmGrouped applies them to one group's matrices and checks its own kernel).
+  static StatusInfo check_arguments(Arguments const& args) {
     auto const& p = args.problem_size;
     if (p.m < 0 || p.n < 0 || p.k < 0)
       return {Status::kErrorInvalidProblem, "problem size " + dims(p) + " has a negative extent"};
@@ -180,7 +187,7 @@ class Gemm {
     if ((std::int64_t(p.m) + ThreadblockShape::kM - 1) / ThreadblockShape::kM *
             ((std::int64_t(p.n) + ThreadblockShape::kN - 1) / ThreadblockShape::kN) > 2147483647LL)
       return {Status::kErrorInvalidProblem, "problem size " + dims(p) + " needs more thread blocks than a grid holds"};
-    return arch::check_kernel_arch<ArchTag>(reinterpret_cast<void const*>(&kernel::gemm_kernel<Config>));
+    return {};
   }
 
   static std::size_t get_workspace_size(Arguments const&) { return 0; }
