@@ -60,31 +60,28 @@ void run_and_check(GroupedProblem& p, std::string const& what) {
 
 TEST(GemmSm90Grouped, ContiguousRaggedGroups) {
   TESSEL_SKIP_WITHOUT_SM90();
-  // Sizes 0, 1, 200, 130, 77 (ends not multiples of the 128-row tile, an empty group first),
-  // then 11 rows that belong to no group; N ragged against the 128-column tile.
-  GroupedProblem p(kernel::GroupedLayout::kContiguous, 419, 200, 320, {0, 1, 201, 331, 408}, /*b_k_major=*/true, 7);
+  GroupedProblem p = test::ragged_contiguous(7);
   run_and_check<ColumnMajor>(p, "contiguous");
 }
 
 TEST(GemmSm90Grouped, ContiguousNMajorWeights) {
   TESSEL_SKIP_WITHOUT_SM90();
-  GroupedProblem p(kernel::GroupedLayout::kContiguous, 384, 256, 192, {64, 64, 300, 384}, /*b_k_major=*/false, 11);
+  GroupedProblem p = test::n_major_contiguous(11);
   run_and_check<RowMajor>(p, "contiguous, N-major B");
 }
 
 TEST(GemmSm90Grouped, MaskedCountsOnTheDevice) {
   TESSEL_SKIP_WITHOUT_SM90();
-  // Blocks of 160 rows; counts 0, 160, 5, 129, and 500 (past the block: clamped to 160).
-  GroupedProblem p(kernel::GroupedLayout::kMasked, 160, 136, 256, {0, 160, 5, 129, 500}, /*b_k_major=*/true, 13);
+  GroupedProblem p = test::masked_counts(13);
   run_and_check<ColumnMajor>(p, "masked");
 }
 
 TEST(GemmSm90Grouped, BiasPerGroup) {
   TESSEL_SKIP_WITHOUT_SM90();
-  GroupedProblem c(kernel::GroupedLayout::kContiguous, 419, 200, 320, {0, 1, 201, 331, 408}, /*b_k_major=*/true, 23);
+  GroupedProblem c = test::ragged_contiguous(23);
   c.add_bias(29);
   run_and_check<ColumnMajor>(c, "contiguous, bias per group");
-  GroupedProblem m(kernel::GroupedLayout::kMasked, 160, 136, 256, {0, 160, 5, 129, 500}, /*b_k_major=*/true, 31);
+  GroupedProblem m = test::masked_counts(31);
   m.add_bias(37);
   run_and_check<ColumnMajor>(m, "masked, bias per group");
 }

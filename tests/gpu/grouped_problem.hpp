@@ -83,6 +83,19 @@ struct GroupedProblem {
   }
 };
 
+/// The cases both grouped kernels run. Contiguous: sizes 0, 1, 200, 130, 77 (ends off the
+/// 128-row tile, an empty group first), then 11 rows of no group, N ragged against the tile.
+/// Masked: blocks of 160 rows with counts 0, 160, 5, 129 and 500 (past the block: 160).
+inline GroupedProblem ragged_contiguous(std::uint64_t seed) {
+  return GroupedProblem(gemm::kernel::GroupedLayout::kContiguous, 419, 200, 320, {0, 1, 201, 331, 408}, /*b_k_major=*/true, seed);
+}
+inline GroupedProblem masked_counts(std::uint64_t seed) {
+  return GroupedProblem(gemm::kernel::GroupedLayout::kMasked, 160, 136, 256, {0, 160, 5, 129, 500}, /*b_k_major=*/true, seed);
+}
+inline GroupedProblem n_major_contiguous(std::uint64_t seed) {
+  return GroupedProblem(gemm::kernel::GroupedLayout::kContiguous, 384, 256, 192, {64, 64, 300, 384}, /*b_k_major=*/false, seed);
+}
+
 /// Every group's rows against the double reference (bf16 output: 2^-8 relative plus an absolute
 /// budget for K terms of size ~1), every other row still poisoned. The first mismatches printed.
 inline void check(GroupedProblem const& p, std::string const& what) {
