@@ -8,9 +8,10 @@
     D = kernel(A, B.t())
 
 tessel.layout holds the algebra (Layout, composition, logical_divide, ...). tessel.matmul,
-tessel.linear, tessel.bmm, tessel.scaled_mm, tessel.quantize_fp8_1x128 and tessel.nn.Linear are the
-PyTorch-facing layer (tessel/ops.py: the torch.library operators torch.ops.tessel.mm, bmm, with
-autograd, scaled_mm, with per-tensor or blockwise FP8 scales, and quantize_fp8_1x128); they
+tessel.linear, tessel.bmm, tessel.scaled_mm, tessel.scaled_grouped_mm, tessel.quantize_fp8_1x128
+and tessel.nn.Linear are the PyTorch-facing layer (tessel/ops.py: the torch.library operators
+torch.ops.tessel.mm, bmm, grouped_mm, with autograd, scaled_mm, with per-tensor, row-wise or
+blockwise FP8 scales, scaled_grouped_mm, with row-wise ones, and quantize_fp8_1x128); they
 import torch on first use, and `import tessel` alone does not. tessel.distributed holds the
 tensor-parallel GEMMs on torch.distributed process groups (all_gather_gemm, gemm_reduce_scatter).
 
