@@ -139,28 +139,19 @@ void Dispatcher::run_grouped(Kernel& kernel, nb::handle a, nb::handle b, nb::han
   p.ldc = 0;
   p.batch_c = bias ? bias_stride : 0;
   float const beta = bias ? 1.f : 0.f;
-  if (kernel.traits().block_scaled) {
-    // Block scales: B's per group; A's over all rows (contiguous: the groups are rows of A) or per
-    // group's block (masked: batched like A).
+  // Block or row-wise scales: B's per group; A's over all rows with offs (the groups are rows of
+  // A), batched like A with counts. Block scales are per row and 128 of K (A) and per 128 x 128
+  // block (B); row-wise ones per row of A and per column of D.
+  if (bool const block = kernel.traits().block_scaled; block || kernel.traits().rowwise) {
     if (!scale_a || !scale_b || !scale_a_strides || !scale_b_strides)
-      refuse(Status::kErrorInvalidProblem, "block-scaled grouped GEMM without its scales: pass scale_a (rows, K blocks) and "
-                                           "scale_b (groups, N blocks, K blocks) with their strides");
-    p.block_scaled = true;
-    p.sfa = block_scale_view(scale_a, *scale_a_strides);
-    p.sfb = block_scale_view(scale_b, *scale_b_strides);
-    if (!masked) p.sfa.batch = 0;
-    kernel.launch(p, 1.f, beta, stream);
-    return;
-  }
-  if (kernel.traits().rowwise) {
-    // Row-wise scales: A's per row (over all rows with offs, batched like A with counts), B's per
-    // column of D for each group.
-    if (!scale_a || !scale_b || !scale_a_strides || !scale_b_strides)
-      refuse(Status::kErrorInvalidProblem, "row-wise scaled grouped GEMM without its scales: pass scale_a (one per row of A) and "
-                                           "scale_b (groups, N) with their strides");
-    p.rowwise = true;
-    p.sfa = block_scale_view(scale_a, *scale_a_strides, "row-wise scales");
-    p.sfb = block_scale_view(scale_b, *scale_b_strides, "row-wise scales");
+      refuse(Status::kErrorInvalidProblem, block ? "block-scaled grouped GEMM without its scales: pass scale_a (rows, K blocks) and "
+                                                   "scale_b (groups, N blocks, K blocks) with their strides"
+                                                 : "row-wise scaled grouped GEMM without its scales: pass scale_a (one per row of A) "
+                                                   "and scale_b (groups, N) with their strides");
+    (block ? p.block_scaled : p.rowwise) = true;
+    char const* what = block ? "block scales" : "row-wise scales";
+    p.sfa = block_scale_view(scale_a, *scale_a_strides, what);
+    p.sfb = block_scale_view(scale_b, *scale_b_strides, what);
     if (!masked) p.sfa.batch = 0;
     kernel.launch(p, 1.f, beta, stream);
     return;

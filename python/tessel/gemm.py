@@ -42,15 +42,15 @@ def _hopper_only(element: str, layouts: tuple, cc: int, tma_aligned: bool):
 
 def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
             m: int, n: int, k: int, promoted: bool = False, transposable: bool = False, rowwise: bool = False) -> registry.Choice:
-    """The configuration for a kind of problem at a shape, and why. `rowwise` (FP8 with row-wise
-    scales): the kernel chosen for the same problem with per-tensor scales, built with row-wise
-    scales (the scales cost the epilogue a few loads per tile, not the mainloop anything). Hopper (compute capability
+    """The configuration for a kind of problem at a shape, and why. Hopper (compute capability
     9.0) runs a TMA kernel where TMA can read A and B (16-byte-aligned addresses and leading
     dimensions), chosen among the registry's by shape (jit/registry.py), on D^T's problem where
     that puts the weights in the tiles' rows (decode; `transposable`: no C and one matrix); other
     GPUs, and operands TMA cannot read, the Sm80 kernel; Turing (sm_75) the two-stage float16
     kernel; older GPUs have no tensor-core instruction tessel uses. FP8 and TF32 run on Hopper
-    only."""
+    only. `rowwise` (FP8 with row-wise scales): the kernel chosen for the same problem with
+    per-tensor scales, built with row-wise scales (they cost the epilogue a few loads per tile,
+    the mainloop nothing)."""
     cc = _core.compute_capability(device)
     element, out = _ELEMENTS[element_ab], _ELEMENTS[element_c]
     layouts = ("row" if a_row else "col", "row" if b_row else "col")
@@ -375,9 +375,8 @@ def gemm_rowwise(A, B, C=None, *, beta=0.0, out_dtype=None, scale_a, scale_b, pr
     row-wise scales; it compiles on first use."""
     torch = _torch()
     D = torch.empty((A.shape[0], B.shape[1]), dtype=torch.bfloat16 if out_dtype is None else out_dtype, device=A.device)
-    stride = lambda s, d: 1 if s.shape[d] == 1 else s.stride(d)  # noqa: E731 (an extent of 1 is never stepped)
-    _dispatcher.run_rowwise(A, B, C, D, float(beta), _stream(None, D), scale_a.data_ptr(), stride(scale_a, 0), scale_b.data_ptr(),
-                            stride(scale_b, 1), bool(promoted))
+    (sa,), (sb,) = _scale_strides(scale_a, (0,)), _scale_strides(scale_b, (1,))
+    _dispatcher.run_rowwise(A, B, C, D, float(beta), _stream(None, D), scale_a.data_ptr(), sa, scale_b.data_ptr(), sb, bool(promoted))
     return D
 
 
