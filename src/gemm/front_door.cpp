@@ -153,14 +153,15 @@ Sm90Problem kernel_form(GemmArguments const& g, int device, int sm_count) {
 
 struct Picked {
   Sm90Op const* op = nullptr;  // null where the small-N ring runs the call
+  DataType type = DataType::kBF16;
   Sm90Problem problem;
   std::string reason;
 
-  std::string name() const { return op ? op->name() : dispatch::small_n_ring_name(problem.m, problem.k); }
-  StatusInfo can_implement() const { return op ? op->can_implement(problem) : small_n_ring_can_implement(problem); }
+  std::string name() const { return op ? op->name() : dispatch::small_n_ring_name(problem.m, problem.k, type_name(type)); }
+  StatusInfo can_implement() const { return op ? op->can_implement(problem) : small_n_ring_can_implement(type, problem); }
   std::size_t workspace_size() const { return op ? op->workspace_size(problem) : 0; }
   StatusInfo run(void* workspace, cudaStream_t stream) const {
-    return op ? op->run(problem, workspace, stream) : small_n_ring_run(problem, stream);  // initialize() checks
+    return op ? op->run(problem, workspace, stream) : small_n_ring_run(type, problem, stream);  // initialize() checks
   }
 };
 
@@ -232,6 +233,7 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
   int device = 0, sms = 0;
   if (auto s = device_facts(g.device, device, sms); !s.ok()) return s;
   out.problem = kernel_form(g, device, sms);
+  out.type = g.A.type;
   Sm90Problem const& p = out.problem;
   std::vector<Sm90Op> const& ops = sm90_ops(g.A.type, g.activation);
   static std::mutex mutex;
@@ -250,7 +252,7 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
   MemoEntry entry{0, false, false, {}};
   if (g.activation == Activation::kIdentity && small_n_ring_takes(g.A.type, p, transposable)) {
     entry.ring = true;
-    entry.reason = dispatch::small_n_ring_reason(p.m, p.n, p.k, sms);
+    entry.reason = dispatch::small_n_ring_reason(p.m, p.n, p.k, sms, type_name(g.A.type));
   } else if (auto s = choose_op(ops, p, transposable, workspace_bytes, entry.index, entry.transpose_d, entry.reason); !s.ok()) {
     return s;
   }

@@ -112,7 +112,9 @@ TEST(FrontDoor, ComputesAndNamesItsKernel) {
   for (Case const& c : bf16_cases) run_case<bfloat16_t>(c, DataType::kBF16);
   Case const f16_cases[] = {
       {1536, 2816, 512, false, true, false, "128x256x64"},
-      {16, 4096, 1024, false, false, true, "128x64x64"},  // no f16 ring: D^T's problem on the narrow tile
+      {16, 4096, 1024, false, false, true, "small_n_tma_f16_n16_4box"},     // decode: f16's own ring
+      {1, 8192, 8192, false, false, false, "small_n_tma_f16_n8_8box_3stage"},  // its long-K ring
+      {32, 4096, 1024, false, false, true, "128x64x64"},  // past the ring's 16 tokens: D^T's problem on the narrow tile
       {200, 328, 136, true, true, false, ""},
       {520, 1000, 264, false, false, false, "", gemm::Activation::kGeLU, true},
   };

@@ -46,13 +46,13 @@ device::GemmSmallN<bfloat16_t>::Arguments plan_only_args(int m, int n, int k) {
 
 // Runs `c` `runs` times from the same inputs (D re-poisoned, or reset to its start for beta != 0)
 // and returns every run's D allocation (matrix, padding and a guard behind it).
-template <class TD>
+template <class TD, class TAB = bfloat16_t>
 void run_and_check(const Case& c, int runs = 1) {
-  using G = device::GemmSmallN<TD>;
+  using G = device::GemmSmallN<TD, TAB>;
   const std::int64_t m = c.m, n = c.n, k = c.k;
   const std::int64_t lda = k + c.pad_ab, ldb = k + c.pad_ab, ldd = n + c.pad_d;
   const std::uint64_t seed = 7 + 3 * std::uint64_t(m) + 5 * std::uint64_t(n) + std::uint64_t(k);
-  std::vector<bfloat16_t> a(std::size_t(m * lda)), b(std::size_t(n * ldb));
+  std::vector<TAB> a(std::size_t(m * lda)), b(std::size_t(n * ldb));
   verify::fill_random(a.data(), a.size(), seed, verify::Distribution::uniform(-1, 1));
   verify::fill_random(b.data(), b.size(), seed + 1, verify::Distribution::uniform(-1, 1));
   // D: the matrix and a guard of 64 rows, all poisoned; with beta != 0 the matrix starts as C.
@@ -65,16 +65,16 @@ void run_and_check(const Case& c, int runs = 1) {
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) d0[std::size_t(i * ldd + j)] = c_host[std::size_t(i * ldd + j)];
   }
-  verify::DeviceBuffer<bfloat16_t> da(a), db(b);
+  verify::DeviceBuffer<TAB> da(a), db(b);
   verify::DeviceBuffer<TD> dd(d0);
 
   typename G::Arguments args{{c.m, c.n, c.k}, {da.data(), lda}, {db.data(), ldb}, {dd.data(), ldd}, {c.alpha, c.beta}, c.split_k, c.variant};
   const std::size_t ws_bytes = G::get_workspace_size(args);
   verify::DeviceBuffer<unsigned char> ws(ws_bytes);
   G gemm;
-  auto ref = verify::host_reference_gemm<bfloat16_t, bfloat16_t, TD>(
-      c.alpha, verify::make_view<const bfloat16_t>(a.data(), m, k, verify::Order::kRowMajor, lda),
-      verify::make_view<const bfloat16_t>(b.data(), k, n, verify::Order::kColumnMajor, ldb), c.beta,
+  auto ref = verify::host_reference_gemm<TAB, TAB, TD>(
+      c.alpha, verify::make_view<const TAB>(a.data(), m, k, verify::Order::kRowMajor, lda),
+      verify::make_view<const TAB>(b.data(), k, n, verify::Order::kColumnMajor, ldb), c.beta,
       verify::make_view<const TD>(c_host.data(), m, n, verify::Order::kRowMajor, ldd));
 
   std::vector<TD> first;
@@ -218,6 +218,18 @@ TEST(GemmSmallN, TmaRingSeveralRowBlocksPerCta) {
   EXPECT_NE(plan.variant, G::kTmaVariant) << plan.reason;
 }
 
+// f16 has the TMA ring only: the same ragged cases in f16 in and out, and the plan's choice.
+TEST(GemmSmallN, F16TmaRing) {
+  TESSEL_SKIP_WITHOUT_GPU();
+  using G = device::GemmSmallN<half_t, half_t>;
+  if (auto s = G::hopper_variants_available(); !s.ok()) GTEST_SKIP() << "the f16 ring cannot run here: " << s.what();
+  run_and_check<half_t, half_t>({9000, 16, 1000, 1.f, 0.f, 0, 0, 0, -1}, 3);
+  run_and_check<half_t, half_t>({20000, 5, 264, 1.f, 0.f, 0, 0, 0, G::kTmaVariant});
+  run_and_check<half_t, half_t>({6000, 12, 4136, 0.5f, 1.5f, 0, 8, 3, -1}, 2);
+  run_and_check<half_t, half_t>({5000, 16, 8200, 1.f, 0.f, 0, 0, 0, -1}, 2);
+  run_and_check<half_t, half_t>({300, 3, 9000, 0.5f, 1.f, 0, 8, 1, -1});
+}
+
 TEST(GemmSmallN, PlanSplitsKForTheDecodeShape) {
   TESSEL_SKIP_WITHOUT_GPU();
   using G = device::GemmSmallN<bfloat16_t>;
@@ -300,6 +312,22 @@ TEST(GemmSmallNRefusals, Misaligned) {
   a = valid_args();
   a.ref_A.data = reinterpret_cast<bfloat16_t const*>(258);
   expect_refused(a, Status::kErrorMisalignedOperand, "base address of A is 0x102, not aligned to the 16 bytes");
+}
+
+TEST(GemmSmallNRefusals, F16IsTheRingOnly) {
+  using G = device::GemmSmallN<half_t, half_t>;
+  G::Arguments a{{4096, 16, 4096}, {reinterpret_cast<half_t const*>(256), 4096}, {reinterpret_cast<half_t const*>(512), 4096},
+                 {reinterpret_cast<half_t*>(1024), 16}, {1.f, 0.f}};
+  a.variant = 0;
+  StatusInfo s = G::can_implement(a);
+  EXPECT_EQ(s.status, Status::kErrorNotSupported) << s.what();
+  EXPECT_NE(s.message.find("f16 runs on the small-N TMA ring only"), std::string::npos) << s.what();
+  a.variant = -1;
+  a.problem_size.n = 32;
+  a.ref_D.ld = 32;
+  s = G::can_implement(a);
+  EXPECT_EQ(s.status, Status::kErrorNotSupported) << s.what();
+  EXPECT_NE(s.message.find("N = 32"), std::string::npos) << s.what();
 }
 
 TEST(GemmSmallNRefusals, InvalidProblems) {

@@ -54,12 +54,13 @@ int run_dispatch(const Options& opt, std::ostream& out) {
       << (reads_c ? ", C read (beta != 0)" : "") << ", " << sms << " SMs\n";
   out << "| M | N | K | kernel | problem | modelled us | reason |\n|---|---|---|---|---|---|---|\n";
   for (const GemmShape& s : shapes) {
-    // The small-N TMA ring takes bf16 decode calls on D^T's problem (tokens as its N).
-    const bool ring = element == Element::kBF16 && !reads_c && s.batch == 1 && dispatch::small_n_ring_takes(s.m, s.n, sms);
+    // The small-N TMA ring takes bf16 and f16 decode calls on D^T's problem (tokens as its N).
+    const bool ring = !reads_c && s.batch == 1 && dispatch::small_n_ring_takes(s.m, s.n, sms);
     std::ostringstream row;
     row << "| " << s.m << " | " << s.n << " | " << s.k << " | ";
     if (ring) {
-      row << dispatch::small_n_ring_name(s.m, s.k) << " | D^T | - | " << dispatch::small_n_ring_reason(s.m, s.n, s.k, sms) << " |";
+      row << dispatch::small_n_ring_name(s.m, s.k, std::string(to_string(element))) << " | D^T | - | "
+          << dispatch::small_n_ring_reason(s.m, s.n, s.k, sms, std::string(to_string(element))) << " |";
     } else {
       const dispatch::Choice c = dispatch::choose_oriented(tiles, reads_c ? std::vector<dispatch::Candidate>{} : tiles, s.m,
                                                            s.n, s.k, sms);

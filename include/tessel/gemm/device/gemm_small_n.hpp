@@ -26,6 +26,10 @@
 // streams the weights through TMA into a shared-memory ring (kernel/sm90_gemm_small_n_tma.hpp):
 // N <= 16, on a compute capability 9.0 GPU with sm_90a code, where the plan takes it for N <= 16
 // from about 0.45 row blocks of 32 per SM on (2048 rows on an H200).
+//
+// f16 (GemmSmallN<half_t, half_t>: f16 A, B and D) has the TMA ring only: the Sm80 kernels and
+// variant 10 are bf16, so an f16 handle takes N <= 16 on a compute capability 9.0 GPU and refuses
+// the rest by name.
 
 #include <cuda_runtime_api.h>
 
@@ -49,14 +53,17 @@
 
 namespace tessel::gemm::device {
 
-template <class ElementD_>
+template <class ElementD_, class ElementAB_ = bfloat16_t>
 class GemmSmallN {
  public:
-  using ElementA = bfloat16_t;
-  using ElementB = bfloat16_t;
+  using ElementA = ElementAB_;
+  using ElementB = ElementAB_;
   using ElementD = ElementD_;
-  static_assert(std::is_same_v<ElementD, bfloat16_t> || std::is_same_v<ElementD, float>,
-                "GemmSmallN: D must be bfloat16_t or float");
+  /// f16 operands: the TMA ring (variant 11) is the only kernel.
+  static constexpr bool kRingOnly = std::is_same_v<ElementA, half_t>;
+  static_assert(kRingOnly ? std::is_same_v<ElementD, half_t>
+                          : std::is_same_v<ElementA, bfloat16_t> && (std::is_same_v<ElementD, bfloat16_t> || std::is_same_v<ElementD, float>),
+                "GemmSmallN: bf16 A and B with a bfloat16_t or float D, or f16 A, B and D");
   // The kernels are tagged Sm80 (mma.sync, cp.async); a build without 80+ fails here, by name.
   static_assert(arch::require_compiled_target<arch::Sm80>());
   static constexpr int kMaxN = 64;
@@ -119,6 +126,10 @@ class GemmSmallN {
     if (a.variant < -1 || a.variant >= kVariants)
       return {Status::kErrorInvalidProblem, "variant = " + std::to_string(a.variant) + ": pass -1 (automatic) or 0.." +
                                                 std::to_string(kVariants - 1)};
+    if (kRingOnly && ((a.variant != -1 && a.variant != kTmaVariant) || p.n > 16))
+      return {Status::kErrorNotSupported, "f16 runs on the small-N TMA ring only (variant 11, N <= 16); N = " + std::to_string(p.n) +
+                                              ", variant " + std::to_string(a.variant) +
+                                              ": use bf16 for the other variants, or the tiled GEMM (device::GemmSm90)"};
     if (a.split_k < 0)
       return {Status::kErrorInvalidProblem, "split_k = " + std::to_string(a.split_k) + ": pass 0 (automatic) or a positive count"};
     if (!a.ref_A.data || !a.ref_B.data || !a.ref_D.data)
@@ -141,7 +152,11 @@ class GemmSmallN {
     if (auto s = check_pointer_alignment("base address of B", a.ref_B.data, 16); !s.ok()) return s;
     if (std::int64_t(p.m + kMinRowsPerCta - 1) / kMinRowsPerCta * std::max(a.split_k, 1) > 2147483647LL)
       return {Status::kErrorInvalidProblem, "problem size " + dims(p) + " needs more thread blocks than a grid holds"};
-    return arch::check_kernel_arch<arch::Sm80>(kernel_info(0, n8_for(p.n)).fn);
+    if constexpr (kRingOnly) {
+      return hopper_variants_available();
+    } else {
+      return arch::check_kernel_arch<arch::Sm80>(kernel_info(0, n8_for(p.n)).fn);
+    }
   }
 
   /// Whether variants 10 and 11 (the Hopper kernel and the TMA ring) can run here: a compute
@@ -161,6 +176,16 @@ class GemmSmallN {
         !s.ok())
       return s;
     plan.sms = std::max(plan.sms, 1);
+    if constexpr (kRingOnly) {
+      return make_tma_plan(a, plan);
+    } else {
+      return make_sm80_or_hopper_plan(a, plan);
+    }
+  }
+
+ private:
+  static StatusInfo make_sm80_or_hopper_plan(Arguments const& a, Plan& plan) {
+    auto const& p = a.problem_size;
     if (a.variant == kHopperVariant || (a.variant < 0 && p.n > 16 && a.d_col_stride == 1 && Hopper::can_implement(hopper_args(a)).ok()))
       return make_hopper_plan(a, plan);
     // Like the streaming variants, variant 11 runs the chunked kernel from N = 17 on; where the
@@ -225,6 +250,8 @@ class GemmSmallN {
     return {};
   }
 
+ public:
+
   /// The variants' names: "chunked" (the barrier-per-chunk kernel) and "stream_<m16 blocks>x<k
   /// slices>_d<ring depth>[_1cta]" (the streaming kernels, N <= 16).
   static char const* variant_name(int v) {
@@ -282,19 +309,29 @@ class GemmSmallN {
       return {Status::kErrorWorkspaceNull, plan_.reason + ": pass get_workspace_size(args) = " +
                                                std::to_string(plan_.workspace) +
                                                " bytes of device memory, or set split_k = 1"};
-    if (plan_.variant == kHopperVariant) {
-      if (auto s = hopper_.initialize(hopper_args(a), workspace, stream); !s.ok()) return s;
-      initialized_ = true;
-      return {};
+    if constexpr (!kRingOnly) {
+      if (plan_.variant == kHopperVariant) {
+        if (auto s = hopper_.initialize(hopper_args(a), workspace, stream); !s.ok()) return s;
+        initialized_ = true;
+        return {};
+      }
     }
     auto const& p = a.problem_size;
     if (plan_.variant == kTmaVariant) {
       if (auto s = make_tma_maps(a, plan_.n8); !s.ok()) return s;
-      params_ = {p.m, p.n, p.k, a.ref_A.data, a.ref_A.ld, a.ref_B.data, a.ref_B.ld, a.ref_D.data, a.ref_D.ld,
+      // The ring reads A and B through the maps; params_ keeps bf16 pointers, null here.
+      params_ = {p.m, p.n, p.k, nullptr, a.ref_A.ld, nullptr, a.ref_B.ld, a.ref_D.data, a.ref_D.ld,
                  a.epilogue.alpha, a.epilogue.beta, plan_.split, {}, a.d_col_stride};
       initialized_ = true;
       return {};
     }
+    if constexpr (!kRingOnly) return initialize_sm80(a, workspace, stream);
+    return {Status::kErrorInternal, "an f16 plan other than the TMA ring"};
+  }
+
+ private:
+  StatusInfo initialize_sm80(Arguments const& a, void* workspace, cudaStream_t stream) {
+    auto const& p = a.problem_size;
     if (plan_.workspace != 0) {
       auto e = cudaMemsetAsync(workspace, 0, kernel::fixup_counter_bytes(plan_.split), stream);
       if (auto s = arch::status_from_cuda(e, "zeroing the split-K counters"); !s.ok()) return s;
@@ -306,15 +343,20 @@ class GemmSmallN {
     return {};
   }
 
+ public:
   StatusInfo run(cudaStream_t stream = nullptr) {
     if (!initialized_) return {Status::kErrorInternal, "run() before a successful initialize(): call initialize(args) first"};
-    if (plan_.variant == kHopperVariant) return hopper_.run(stream);
     if (plan_.variant == kTmaVariant) {
       void* tma_args[] = {&map_a_, &map_b_, &params_, &plan_.row_blocks, &plan_.chunks};
       return launch(tma_ring(plan_.n8, params_.k).fn, tma_args, stream, "launching the small-N TMA kernel");
     }
-    void* kernel_args[] = {&params_};
-    return launch(kernel_info(plan_.variant, plan_.n8).fn, kernel_args, stream, "launching the small-N GEMM kernel");
+    if constexpr (kRingOnly) {
+      return {Status::kErrorInternal, "an f16 plan other than the TMA ring"};
+    } else {
+      if (plan_.variant == kHopperVariant) return hopper_.run(stream);
+      void* kernel_args[] = {&params_};
+      return launch(kernel_info(plan_.variant, plan_.n8).fn, kernel_args, stream, "launching the small-N GEMM kernel");
+    }
   }
 
   StatusInfo operator()(cudaStream_t stream = nullptr) { return run(stream); }
@@ -324,8 +366,9 @@ class GemmSmallN {
   }
 
   /// "tessel_sm80_gemm_small_n_bf16_bf16_bf16_128xN64_tn": 128-row CTAs, N up to 64, A row-major
-  /// (t), B as a K x N column-major matrix (n), D row-major.
+  /// (t), B as a K x N column-major matrix (n), D row-major; f16's ring: 32-row blocks, N <= 16.
   static std::string name() {
+    if constexpr (kRingOnly) return "tessel_sm90_gemm_small_n_tma_f16_f16_f16_32xN16_tn";
     return std::string("tessel_sm80_gemm_small_n_bf16_bf16_") + (std::is_same_v<ElementD, float> ? "f32" : "bf16") + "_" +
            std::to_string(kRowsPerCta) + "xN" + std::to_string(kMaxN) + "_tn";
   }
@@ -490,7 +533,8 @@ class GemmSmallN {
   }
 
   kernel::SmallNParams<ElementD> params_{};
-  Hopper hopper_;  // variant 10
+  struct NoHopper {};
+  std::conditional_t<kRingOnly, NoHopper, Hopper> hopper_;  // variant 10 (bf16 only)
   CUtensorMap map_a_{}, map_b_{};  // variant 11
   Plan plan_{};
   bool initialized_ = false;

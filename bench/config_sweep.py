@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Configurations outside the registry, timed against torch.matmul on the shapes where the
+registry's best misses: what a new registry entry would buy, before it is shipped.
+
+    python bench/config_sweep.py [--out FILE.md] [--shapes 1000x1000x1000,...] [--reps 20] [--rounds 3]
+
+Each shape (M x N x K, D = x @ W.t(), bf16, uniform [-1, 1)) runs tessel.gemm's own choice, then
+every configuration of CONFIGS that can run it, each checked against float64 first (D poisoned
+with NaN), then all timed in turns in one process with torch.matmul on the same rotated operands
+(bench/torch_timing.py's loop: events around each call, the GPU held up first). Compile seconds are
+reported per configuration (NVRTC on this host; the disk cache makes a second run free).
+"""
+
+import argparse
+import statistics
+import sys
+import time
+
+import torch
+
+import tessel
+from front_door import operands, sets_for, verify
+from torch_timing import events_time, write_report
+
+DEFAULT_SHAPES = "1000x1000x1000,128x6144x4096,3000x5120x1536,2048x2048x2048"
+
+
+def configs():
+    """(label, GemmConfig): tiles and schedules the registry does not ship, beside two it does."""
+    def hopper(tile, **kw):
+        return tessel.GemmConfig(arch="sm90a", element="bf16", out="bf16", layout_a="row", layout_b="col", layout_c="row",
+                                 tile=tile, **kw)
+    out = []
+    for tile, stages in (((128, 64, 64), None), ((128, 64, 64), 4), ((128, 128, 64), None), ((128, 192, 64), None),
+                         ((128, 256, 64), None)):
+        for schedule in ("cooperative", "pingpong"):
+            if schedule == "pingpong" and tile[1] > 192:
+                continue
+            for scheduler in ("persistent", "stream_k"):
+                if scheduler == "stream_k" and schedule == "pingpong":
+                    continue
+                label = f"{tile[0]}x{tile[1]}x{tile[2]}{'' if stages is None else f' {stages}st'} {schedule[:4]} {scheduler}"
+                try:
+                    out.append((label, hopper(tile, stages=stages, schedule=schedule, scheduler=scheduler)))
+                except (ValueError, TypeError) as e:
+                    print(f"skip {label}: {e}", file=sys.stderr)
+    for tile in ((128, 128, 64), (128, 256, 64)):
+        label = f"{tile[0]}x{tile[1]}x{tile[2]} coop 2x1 cluster"
+        try:
+            out.append((label, hopper(tile, cluster=(2, 1, 1))))
+        except (ValueError, TypeError) as e:
+            print(f"skip {label}: {e}", file=sys.stderr)
+    return out
+
+
+def shape_rows(m, n, k, reps, rounds):
+    sets = operands(m, n, k, torch.bfloat16, sets_for(m, n, k))
+    x, Wt, D = sets[0]
+    runs = {"torch": lambda A, B, D: torch.matmul(A, B, out=D),
+            "tessel.gemm": lambda A, B, D: tessel.gemm(A, B, out=D)}
+    compile_s = {}
+    for label, config in configs():
+        start = time.perf_counter()
+        try:
+            D.fill_(float("nan"))
+            tessel.gemm(x, Wt, out=D, config=config)
+            torch.cuda.synchronize()
+        except (ValueError, TypeError, RuntimeError) as e:
+            print(f"{m}x{n}x{k} {label}: not run: {str(e).splitlines()[0][:160]}", file=sys.stderr)
+            continue
+        compile_s[label] = time.perf_counter() - start
+        err = verify(x, Wt, D)
+        if not err <= 1:
+            print(f"{m}x{n}x{k} {label}: WRONG (worst error {err:.2f} of the budget); not timed", file=sys.stderr)
+            continue
+        runs[label] = lambda A, B, D, c=config: tessel.gemm(A, B, out=D, config=c)
+    D.fill_(float("nan"))
+    tessel.gemm(x, Wt, out=D)
+    torch.cuda.synchronize()
+    if not verify(x, Wt, D) <= 1:
+        raise SystemExit(f"{m}x{n}x{k}: tessel.gemm's own choice is wrong")
+    chosen = tessel.kernel_for(x, Wt, out=D).name
+    times = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            run(*sets[0])
+            times[name] += events_time(run, sets, reps)
+    med = {name: statistics.median(v) for name, v in times.items()}
+    flop = 2 * m * n * k
+    lines = [f"### {m}x{n}x{k} bf16 (tessel.gemm chose {chosen})", "",
+             "| provider | TFLOP/s | / torch | compile s |", "|---|---:|---:|---:|"]
+    for name in sorted(med, key=med.get):
+        c = compile_s.get(name)
+        lines.append(f"| {name} | {flop / (med[name] * 1e-3) / 1e12:.1f} | {med['torch'] / med[name]:.3f} | "
+                     f"{'' if c is None else f'{c:.1f}'} |")
+    del sets
+    return lines + [""]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out")
+    ap.add_argument("--shapes", default=DEFAULT_SHAPES)
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        raise SystemExit("config_sweep: no CUDA device")
+    lines = [f"# config_sweep, {torch.cuda.get_device_name(0)}, {time.strftime('%Y-%m-%d %H:%MZ', time.gmtime())}", ""]
+    for s in args.shapes.split(","):
+        m, n, k = (int(v) for v in s.split("x"))
+        lines += shape_rows(m, n, k, args.reps, args.rounds)
+        write_report(lines, args.out)
+
+
+if __name__ == "__main__":
+    main()
