@@ -228,6 +228,25 @@ TEST(GemmSmallN, F16TmaRing) {
   run_and_check<half_t, half_t>({6000, 12, 4136, 0.5f, 1.5f, 0, 8, 3, -1}, 2);
   run_and_check<half_t, half_t>({5000, 16, 8200, 1.f, 0.f, 0, 0, 0, -1}, 2);
   run_and_check<half_t, half_t>({300, 3, 9000, 0.5f, 1.f, 0, 8, 1, -1});
+  run_and_check<half_t, half_t>({4100, 40, 4096, 1.f, 0.f, 0, 0, 0, -1});
+}
+
+// The wider rings (17-64 columns: 32- and 64-column blocks, always 256-k stages), asked for by
+// variant: ragged M, N and K, beta in place, an f32 D, long K, and the same bits on every run.
+TEST(GemmSmallN, TmaRingUpTo64Columns) {
+  TESSEL_SKIP_WITHOUT_GPU();
+  using G = device::GemmSmallN<bfloat16_t>;
+  if (auto s = G::hopper_variants_available(); !s.ok()) GTEST_SKIP() << "variant 11 cannot run here: " << s.what();
+  const int v = G::kTmaVariant;
+  for (int n : {17, 24, 32, 33, 48, 64}) run_and_check<bfloat16_t>({4136, n, 1000, 1.f, 0.f, 0, 0, 0, v});
+  run_and_check<bfloat16_t>({8192, 64, 8192, 1.f, 0.f, 0, 0, 0, v}, 3);
+  run_and_check<float>({6000, 32, 4136, 0.5f, 1.5f, 0, 8, 3, v}, 2);
+  run_and_check<bfloat16_t>({300, 64, 9000, 0.5f, 1.f, 0, 8, 1, v});
+  run_and_check<bfloat16_t>({14336, 32, 4096, 1.f, 0.f, 0, 0, 0, v});
+  G::Arguments args = plan_only_args(14336, 32, 4096);
+  G::Plan plan;
+  ASSERT_TRUE(G::make_plan(args, plan).ok());
+  EXPECT_NE(plan.variant, G::kTmaVariant) << "the plan takes the wider rings only when asked: " << plan.reason;
 }
 
 TEST(GemmSmallN, PlanSplitsKForTheDecodeShape) {
@@ -322,12 +341,15 @@ TEST(GemmSmallNRefusals, F16IsTheRingOnly) {
   StatusInfo s = G::can_implement(a);
   EXPECT_EQ(s.status, Status::kErrorNotSupported) << s.what();
   EXPECT_NE(s.message.find("f16 runs on the small-N TMA ring only"), std::string::npos) << s.what();
-  a.variant = -1;
-  a.problem_size.n = 32;
-  a.ref_D.ld = 32;
+  a.variant = G::kHopperVariant;
   s = G::can_implement(a);
   EXPECT_EQ(s.status, Status::kErrorNotSupported) << s.what();
-  EXPECT_NE(s.message.find("N = 32"), std::string::npos) << s.what();
+  EXPECT_NE(s.message.find("variant 10 is bf16"), std::string::npos) << s.what();
+  a.variant = -1;
+  a.problem_size.n = 64;
+  a.ref_D.ld = 64;
+  s = G::can_implement(a);
+  EXPECT_NE(s.status, Status::kErrorNotSupported) << "N = 64 is the ring's: " << s.what();
 }
 
 TEST(GemmSmallNRefusals, InvalidProblems) {

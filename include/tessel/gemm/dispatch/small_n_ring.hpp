@@ -22,8 +22,9 @@ inline bool small_n_ring_takes(std::int64_t tokens, std::int64_t weights, int sm
 /// `tokens` and K takes, named as the package's prebuilt cubins are (python/tessel/jit/small_n.py;
 /// a Python test holds the two spellings together). `element`: "bf16" or "f16".
 inline std::string small_n_ring_name(std::int64_t tokens, std::int64_t k, std::string const& element = "bf16") {
-  auto const ring = kernel::small_n_tma_ring(k > INT32_MAX ? INT32_MAX : int(k));
-  return "tessel_sm90_gemm_small_n_tma_" + element + "_n" + std::to_string(8 * kernel::small_n_tma_n8(int(tokens))) + "_" +
+  int const n8 = kernel::small_n_tma_n8(int(tokens));
+  auto const ring = kernel::small_n_tma_ring(k > INT32_MAX ? INT32_MAX : int(k), n8);
+  return "tessel_sm90_gemm_small_n_tma_" + element + "_n" + std::to_string(8 * n8) + "_" +
          std::to_string(ring.boxes) + "box" + (ring.stages ? "_" + std::to_string(ring.stages) + "stage" : "");
 }
 

@@ -33,14 +33,14 @@ struct SmallNParams {
 // NOTES: one 256-k box per operand and stage, unswizzled (512-byte runs of each row per request),
 // was slower on every shape measured (bench/NOTES.md, "Decode through TMA"): the two-way bank
 // conflicts it brings cost more than the longer runs gave.
-/// The TMA ring's CTA (sm90_gemm_small_n_tma.hpp). Boxes per operand and stage: 4 (256 k a
-/// stage) or 8 (512 k: each row read in 1 KB runs); Stages: 0 for as many as fit (8, or 10 at
-/// N <= 8, with 4 boxes).
+/// The TMA ring's CTA (sm90_gemm_small_n_tma.hpp), N up to 8 * N8 (N8 = 1, 2, 4 or 8: 8 to 64
+/// columns). Boxes per operand and stage: 4 (256 k a stage) or 8 (512 k: each row read in 1 KB
+/// runs); Stages: 0 for as many as fit with 4 boxes (10, 8, 6 and 4 at N8 = 1, 2, 4, 8).
 /// NOTES: at K >= 8192, 8 boxes and 3 stages ran 3-4% faster than 4 boxes and 8 stages (28672 and
 /// 8192 rows, bench/NOTES.md "Decode through TMA", runs 12-13); at K = 4096 2% slower.
 template <int N8, int Boxes = 4, int Stages = 0>
 struct SmallNTmaTile {
-  static_assert(N8 == 1 || N8 == 2, "SmallNTmaTile: N up to 16");
+  static_assert(N8 == 1 || N8 == 2 || N8 == 4 || N8 == 8, "SmallNTmaTile: N up to 8, 16, 32 or 64");
   static_assert(Boxes == 4 || Boxes == 8, "SmallNTmaTile: 4 or 8 boxes a stage");
   static constexpr int kRows = 32;                   // rows of a row block: two m16 blocks
   static constexpr int kBoxK = 64;                   // k per box: one 128-byte swizzled row
@@ -52,26 +52,30 @@ struct SmallNTmaTile {
   static constexpr int kABoxBytes = kRows * 128;
   static constexpr int kBBoxBytes = 8 * N8 * 128;
   static constexpr int kStageBytes = kBoxes * (kABoxBytes + kBBoxBytes);
-  // NOTES: as many stages as fit beside the reduction area: 128 KB (N8 = 2) to 160 KB (N8 = 1)
+  // NOTES: as many stages as fit beside the reduction area: 64 KB (N8 = 8) to 160 KB (N8 = 1)
   // of A in flight per SM, against the ~33 KB Little's law asks for at 4.3 TB/s over 132 SMs.
-  static constexpr int kStages = Stages ? Stages : N8 == 1 ? 10 : 8;
+  static constexpr int kStages = Stages ? Stages : N8 == 1 ? 10 : N8 == 2 ? 8 : N8 == 4 ? 6 : 4;
   static constexpr int kAccumulators = 4 * N8;
   static constexpr int kReduceBytes = (kParts - 1) * 2 * kAccumulators * 32 * 4;
   // The ring, 1024-byte aligned for the swizzle (+1024 of slack to align the dynamic base), the
   // reduction area, and a full and an empty barrier per stage.
   static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kReduceBytes + 2 * kStages * 8;
   static_assert(kStageBytes % 1024 == 0 && kABoxBytes % 1024 == 0 && kBBoxBytes % 1024 == 0, "boxes stay 1024-aligned");
+  static_assert(kSmemBytes <= 227 * 1024, "SmallNTmaTile: the ring and its reduction area exceed sm_90's 227 KB a block");
 };
 
-/// The TMA ring's N blocks of 8 for N columns (N <= 16).
-constexpr int small_n_tma_n8(int n) { return n <= 8 ? 1 : 2; }
+/// The TMA ring's N blocks of 8 for N columns (N <= 64).
+constexpr int small_n_tma_n8(int n) { return n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8; }
 
-/// Which of the two shipped rings a K takes: 4 boxes a stage and as many stages as fit below
-/// K = 8192, 8 boxes and 3 stages from there (SmallNTmaTile's NOTES).
+/// Which ring a K (and N8) takes: 4 boxes a stage and as many stages as fit below K = 8192, 8
+/// boxes and 3 stages from there (SmallNTmaTile's NOTES); at N8 >= 4 always the 4-box ring,
+/// since three 512-k stages of 32 or 64 columns leave too little room.
 struct SmallNTmaRing {
   int boxes, stages;
 };
-constexpr SmallNTmaRing small_n_tma_ring(int k) { return k >= 8192 ? SmallNTmaRing{8, 3} : SmallNTmaRing{4, 0}; }
+constexpr SmallNTmaRing small_n_tma_ring(int k, int n8 = 1) {
+  return k >= 8192 && n8 <= 2 ? SmallNTmaRing{8, 3} : SmallNTmaRing{4, 0};
+}
 
 /// Whether the TMA ring is the decode kernel for M rows and N <= 16 columns on `sms` SMs.
 /// NOTES: the TMA ring was the fastest or within 3% of it from M = 2048 (64 row blocks on 132
