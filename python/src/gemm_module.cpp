@@ -260,8 +260,9 @@ void bind_gemm(nb::module_& m) {
         constexpr std::int64_t kInt = std::numeric_limits<int>::max();
         if (m_ < 0 || n < 0 || k < 0 || sms < 0 || m_ > kInt || n > kInt || sms > kInt) return nb::none();
         if (!gemm::kernel::small_n_tma_takes(int(m_), int(n), int(sms))) return nb::none();
-        auto const ring = gemm::kernel::small_n_tma_ring(int(std::min(k, kInt)));
-        return nb::make_tuple(gemm::kernel::small_n_tma_n8(n), ring.boxes, ring.stages);
+        int const n8 = gemm::kernel::small_n_tma_n8(int(n));
+        auto const ring = gemm::kernel::small_n_tma_ring(int(std::min(k, kInt)), n8);
+        return nb::make_tuple(n8, ring.boxes, ring.stages);
       },
       nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("sms"),
       "(n8, boxes, stages) of the small-N TMA ring for D = A B with M weight rows and N <= 16 columns on `sms` SMs, as "

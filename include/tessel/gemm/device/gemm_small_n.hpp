@@ -188,14 +188,15 @@ class GemmSmallN {
  private:
   static StatusInfo make_sm80_or_hopper_plan(Arguments const& a, Plan& plan) {
     auto const& p = a.problem_size;
-    if (a.variant == kHopperVariant || (a.variant < 0 && p.n > 16 && a.d_col_stride == 1 && Hopper::can_implement(hopper_args(a)).ok()))
-      return make_hopper_plan(a, plan);
     // Variant 11 takes any N up to 64 when asked for; the plan takes it on its own where
     // kernel::small_n_tma_takes does (N <= 16: the wider rings are not yet measured against the
-    // Hopper kernel, bench/NOTES.md "Decode in f16 on the small-N TMA ring").
+    // Hopper kernel, bench/NOTES.md "The small-N TMA ring to 64 columns"). Before
+    // the Hopper kernel, so that raising kernel::kSmallNTmaAutoMaxN is all a measured win needs.
     if (a.variant == kTmaVariant ||
         (a.variant < 0 && kernel::small_n_tma_takes(p.m, p.n, plan.sms) && tma_kernel_runs(plan.n8)))
       return make_tma_plan(a, plan);
+    if (a.variant == kHopperVariant || (a.variant < 0 && p.n > 16 && a.d_col_stride == 1 && Hopper::can_implement(hopper_args(a)).ok()))
+      return make_hopper_plan(a, plan);
     plan.variant = a.variant >= 0 ? a.variant : pick_variant(p.m, plan.sms);
     if (plan.n8 > 2) plan.variant = 0;  // the streaming kernels take N <= 16
     const KernelInfo info = kernel_info(plan.variant, plan.n8);
@@ -369,7 +370,7 @@ class GemmSmallN {
   }
 
   /// "tessel_sm80_gemm_small_n_bf16_bf16_bf16_128xN64_tn": 128-row CTAs, N up to 64, A row-major
-  /// (t), B as a K x N column-major matrix (n), D row-major; f16's ring: 32-row blocks, N <= 16.
+  /// (t), B as a K x N column-major matrix (n), D row-major; f16's ring: 32-row blocks, N <= 64.
   static std::string name() {
     if constexpr (kRingOnly) return "tessel_sm90_gemm_small_n_tma_f16_f16_f16_32xN16_tn";
     return std::string("tessel_sm80_gemm_small_n_bf16_bf16_") + (std::is_same_v<ElementD, float> ? "f32" : "bf16") + "_" +
@@ -430,7 +431,7 @@ class GemmSmallN {
     return {};
   }
 
-  // Variant 11: the TMA ring (kernel/sm90_gemm_small_n_tma.hpp), N <= 16, sm_90a code on a
+  // Variant 11: the TMA ring (kernel/sm90_gemm_small_n_tma.hpp), N <= 64, sm_90a code on a
   // compute capability 9.0 GPU; one persistent CTA per SM over 32-row blocks, no K split.
   // One compiled ring: its kernel, shared memory, stages in flight and k per stage.
   struct RingInfo {

@@ -13,9 +13,11 @@
 namespace tessel::gemm::dispatch {
 
 /// Whether D = x W^T, `tokens` rows of x against `weights` rows of W, takes the ring on D^T's
-/// problem: at most 16 tokens, and enough weight rows for `sms` SMs (kernel::small_n_tma_takes).
+/// problem: at most kernel::kSmallNTmaAutoMaxN tokens, and enough weight rows for `sms` SMs
+/// (kernel::small_n_tma_takes).
 inline bool small_n_ring_takes(std::int64_t tokens, std::int64_t weights, int sms) {
-  return tokens >= 1 && tokens <= 16 && weights <= INT32_MAX && kernel::small_n_tma_takes(int(weights), int(tokens), sms);
+  return tokens >= 1 && tokens <= kernel::kSmallNTmaAutoMaxN && weights <= INT32_MAX &&
+         kernel::small_n_tma_takes(int(weights), int(tokens), sms);
 }
 
 /// tessel_sm90_gemm_small_n_tma_<element>_n<8|16>_<boxes>box[_<stages>stage]: the ring a call of

@@ -77,12 +77,18 @@ constexpr SmallNTmaRing small_n_tma_ring(int k, int n8 = 1) {
   return k >= 8192 && n8 <= 2 ? SmallNTmaRing{8, 3} : SmallNTmaRing{4, 0};
 }
 
-/// Whether the TMA ring is the decode kernel for M rows and N <= 16 columns on `sms` SMs.
+/// The most columns (tokens) a plan gives the TMA ring on its own. The ring computes up to 64
+/// (SmallNTmaTile's N8 = 8); from 17 on it runs when asked for (device::GemmSmallN's variant 11)
+/// until its time against the Hopper kernel on D^T's problem is measured.
+inline constexpr int kSmallNTmaAutoMaxN = 16;
+
+/// Whether the TMA ring is the decode kernel for M rows and N <= kSmallNTmaAutoMaxN columns on
+/// `sms` SMs.
 /// NOTES: the TMA ring was the fastest or within 3% of it from M = 2048 (64 row blocks on 132
 /// SMs) to 28672 in the sweep of bench/NOTES.md ("Decode through TMA"). It does not split K, so
 /// with fewer row blocks than about half the SMs the streaming kernels, which do, stay.
 constexpr bool small_n_tma_takes(int m, int n, int sms) {
-  return n >= 1 && n <= 16 && 20 * ((m + SmallNTmaTile<1>::kRows - 1) / SmallNTmaTile<1>::kRows) >= 9 * sms;
+  return n >= 1 && n <= kSmallNTmaAutoMaxN && 20 * ((m + SmallNTmaTile<1>::kRows - 1) / SmallNTmaTile<1>::kRows) >= 9 * sms;
 }
 
 }  // namespace tessel::gemm::kernel
