@@ -39,7 +39,9 @@ if(TESSEL_PYTHON_KERNELS)
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/status.py
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/prebuilt.py
     ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/quantize.py
-    ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/small_n.py)
+    ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/small_n.py
+    ${CMAKE_CURRENT_SOURCE_DIR}/tessel/jit/paths.py
+    ${PROJECT_SOURCE_DIR}/include/tessel/gemm/kernel/small_n_rules.hpp)  # kSmallNTmaAutoMaxN: the rings shipped
   file(STRINGS ${_gen}/sources.txt _sources)
   file(GLOB_RECURSE _headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/tessel/*.hpp)
   set(_cubins)

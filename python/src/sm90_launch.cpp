@@ -225,9 +225,12 @@ SmallNShape small_n_shape(int n8, int boxes, int stages) {
   if (n8 == 2 && boxes == 4 && stages == 0) return shape_of<2, 4, 0>();
   if (n8 == 1 && boxes == 8 && stages == 3) return shape_of<1, 8, 3>();
   if (n8 == 2 && boxes == 8 && stages == 3) return shape_of<2, 8, 3>();
+  if (n8 == 4 && boxes == 4 && stages == 0) return shape_of<4, 4, 0>();
+  if (n8 == 8 && boxes == 4 && stages == 0) return shape_of<8, 4, 0>();
   throw StatusError{{Status::kErrorNotSupported, "a small-N TMA ring of " + std::to_string(8 * n8) + " columns, " + std::to_string(boxes) +
                                                      " boxes and " + std::to_string(stages) +
-                                                     " stages is not shipped: 8 or 16 columns, 4 boxes (stages as fit) or 8 boxes and 3 stages"}};
+                                                     " stages does not exist: 8 or 16 columns with 4 boxes (stages as fit) or 8 boxes "
+                                                     "and 3 stages; 32 or 64 columns with 4 boxes (kernel/small_n_rules.hpp)"}};
 }
 
 void Sm90Launcher::launch_small_n(cuda::Driver const& d, cuda::CUfunction fn, SmallNShape const& s, int sm_count, Problem const& p,

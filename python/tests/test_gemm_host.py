@@ -443,5 +443,6 @@ def test_small_n_kernel_takes_the_shipped_rings_only():
         _core.small_n_kernel(b"x", "n", "s", "sm_90a", 1, 4, 0, element="f32")
     assert small_n.takes("f16", "f16", ("row", "col"), "linear", False) and not small_n.takes("f16", "bf16", ("row", "col"),
                                                                                                 "linear", False)
-    check(lambda: _core.small_n_kernel(b"x", "n", "s", "sm_90a", 4, 4, 0), "kErrorNotSupported",
-          "Error Not Supported: a small-N TMA ring of 32 columns")
+    check(lambda: _core.small_n_kernel(b"x", "n", "s", "sm_90a", 4, 8, 3), "kErrorNotSupported",
+          "Error Not Supported: a small-N TMA ring of 32 columns, 8 boxes and 3 stages does not exist")
+    assert _core.small_n_kernel(b"x", "n", "s", "sm_90a", 8, 4, 0).small_n  # the widest ring, shipped or not

@@ -2,7 +2,7 @@
 tessel::gemm::kernel::sm90_gemm_small_n_tma<N8, Boxes, Stages, T, T>
 (kernel/sm90_gemm_small_n_tma.hpp), which C++'s device::GemmSmallN runs as its variant 11 (bf16).
 It streams the weights through TMA into a shared-memory ring in 32-row blocks, one persistent CTA
-per SM, N <= 16 columns (tokens), bf16 or f16 in and the same out.
+per SM, N <= 64 columns (tokens; the dispatcher's kSmallNTmaAutoMaxN), bf16 or f16 in and the same out.
 
 tessel.gemm runs it on D^T's problem of a decode call x @ W.t() (the weights as A, D^T
 column-major) where kernel/small_n_rules.hpp's plan takes it (tessel._core.small_n_plan: at most
@@ -18,11 +18,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# (element, n8, boxes, stages) of every ring shipped: bf16 and f16, N up to 8 or 16, and the two
-# rings of small_n_tma_ring (4 boxes a stage below K = 8192, 8 boxes and 3 stages from there).
 ELEMENTS = ("bf16", "f16")
 _CPP_ELEMENT = {"bf16": "tessel::bfloat16_t", "f16": "tessel::half_t"}
-RINGS = tuple((element, n8, boxes, stages) for element in ELEMENTS for n8 in (1, 2) for boxes, stages in ((4, 0), (8, 3)))
+
+
+def _auto_max_n() -> int:
+    """kernel/small_n_rules.hpp's kSmallNTmaAutoMaxN: the most tokens the dispatcher gives a ring
+    (the package ships the rings up to it, and no more)."""
+    import re
+    from .paths import include_dir
+    text = (include_dir() / "tessel" / "gemm" / "kernel" / "small_n_rules.hpp").read_text()
+    found = re.search(r"kSmallNTmaAutoMaxN\s*=\s*(\d+)\s*;", text)
+    if found is None:
+        raise RuntimeError("small_n_rules.hpp does not define kSmallNTmaAutoMaxN: the package's headers are incomplete")
+    return int(found.group(1))
+
+
+# (element, n8, boxes, stages) of every ring shipped: bf16 and f16, N up to the dispatcher's
+# token limit in blocks of 8, 16, 32 or 64 columns, and the rings of small_n_tma_ring (4 boxes a
+# stage below K = 8192, 8 boxes and 3 stages from there, at 8 and 16 columns only).
+RINGS = tuple((element, n8, boxes, stages) for element in ELEMENTS for n8 in (1, 2, 4, 8) if 8 * n8 <= max(_auto_max_n(), 8)
+              for boxes, stages in ((4, 0), (8, 3)) if boxes == 4 or n8 <= 2)
 ARCH = "90a"  # TMA and mbarrier: Hopper only
 
 # Every instantiation's mangled name starts so (tessel::gemm::kernel::sm90_gemm_small_n_tma).
