@@ -210,7 +210,8 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
             on A's device, non-decreasing; torch._grouped_mm's offs).
     counts: masked layout: A (G, M, K), D (G, M, N); group g is the first counts[g] rows of its
             block (int32 on A's device; values past M count as M).
-    out_dtype: D's dtype (A's by default, bfloat16 for float8 A; float16 or bfloat16). out: a D to write instead.
+    out_dtype: D's dtype (out's where out is given, else A's, bfloat16 for float8 A; float16 or bfloat16).
+            out: a D to write instead.
     scale_a, scale_b: float8 A and B only: their per-tensor scales (one float32 each, real A =
             scale_a * A); row-wise scales (scale_a (rows,) with offs, (G, M) with counts; scale_b
             (G, N)); or per-block scales (e4m3: scale_a (rows, ceil(K/128)) with offs,
@@ -231,6 +232,9 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
     _check(A, B, group_m, "counts" if masked else "offs", masked)
     _check_device(A, B, group_m)
     scales = _check_scales(A, B, scale_a, scale_b, masked)
+    # Without out_dtype, a given out says D's dtype (as torch's out= does); it is checked like one.
+    if out_dtype is None and isinstance(out, torch.Tensor):
+        out_dtype = out.dtype
     dtype = _out_dtype(A, out_dtype, blocks=scales.mode == "block")
     bias, bias_stride, act = _check_epilogue(A, B, bias, activation, dtype)
     promoted = _promoted(A, use_fast_accum, scales.mode, config)

@@ -6,6 +6,7 @@ a float64 reference within the element type's budget, and to torch's own answer.
 import math
 
 import pytest
+from fp8_budget import accumulation_budget
 
 import tessel
 
@@ -85,13 +86,10 @@ def test_tf32_needs_torchs_switch(torch_cpu, tf32_switch):
 # ---- the Hopper kernels ---------------------------------------------------------------------------
 
 def _fp8_budget(torch, a, b, scale, ref, fast):
-    """The FP8 GEMM's error budget per element: the operands are exact (FP8 values), so the error is
-    the accumulation's and one rounding to bf16 (2^-8 relative). With promotion the sums are f32's;
-    with fast accumulation the tensor core keeps fewer bits of its running sum: the worst element
-    was 2^-12.6 of the absolute products' sum at K = 4096 on the H200, and the budget is 2^-10."""
+    """The FP8 GEMM's error budget per element: the accumulation's (fp8_budget.py) and one
+    rounding to bf16 (2^-8 relative)."""
     ab = (a.double().abs() @ b.double().abs()) * scale
-    acc = (2.0**-10 if fast else 8 * math.sqrt(a.shape[1]) * 2.0**-23) * ab
-    return acc + 2.0**-8 * ref.abs() + 1e-30
+    return accumulation_budget(ab, a.shape[1], fast) + 2.0**-8 * ref.abs() + 1e-30
 
 
 @pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])

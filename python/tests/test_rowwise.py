@@ -9,10 +9,10 @@ the scaled product, with scales that differ by up to 2^8 from row to row and col
 so that a scale applied to the wrong row, column or group errs far past the budget.
 """
 
-import math
 
 import pytest
 from dlpack_fake import FakeArray
+from fp8_budget import accumulation_budget
 from launch_checks import reaches_device, refused
 
 import tessel
@@ -242,16 +242,14 @@ def _scales(torch, shape, seed):
 def _within(torch, got, a, w, sa, sb, fast, what, bias=None):
     """got against the float64 product of the dequantized rows of a (M, K) and w (N, K): every
     element within the rounding of D (2^-8 relative, f16's 2^-11 included) and the accumulation's
-    error (fast: 2^-10 of the absolute products' sum, as test_fp8_tf32's per-tensor budget;
-    promoted: f32's), scaled by the element's own scales; no NaN."""
+    error (fp8_budget.py), scaled by the element's own scales; no NaN."""
     ad, wd = a.double(), w.double()
     scale = sa.double().reshape(-1, 1) * sb.double().reshape(1, -1)
     ref = (ad @ wd.t()) * scale
     ab = (ad.abs() @ wd.abs().t()) * scale
     if bias is not None:
         ref = ref + bias.double()
-    acc = (2.0**-10 if fast else 8 * math.sqrt(a.shape[1]) * 2.0**-23) * ab
-    budget = acc + 2.0**-8 * ref.abs() + 1e-30
+    budget = accumulation_budget(ab, a.shape[1], fast) + 2.0**-8 * ref.abs() + 1e-30
     assert not torch.isnan(got).any(), f"{what}: NaN in D"
     excess = ((got.double() - ref).abs() - budget).max().item()
     assert excess <= 0, f"{what}: an element is {excess:.3g} past its budget"
