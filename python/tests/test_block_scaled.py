@@ -318,7 +318,7 @@ def test_block_scaled_matches_float64(hopper, m, n, k):
     assert torch.equal(warp, got), f"{m}x{n}x{k}: the scale warp's result differs from TMA's"
 
 
-@pytest.mark.parametrize("strides", ["torch", "contiguous"])
+@pytest.mark.parametrize("strides", ["torch", "contiguous", "both_by_tma"])
 def test_grouped_block_scaled_matches_float64(hopper, strides):
     """tessel.grouped_gemm with per-block scales: groups of 0, 200, 77 and 1 rows (5 rows past the
     last group, which stay as they were), each group's rows against its own dequantized weights."""
@@ -330,6 +330,13 @@ def test_grouped_block_scaled_matches_float64(hopper, strides):
     sb = _scales(torch, (g, blocks(k), blocks(n)), 31)  # (G,KB,NB)
     if strides == "contiguous":
         sa, sb = sa.contiguous(), sb.transpose(1, 2).contiguous().transpose(1, 2)
+    elif strides == "both_by_tma":
+        # A's scales row-contiguous with a 16-byte K stride and B's K-contiguous (torch._scaled_mm's
+        # blockwise layouts): TMA carries both (block_scales_fit_tma), the path
+        # bench/grouped_bench.py --fp8 takes, which stopped with an illegal instruction on the
+        # H100 (2026-12-05b run 1).
+        sa = _scales(torch, (blocks(k), (rows + 3) // 4 * 4), 32)[:, :rows].t()  # (rows,KB):(1,284)
+        sb = sb.transpose(1, 2).contiguous().transpose(1, 2)
     ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
     out = torch.full((rows, n), float("nan"), device="cuda", dtype=torch.bfloat16)
     cfg = tessel.grouped.kernel_for(a, w.transpose(1, 2), ends, scale_a=sa, scale_b=sb)

@@ -341,6 +341,38 @@ def test_grouped_rowwise_matches_float64(hopper):
         assert ((got - ref).norm() / ref.norm()).item() < 4e-3, "against torch._scaled_grouped_mm"
 
 
+@pytest.mark.parametrize("scaling", ["tensor", "rowwise"])
+def test_grouped_fp8_on_the_wide_tile(hopper, scaling):
+    """The grouped FP8 kernel on its 128 x 256 tile (enough tiles for two waves: grouped_tile.hpp),
+    per-tensor and row-wise: bench/grouped_bench.py --fp8's first shape, 8 x 4096 -> 14336 with
+    4096 tokens, stopped the device with an illegal instruction (H100, 2026-12-05b run 1) where the
+    tests' small shapes ran 128 x 128. Sampled rows of every group against float64."""
+    torch = hopper
+    sizes, n, k = [700, 0, 1300, 96, 1, 510, 300, 1100], 4096, 1024
+    rows, g = sum(sizes), len(sizes)
+    a = _fp8(torch, (rows, k), torch.float8_e4m3fn, 90)
+    w = torch.stack([_fp8(torch, (n, k), torch.float8_e4m3fn, 91 + i) for i in range(g)])
+    if scaling == "tensor":
+        sa, sb = torch.full((1,), 2.0**-9, device="cuda"), torch.full((1,), 2.0**-8, device="cuda")
+    else:
+        sa, sb = _scales(torch, (rows,), 100), _scales(torch, (g, n), 101)
+    ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
+    cfg = tessel.grouped.kernel_for(a, w.transpose(1, 2), ends, scale_a=sa, scale_b=sb)
+    assert cfg.tile[1] == 256, f"expected the wide tile: {cfg.name}"
+    out = tessel.grouped_gemm(a, w.transpose(1, 2), ends, scale_a=sa, scale_b=sb)
+    torch.cuda.synchronize()
+    start = 0
+    for i, m in enumerate(sizes):
+        if m:
+            pick = torch.arange(start, start + m, max(1, m // 7), device="cuda")
+            if scaling == "tensor":
+                rs, cs = sa.expand(len(pick)), sb.expand(n)
+            else:
+                rs, cs = sa[pick], sb[i]
+            _within(torch, out[pick], a[pick], w[i], rs, cs, True, f"{scaling}, group {i}")
+        start += m
+
+
 def test_grouped_rowwise_masked_matches_float64(hopper):
     """Row-wise scales with counts: A's scales (G, M), batched like A; rows past each count stay."""
     torch = hopper
