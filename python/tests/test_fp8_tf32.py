@@ -154,6 +154,23 @@ def test_promoted_tiles_match_float64(hopper, tile):
     within(torch, d, ref, _fp8_budget(torch, a, w.t(), 1.0, ref, False), f"promoted {tile}")
 
 
+@pytest.mark.parametrize("scheduler", ["persistent", "stream_k"])
+def test_fast_fp8_narrow_tile_matches_float64(hopper, scheduler):
+    """FP8 on the 128 x 64 tile (fast accumulation), the tile a decode call would run on D^T's
+    problem (the weights as A, a few tokens as N): not shipped yet, run as a configuration so
+    that its numbers can be trusted before it is (bench/NOTES.md, "FP8 at decode")."""
+    torch = hopper
+    from tessel.jit.config import GemmConfig
+    config = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, 64, 128), scheduler=scheduler)
+    for m, n, k in ((4104, 16, 4096), (300, 40, 8320)):
+        w = fp8(torch, m, k, dtype=torch.float8_e4m3fn, seed=13, scale=448)  # the weights, as A
+        x = fp8(torch, n, k, dtype=torch.float8_e4m3fn, seed=14, scale=448)  # the tokens
+        d = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        tessel.compile(config)(w, x.t(), out=d)
+        ref = w.double() @ x.double().t()
+        within(torch, d, ref, _fp8_budget(torch, w, x.t(), 1.0, ref, True), f"128x64 {scheduler} {m}x{n}x{k}")
+
+
 def _tf32_budget(a, b, ref):
     """TF32 keeps 10 of float32's 23 mantissa bits of each operand (2^-10 relative each, truncated
     or rounded), f32 accumulation, one f32 rounding."""
