@@ -189,9 +189,10 @@ class GemmSmallN {
   static StatusInfo make_sm80_or_hopper_plan(Arguments const& a, Plan& plan) {
     auto const& p = a.problem_size;
     // Variant 11 takes any N up to 64 when asked for; the plan takes it on its own where
-    // kernel::small_n_tma_takes does (N <= 16: the wider rings are not yet measured against the
-    // Hopper kernel, bench/NOTES.md "The small-N TMA ring to 64 columns"). Before
-    // the Hopper kernel, so that raising kernel::kSmallNTmaAutoMaxN is all a measured win needs.
+    // kernel::small_n_tma_takes does (N <= 16: at 32 and 64 columns the ring ran 10-12% slower
+    // than the Hopper kernel, bench/NOTES.md "The small-N TMA ring to 64 columns"). It is tried
+    // before the Hopper kernel, so that raising kernel::kSmallNTmaAutoMaxN is all a faster
+    // wide ring would need.
     if (a.variant == kTmaVariant ||
         (a.variant < 0 && kernel::small_n_tma_takes(p.m, p.n, plan.sms) && tma_kernel_runs(plan.n8)))
       return make_tma_plan(a, plan);

@@ -78,8 +78,9 @@ constexpr SmallNTmaRing small_n_tma_ring(int k, int n8 = 1) {
 }
 
 /// The most columns (tokens) a plan gives the TMA ring on its own. The ring computes up to 64
-/// (SmallNTmaTile's N8 = 8); from 17 on it runs when asked for (device::GemmSmallN's variant 11)
-/// until its time against the Hopper kernel on D^T's problem is measured.
+/// (SmallNTmaTile's N8 = 8); from 17 on it runs only when asked for (device::GemmSmallN's
+/// variant 11): at 32 and 64 columns it ran 10-12% slower than the Hopper kernel on D^T's problem
+/// (H100, bench/NOTES.md "The small-N TMA ring to 64 columns").
 inline constexpr int kSmallNTmaAutoMaxN = 16;
 
 /// Whether the TMA ring is the decode kernel for M rows and N <= kSmallNTmaAutoMaxN columns on
