@@ -78,12 +78,7 @@ TEST(GemmSm90Grouped, MaskedCountsOnTheDevice) {
 
 TEST(GemmSm90Grouped, BiasPerGroup) {
   TESSEL_SKIP_WITHOUT_SM90();
-  GroupedProblem c = test::ragged_contiguous(23);
-  c.add_bias(29);
-  run_and_check<ColumnMajor>(c, "contiguous, bias per group");
-  GroupedProblem m = test::masked_counts(31);
-  m.add_bias(37);
-  run_and_check<ColumnMajor>(m, "masked, bias per group");
+  test::run_bias_per_group_cases([](GroupedProblem& p, char const* what) { run_and_check<ColumnMajor>(p, what); });
 }
 
 TEST(GemmSm90Grouped, OffsetsThatRunBackwardsGiveEmptyGroups) {

@@ -96,6 +96,18 @@ inline GroupedProblem n_major_contiguous(std::uint64_t seed) {
   return GroupedProblem(gemm::kernel::GroupedLayout::kContiguous, 384, 256, 192, {64, 64, 300, 384}, /*b_k_major=*/false, seed);
 }
 
+/// The bias cases both grouped kernels run: contiguous and masked, one bias row per group.
+/// `run(problem, what)` runs one kernel on the problem and checks it.
+template <class Run>
+void run_bias_per_group_cases(Run&& run) {
+  GroupedProblem c = ragged_contiguous(23);
+  c.add_bias(29);
+  run(c, "contiguous, bias per group");
+  GroupedProblem m = masked_counts(31);
+  m.add_bias(37);
+  run(m, "masked, bias per group");
+}
+
 /// Every group's rows against the double reference (bf16 output: 2^-8 relative plus an absolute
 /// budget for K terms of size ~1), every other row still poisoned. The first mismatches printed.
 inline void check(GroupedProblem const& p, std::string const& what) {
