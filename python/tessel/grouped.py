@@ -114,13 +114,14 @@ def _check_device(A, B, group_m):
         raise ValueError("tessel.grouped_gemm: A, B and the group sizes must be CUDA tensors on one device")
 
 
-def _out_dtype(A, out_dtype, blocks: bool = False):
+def _out_dtype(A, out_dtype, blocks: bool = False, what: str = "out_dtype"):
     """D's dtype: out_dtype, by default A's (bfloat16 for float8 A); TypeError for one the kernels
-    do not write (the block-scaled kernel writes bfloat16 only)."""
+    do not write (the block-scaled kernel writes bfloat16 only). `what` names where the dtype
+    came from in that error."""
     torch = _torch()
     dtype = (torch.bfloat16 if _element(A.dtype) in FP8 else A.dtype) if out_dtype is None else out_dtype
     if dtype not in (torch.float16, torch.bfloat16) or (blocks and dtype != torch.bfloat16):
-        raise TypeError(f"tessel.grouped_gemm: out_dtype {dtype!r}: the grouped kernels write "
+        raise TypeError(f"tessel.grouped_gemm: {what} {dtype!r}: the grouped kernels write "
                         f"{'torch.bfloat16 with per-block scales' if blocks else 'torch.float16 or torch.bfloat16'}")
     return dtype
 
@@ -233,9 +234,8 @@ def grouped_gemm(A, B, offs=None, *, counts=None, out_dtype=None, out=None, scal
     _check_device(A, B, group_m)
     scales = _check_scales(A, B, scale_a, scale_b, masked)
     # Without out_dtype, a given out says D's dtype (as torch's out= does); it is checked like one.
-    if out_dtype is None and isinstance(out, torch.Tensor):
-        out_dtype = out.dtype
-    dtype = _out_dtype(A, out_dtype, blocks=scales.mode == "block")
+    from_out = out_dtype is None and isinstance(out, torch.Tensor)
+    dtype = _out_dtype(A, out.dtype if from_out else out_dtype, scales.mode == "block", "out's dtype" if from_out else "out_dtype")
     bias, bias_stride, act = _check_epilogue(A, B, bias, activation, dtype)
     promoted = _promoted(A, use_fast_accum, scales.mode, config)
     G, K, N = B.shape

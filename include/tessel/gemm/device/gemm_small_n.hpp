@@ -256,7 +256,6 @@ class GemmSmallN {
   }
 
  public:
-
   /// The variants' names: "chunked" (the barrier-per-chunk kernel) and "stream_<m16 blocks>x<k
   /// slices>_d<ring depth>[_1cta]" (the streaming kernels, N <= 16).
   static char const* variant_name(int v) {
@@ -330,8 +329,11 @@ class GemmSmallN {
       initialized_ = true;
       return {};
     }
-    if constexpr (!kRingOnly) return initialize_sm80(a, workspace, stream);
-    return {Status::kErrorInternal, "an f16 plan other than the TMA ring"};
+    if constexpr (kRingOnly) {
+      return {Status::kErrorInternal, "an f16 plan other than the TMA ring"};
+    } else {
+      return initialize_sm80(a, workspace, stream);
+    }
   }
 
  private:
