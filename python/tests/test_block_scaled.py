@@ -32,12 +32,12 @@ def blocks(x: int) -> int:
 
 def test_the_block_scaled_configuration():
     """128 x 128 x 128 cooperative and promoted; the scales ride a ring of their own, two slots of
-    16 K blocks (8336 bytes each with its barriers), and D goes out through one buffer per
+    16 K blocks (8592 bytes each with its barriers), and D goes out through one buffer per
     warpgroup: room for 6 stages, not 7."""
     c = block_scaled_config()
     assert c.name == "tessel_sm90_gemm_e4m3_e4m3_bf16_128x128x128_c1x1_6stage_coop_blockscaled_tn"
     assert c.block_scaled and c.kernel_schedule == "cooperative_blockscaled" and c.tma_boxes == ((128, 128), (128, 128))
-    assert sm90_rules.scale_slots(6) == 2 and sm90_rules.scale_ring_bytes(128, 6) == 2 * 8336 and c.stage_count == 6
+    assert sm90_rules.scale_slots(6) == 2 and sm90_rules.scale_ring_bytes(128, 6) == 2 * (4 * (16 * 132 + 32) + 16) and c.stage_count == 6
     assert c.smem_bytes == sm90_rules.smem_bytes(c.tile, 6, True) + 128 <= sm90_rules.SMEM_BYTES
     assert sm90_rules.smem_bytes(c.tile, 7, True) > sm90_rules.SMEM_BYTES
     assert c in registry.configs() and not GemmConfig(arch="sm90a", element="e4m3", out="bf16").block_scaled
@@ -80,7 +80,7 @@ def test_the_scales_sit_where_the_kernel_reads_them():
     assert "TESSEL_SM90_PARAMS_MATCH(Params)" in source
     assert "KernelTmaWarpSpecializedCooperativeFP8BlockScaled" in source
     assert "tessel::gemm::kernel::kScaleGroup == 16" in source
-    assert "Config::kScaleBytes + Config::ScaleRing::kSlots * 16 == 16672" in source
+    assert "Config::kScaleBytes + Config::ScaleRing::kSlots * 16 == 17184" in source
 
 
 def test_the_quantize_kernels_source_and_parameters():
@@ -333,8 +333,9 @@ def test_grouped_block_scaled_matches_float64(hopper, strides):
     elif strides == "both_by_tma":
         # A's scales row-contiguous with a 16-byte K stride and B's K-contiguous (torch._scaled_mm's
         # blockwise layouts): TMA carries both (block_scales_fit_tma), the path
-        # bench/grouped_bench.py --fp8 takes, which stopped with an illegal instruction on the
-        # H100 (2026-12-05b run 1).
+        # bench/grouped_bench.py --fp8 takes. Group 3 starts on row 277, not a multiple of 4: A's
+        # box from that row began off 16 bytes and stopped the kernel with an illegal
+        # instruction (H100, 2026-12-05c run 1); the box now starts at row 276.
         sa = _scales(torch, (blocks(k), (rows + 3) // 4 * 4), 32)[:, :rows].t()  # (rows,KB):(1,284)
         sb = sb.transpose(1, 2).contiguous().transpose(1, 2)
     ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)

@@ -156,9 +156,8 @@ def test_promoted_tiles_match_float64(hopper, tile):
 
 @pytest.mark.parametrize("scheduler", ["persistent", "stream_k"])
 def test_fast_fp8_narrow_tile_matches_float64(hopper, scheduler):
-    """FP8 on the 128 x 64 tile (fast accumulation), the tile a decode call would run on D^T's
-    problem (the weights as A, a few tokens as N): not shipped yet, run as a configuration so
-    that its numbers can be trusted before it is (bench/NOTES.md, "FP8 at decode")."""
+    """FP8 on the 128 x 64 tile (fast accumulation) as a configuration, on the problem a decode
+    call runs as D^T's (the weights as A, a few tokens as N); stream-K too, which is not shipped."""
     torch = hopper
     from tessel.jit.config import GemmConfig
     config = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, 64, 128), scheduler=scheduler)
@@ -169,6 +168,25 @@ def test_fast_fp8_narrow_tile_matches_float64(hopper, scheduler):
         tessel.compile(config)(w, x.t(), out=d)
         ref = w.double() @ x.double().t()
         within(torch, d, ref, _fp8_budget(torch, w, x.t(), 1.0, ref, True), f"128x64 {scheduler} {m}x{n}x{k}")
+
+
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
+@pytest.mark.parametrize("m, n, k", [(16, 4104, 4096), (1, 320, 8320), (77, 640, 1024)])
+def test_fast_fp8_decode_on_d_transposed(hopper, dtype, m, n, k):
+    """tessel.scaled_mm at decode without a bias: the 128 x 64 tile on D^T's problem
+    (registry.FP8_NARROW_TILE), D written column-major by the kernel; every element of the
+    pre-poisoned D within the budget of the float64 product."""
+    torch = hopper
+    from tessel.jit import registry
+    dt = getattr(torch, dtype)
+    a, w = fp8(torch, m, k, dtype=dt, seed=15), fp8(torch, n, k, dtype=dt, seed=16)
+    sa, sb = torch.tensor(0.5, device="cuda"), torch.tensor(1.25, device="cuda")
+    kernel, reason = tessel.kernel_for(a, w.t(), out_dtype=torch.bfloat16, explain=True)
+    tile = "x".join(map(str, registry.FP8_NARROW_TILE))
+    assert tile in kernel.name and "D^T" in reason, (kernel.name, reason)
+    got = tessel.scaled_mm(a, w.t(), sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True)
+    ref = (a.double() @ w.double().t()) * 0.625
+    within(torch, got, ref, _fp8_budget(torch, a, w.t(), 0.625, ref, True), f"{dtype} {m}x{n}x{k} on D^T")
 
 
 def _tf32_budget(a, b, ref):

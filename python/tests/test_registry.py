@@ -220,11 +220,24 @@ def test_full_tile_rows_with_few_tiles_stay_data_parallel():
 
 
 def test_kinds_without_a_narrow_tile_stay_as_given():
-    """FP8 ships 128x256 (fast) and 128x128 (promoted) only: on D^T's problem the tokens would be
-    the N of a tile at least twice as wide as the 64 that pays, so decode keeps its problem."""
-    for promoted in (False, True):
-        fp8 = registry.hopper_configs("e4m3", "bf16", "row", "col", promoted=promoted)
-        assert not registry.transposes(16, 28672, fp8)
-        assert not registry.choose_oriented(fp8, fp8, 16, 28672, 8192, SMS).transpose_d
+    """Promoted FP8 ships its 128x128 tile only: on D^T's problem the tokens would be the N of a
+    tile twice as wide as the 64 that pays, so decode keeps its problem."""
+    fp8 = registry.hopper_configs("e4m3", "bf16", "row", "col", promoted=True)
+    assert not registry.transposes(16, 28672, fp8)
+    assert not registry.choose_oriented(fp8, fp8, 16, 28672, 8192, SMS).transpose_d
     bf16 = registry.hopper_configs("bf16", "bf16", "row", "col")
     assert registry.transposes(16, 28672, bf16)
+
+
+@pytest.mark.parametrize("shape", [(16, 14336, 4096), (64, 8192, 8192), (1, 4096, 4096)])
+def test_fast_fp8_decode_runs_on_its_narrow_tile(shape):
+    """FP8 with fast accumulation ships 128x64 beside 128x256: decode runs D^T's problem on it
+    (bench/NOTES.md, "FP8 at decode"); prefill keeps the wide tile."""
+    fp8 = registry.hopper_configs("e4m3", "bf16", "row", "col")
+    assert [c.tile for c in fp8] == [(128, 256, 128), registry.FP8_NARROW_TILE]
+    choice = registry.choose_oriented(fp8, fp8, *shape, SMS)
+    assert choice.transpose_d and choice.config.tile == registry.FP8_NARROW_TILE, choice
+    prefill = registry.choose_oriented(fp8, fp8, 8192, 14336, 4096, SMS)
+    assert not prefill.transpose_d and prefill.config.tile == (128, 256, 128), prefill
+    # Promoted accumulation keeps its one kernel.
+    assert len(registry.hopper_configs("e4m3", "bf16", "row", "col", promoted=True)) == 1

@@ -101,10 +101,16 @@ TEST(DispatchHeuristic, RefusesEmptyProblemsAndEmptyChoices) {
   EXPECT_THROW(estimate(all[0], 16, -1, 4096, kSms), std::invalid_argument);
 }
 
-TEST(DispatchHeuristic, UnknownTilesTakeTheFirstRowsFigures) {
-  Candidate const fp8{128, 256, 128, "cooperative", false};
-  EXPECT_EQ(&model_of(fp8), &kHopperTiles[0]);
+TEST(DispatchHeuristic, TilesAreModelledByShapeWhateverTheirDepth) {
+  // FP8's tiles (BK = 128) take the figures of the 16-bit tile of their shape.
+  Candidate const fp8_wide{128, 256, 128, "cooperative", false}, fp8_narrow{128, 64, 128, "cooperative", false};
+  EXPECT_EQ(&model_of(fp8_wide), &kHopperTiles[0]);
+  EXPECT_EQ(model_of(fp8_narrow).bn, 64);
+  EXPECT_EQ(model_of(fp8_narrow).scheduler, "persistent");
   EXPECT_EQ(model_of(shipped_tiles()[2]).schedule, "pingpong");
+  // A shape of no row (the promoted FP8 kernel's 128 x 128 cooperative) takes the first row's.
+  Candidate const promoted{128, 128, 128, "cooperative", false};
+  EXPECT_EQ(&model_of(promoted), &kHopperTiles[0]);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
       x @ W.t()): the calls models make                   128x64 coop, with linear, relu, gelu, silu;
                                                           128x64 and 128x128 coop stream-K, linear
     every other plain kind (f32 out, column-major A)      128x256 coop
-    FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256 coop; 128x128 coop promoted
+    FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256 and 128x64 coop; 128x128 coop promoted
     the same with blockwise scales (1x128 A, 128x128 B)    128x128 coop block-scaled (tessel.scaled_mm only)
     TF32 (float32 in and out), A row, B col               128x256 coop
     any 16-bit kind on Ampere/Turing, or operands TMA     the Sm80 (or sm75) default tile
@@ -18,7 +18,8 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
 
 A decode call (M short of every tile's rows, no C) runs as D^T = B^T A^T with D^T stored
 column-major, on the narrowest N tile of D^T's kind (`choose_oriented`); up to 16 tokens in bf16
-the dispatcher takes the small-N TMA ring (jit/small_n.py) before asking here.
+the dispatcher takes the small-N TMA ring (jit/small_n.py) before asking here. FP8 with fast
+accumulation has its 128x64 tile for that (FP8_NARROW_TILE).
 
 The heuristic (`estimate`, `choose`, ...) is C++'s (include/tessel/gemm/dispatch/heuristic.hpp),
 asked through tessel._core, so that the C++ front door, tessel-prof's dispatch mode and this
@@ -65,6 +66,14 @@ def _read_tiles() -> tuple:
 HOPPER_TILES = _read_tiles()
 
 
+# FP8 with fast accumulation (A row, B col, the linear combination) ships a second tile beside the
+# default: 128 x 64, on which decode runs D^T's problem (the weights in the tile's rows, the
+# tokens as its N). NOTES: on the default 128 x 256 a decode call's one row tile left most SMs
+# idle; on D^T the 128 x 64 tile ran at 0.97, 0.99 and 0.89x torch._scaled_mm at 16, 64 and 128
+# tokens (bench/NOTES.md, "FP8 at decode").
+FP8_NARROW_TILE = (128, 64, 128)
+
+
 def _full_set(element: str, out: str, layout_a: str) -> bool:
     """Whether a kind gets every Hopper tile: 16-bit in and the same type out, A row-major."""
     return element in ("f16", "bf16") and out == element and layout_a == "row"
@@ -76,7 +85,11 @@ def hopper_configs(element: str, out: str, layout_a: str, layout_b: str, epilogu
     epilogue outside the full set's kinds (those compile on first use). `promoted`: FP8 with
     promoted accumulation (one kernel, 128 x 128)."""
     if not _full_set(element, out, layout_a):
-        return [default_config(element, out, layout_a, layout_b, hopper=True, promoted=promoted)] if epilogue == "linear" else []
+        if epilogue != "linear":
+            return []
+        default = default_config(element, out, layout_a, layout_b, hopper=True, promoted=promoted)
+        narrow = element in ("e4m3", "e5m2") and not promoted and (layout_a, layout_b) == ("row", "col")
+        return [default, default.replace(tile=FP8_NARROW_TILE)] if narrow else [default]
     return [GemmConfig(arch="sm90a", element=element, out=out, layout_a=layout_a, layout_b=layout_b, tile=t.tile,
                        schedule=t.schedule, epilogue=epilogue, scheduler=t.scheduler)
             for t in HOPPER_TILES if epilogue == "linear" or t.scheduler == "persistent"]

@@ -59,9 +59,10 @@ def scale_slots(stages: int) -> int:
 
 
 def scale_ring_bytes(tile_m: int, stages: int) -> int:
-    """kernel::sm90_scale_ring_bytes: per slot SCALE_GROUP K blocks of A's BM rows, B's box of
-    SCALE_GROUP + 4 floats in its own 128 bytes, and a full and an empty barrier."""
-    slot_floats = SCALE_GROUP * tile_m + (SCALE_GROUP + 4 + 31) // 32 * 32
+    """kernel::sm90_scale_ring_bytes: per slot SCALE_GROUP K blocks of A's box (BM rows and up to
+    3 before them), B's box of SCALE_GROUP + 4 floats in its own 128 bytes, and a full and an
+    empty barrier."""
+    slot_floats = SCALE_GROUP * (tile_m + 4) + (SCALE_GROUP + 4 + 31) // 32 * 32
     return scale_slots(stages) * (slot_floats * 4 + 16)
 
 

@@ -80,7 +80,8 @@ struct Sm90ScaleCursor {
   std::uint64_t* full;     // [kSlots]
   std::uint64_t* empty;    // [kSlots]
   int groups = 0;          // groups consumed over the CTA's tiles
-  int shift_b = 0;         // B's shift in the current group
+  int shift_a = 0;         // A's and B's shifts in the current group
+  int shift_b = 0;
 };
 
 /// The mainloop of one Sm90KernelConfig: the producer's loads and the consumers' wgmma over the
@@ -193,10 +194,11 @@ class Sm90CollectiveMma {
         if (g == 0) {
           int const slot = scales.groups % ScaleRing::kSlots;
           arch::mbarrier_wait(&scales.full[slot], (scales.groups / ScaleRing::kSlots) & 1);
+          scales.shift_a = ScaleRing::shift_a(sf, tile);
           scales.shift_b = ScaleRing::shift_b(sf, tile, kt);
           group_scales = scales.slots + slot * ScaleRing::kSlotFloats;
         }
-        scale.template read<ScaleRing>(group_scales, g, scales.shift_b, thread_row0);
+        scale.template read<ScaleRing>(group_scales, g, scales.shift_a, scales.shift_b, thread_row0);
       }
       arch::wgmma_wait_group<0>();
 #pragma unroll

@@ -34,9 +34,15 @@ inline constexpr int kScaleGroup = 16;
 // of the consumers, so no more groups than this are in use at once, and the producer never waits
 // for a scale slot before it would wait for a stage.
 constexpr int sm90_scale_slots(int stages) { return (stages + kScaleGroup - 1) / kScaleGroup + 1; }
-// A slot: kScaleGroup K blocks of A's bm rows, then B's box of kScaleGroup + 4 floats in its own
-// 128 bytes (TMA writes shared memory at 128-byte-aligned addresses).
-constexpr int sm90_scale_slot_floats(int bm) { return kScaleGroup * bm + (kScaleGroup + 4 + 31) / 32 * 32; }
+// A's box: bm rows and up to 3 before them. NOTES: TMA faults (an illegal instruction) on a box
+// whose first element is not 16-byte aligned, and a grouped tile starts on its group's first row,
+// any row: the box starts at the aligned row at or below it (grouped_gemm with TMA-carried block
+// scales stopped so on the H100, 2026-12-05).
+constexpr int sm90_scale_rows_a(int bm) { return bm + 4; }
+// A slot: kScaleGroup K blocks of A's box rows, then B's box of kScaleGroup + 4 floats in its own
+// 128 bytes (TMA writes shared memory at 128-byte-aligned addresses; 64 (bm + 4) bytes is a
+// multiple of 128 for even bm).
+constexpr int sm90_scale_slot_floats(int bm) { return kScaleGroup * sm90_scale_rows_a(bm) + (kScaleGroup + 4 + 31) / 32 * 32; }
 // Its shared memory: the slots, and a full and an empty barrier per slot.
 constexpr int sm90_scale_ring_bytes(int bm, int stages) { return sm90_scale_slots(stages) * (sm90_scale_slot_floats(bm) * 4 + 16); }
 
@@ -58,7 +64,8 @@ TESSEL_HD inline bool block_scales_fit_tma(BlockScaleTensor const& a, std::int64
 /// with `batches_a` matrices of A (and of its scales) and `batches_b` of B, `sc.a` and `sc.b`
 /// already set: whether TMA carries the scales
 /// (block_scales_fit_tma) and, where it does, the two maps, encoded with `encode` (the driver's
-/// cuTensorMapEncodeTiled): A's scales as (rows, K blocks, batches) in boxes of bm x kScaleGroup,
+/// cuTensorMapEncodeTiled): A's scales as (rows, K blocks, batches) in boxes of
+/// sm90_scale_rows_a(bm) x kScaleGroup,
 /// B's as one run of floats in boxes of kScaleGroup + 4. One definition for the C++ adapter and
 /// the Python launcher.
 template <class Scales>
@@ -71,7 +78,8 @@ inline StatusInfo prepare_block_scales(arch::TmaEncodeTiledFn encode, Scales& sc
   if (!sc.by_tma) return {};
   constexpr int kFloat32 = 7, kSwizzleNone = 0;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT32, CU_TENSOR_MAP_SWIZZLE_NONE
   arch::TmaView const va{sc.a.ptr,        std::uint64_t(m),        std::uint64_t(kb),          std::uint64_t(batches_a),
-                         std::uint64_t(sc.a.k), std::uint64_t(sc.a.batch), std::uint32_t(bm), std::uint32_t(kScaleGroup)};
+                         std::uint64_t(sc.a.k), std::uint64_t(sc.a.batch), std::uint32_t(sm90_scale_rows_a(bm)),
+                         std::uint32_t(kScaleGroup)};
   if (auto s = arch::encode_tma_map(encode, &sc.tma_a, kFloat32, 4, va, kSwizzleNone, "the scales of A", arch::kTmaL2Promotion128B);
       !s.ok())
     return s;

@@ -41,13 +41,14 @@ namespace tessel::gemm::kernel {
 /// The ring of scale groups, beside the ring of stages: slot j holds the scales of kScaleGroup
 /// consecutive K tiles of one tile,
 ///
-///   A: floats [0, G * BM)          a[g * BM + r]  = scale_A(m0 + r, kt0 + g)    (A's 2-D box)
-///   B: floats [kB, kB + G + 4)     b[shift + g]   = scale_B(n0 / 128, kt0 + g)  (B's 1-D box)
+///   A: floats [0, G * R)           a[g * R + shift_a + r] = scale_A(m0 + r, kt0 + g)    (A's box)
+///   B: floats [kB, kB + G + 4)     b[shift_b + g]         = scale_B(n0 / 128, kt0 + g)  (B's box)
 ///
-/// with G = kScaleGroup and kt0 the group's first K tile. B's box starts at the 16-byte-aligned
-/// element at or below the first scale it needs (NOTES: a box whose first element was not 16-byte
-/// aligned faulted as an illegal instruction on the H200), `shift` floats before it; the scale
-/// warp's copies start at 0. Rows past the problem and K blocks past K read as zeros (TMA) or are
+/// with G = kScaleGroup, R = BM + 4 (sm90_scale_rows_a) and kt0 the group's first K tile. Each box
+/// starts at the 16-byte-aligned element at or below the first scale it needs, the shift before it
+/// (NOTES: a box whose first element was not 16-byte aligned faulted as an illegal instruction:
+/// B's on the H200, A's for grouped tiles, which start on any row, on the H100); the scale warp's
+/// copies start at 0. Rows past the problem and K blocks past K read as zeros (TMA) or are
 /// zero-filled (the scale warp): they scale nothing the kernel stores.
 ///
 /// A slot is full once its bytes (TMA: one arrival) or its 32 lanes' copies (scale warp) are in,
@@ -56,11 +57,12 @@ template <int BM, int Stages>
 struct Sm90ScaleRing {
   static constexpr int G = kScaleGroup;
   static constexpr int kSlots = sm90_scale_slots(Stages);
-  static constexpr int kB = G * BM;    // float index of B's box
-  static constexpr int kBoxB = G + 4;  // G scales and up to 3 before them
+  static constexpr int kRowsA = sm90_scale_rows_a(BM);  // A's box: BM rows and up to 3 before them
+  static constexpr int kB = G * kRowsA;                   // float index of B's box
+  static constexpr int kBoxB = G + 4;                     // G scales and up to 3 before them
   static constexpr int kSlotFloats = sm90_scale_slot_floats(BM);
-  static constexpr int kBytes = kSlots * kSlotFloats * 4;  // the slots (their barriers sit with the others)
-  static constexpr int kTmaBytes = (G * BM + kBoxB) * 4;    // one group's transaction bytes
+  static constexpr int kBytes = kSlots * kSlotFloats * 4;   // the slots (their barriers sit with the others)
+  static constexpr int kTmaBytes = (G * kRowsA + kBoxB) * 4;  // one group's transaction bytes
   // The consumer warps that read each slot and hand it back: two warpgroups of four.
   static constexpr int kReaders = 8;
   static_assert(kB % 32 == 0, "Sm90ScaleRing: B's box must start on a 128-byte boundary (TMA's alignment)");
@@ -77,13 +79,18 @@ struct Sm90ScaleRing {
   __device__ __forceinline__ static int shift_b(Sm90BlockScales const& p, Tile const& tile, int kt0) {
     return p.by_tma ? first_b(p, tile, kt0) & 3 : 0;
   }
+  /// Rows of A's box before the tile's first (A's rows are one element apart where TMA carries them).
+  template <class Tile>
+  __device__ __forceinline__ static int shift_a(Sm90BlockScales const& p, Tile const& tile) {
+    return p.by_tma ? tile.m0 & 3 : 0;
+  }
 
   /// The producer thread's part (by_tma): the group starting at K tile kt0 of `tile` into `slot`.
   template <class Tile>
   __device__ __forceinline__ static void load_tma(Sm90BlockScales const& p, float* slot, std::uint64_t* full, Tile const& tile,
                                                   int kt0) {
     arch::mbarrier_arrive_expect_tx(full, kTmaBytes);
-    arch::tma_load_3d(slot, &p.tma_a, full, tile.m0, kt0, tile.l);
+    arch::tma_load_3d(slot, &p.tma_a, full, tile.m0 & ~3, kt0, tile.l);
     arch::tma_load_1d(slot + kB, &p.tma_b, full, first_b(p, tile, kt0) & ~3);
   }
 
@@ -99,7 +106,7 @@ struct Sm90ScaleRing {
       int const g = e / BM, r = e % BM;
       bool const inside = tile.m0 + r < tile.m_end && kt0 + g < k_tiles;
       float const* src = inside ? p.a.at(tile.m0 + r, kt0 + g, tile.l) : p.a.ptr;
-      arch::cp_async_ca<4>(slot + e, src, inside ? 4u : 0u);
+      arch::cp_async_ca<4>(slot + g * kRowsA + r, src, inside ? 4u : 0u);
     }
     if (lane < G) {
       bool const inside = kt0 + lane < k_tiles;
@@ -116,12 +123,13 @@ struct Sm90ScaleRing {
 template <int MmaM, int BM>
 struct Sm90ThreadScales {
   float s[MmaM][2];
-  /// slot: the group's scales (Sm90ScaleRing), g: the K tile's place in its group, row0: the
-  /// thread's first row within the tile (h = 0 of its first 64).
+  /// slot: the group's scales (Sm90ScaleRing), g: the K tile's place in its group, shift_a and
+  /// shift_b: the ring's shifts of the group, row0: the thread's first row within the tile (h = 0
+  /// of its first 64).
   template <class Ring>
-  __device__ __forceinline__ void read(float const* slot, int g, int shift_b, int row0) {
+  __device__ __forceinline__ void read(float const* slot, int g, int shift_a, int shift_b, int row0) {
     float const b = slot[Ring::kB + shift_b + g];
-    float const* a = slot + g * BM;
+    float const* a = slot + g * Ring::kRowsA + shift_a;
 #pragma unroll
     for (int i = 0; i < MmaM; ++i)
 #pragma unroll
