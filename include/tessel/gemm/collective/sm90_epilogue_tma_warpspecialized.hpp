@@ -151,46 +151,62 @@ __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, 
 /// B: tile.group), in f32, before the fusion sees it: D = fusion(acc * sa[r] * sb[c]), torch's
 /// row-wise FP8 recipe. Rows past the group (m_end) and columns past N read no scale (those
 /// elements are never stored).
-/// NOTES: one pass over the registers ahead of the store loops keeps those loops as they are for
-/// every other kernel. Each thread reads 2 kMmaM scales of A. B's BN scales come in one load per
-/// lane and 32 columns (lane l holds column n0 + 32 j + l), and each thread's column pairs are
-/// shuffled from the lanes that hold them. Loaded per pair instead (BN / 4 loads a thread, 64 at
-/// BN = 256, most of them repeats across lanes), the row-wise kernels ran at 0.86-0.88x
-/// torch._scaled_mm at 4096 tokens where the same kernels with per-tensor scales ran at 1.00x
-/// (H100, 2026-12-05c run 2): the loads sat exposed after each tile's mainloop.
-template <class Cfg, class Acc>
-__device__ __forceinline__ void scale_rows_and_columns(kernel::Sm90BlockScales const& scales, Acc& acc, int row0, int n0, int n,
-                                                       kernel::GroupedTile const& tile) {
-  static_assert(Cfg::BN % 32 == 0, "scale_rows_and_columns: B's scales are loaded 32 columns at a time");
-  int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
-  float sa[Cfg::kMmaM][2];
-#pragma unroll
-  for (int i = 0; i < Cfg::kMmaM; ++i)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      int const r = row0 + 64 * i + 16 * w + l / 4 + 8 * h;
-      sa[i][h] = r < tile.m_end ? __ldg(scales.a.at(r, 0, tile.l)) : 0.f;
-    }
-  float sb[Cfg::BN / 32];  // sb[j] = scale_B(n0 + 32 j + l)
-#pragma unroll
-  for (int j = 0; j < Cfg::BN / 32; ++j) {
-    int const c = n0 + 32 * j + l;
-    sb[j] = c < n ? __ldg(scales.b.at(c, 0, tile.group)) : 0.f;
-  }
-#pragma unroll
-  for (int c8 = 0; c8 < Cfg::BN / 8; ++c8) {
-    int const lane = 8 * (c8 % 4) + 2 * (l % 4);  // holds column n0 + 8 c8 + 2 (l % 4), the thread's pair's first
-    float const sb0 = __shfl_sync(0xffffffffu, sb[c8 / 4], lane);
-    float const sb1 = __shfl_sync(0xffffffffu, sb[c8 / 4], lane + 1);
+///
+/// Sm90RowScales::load reads a tile's scales into registers and apply() multiplies them in; the
+/// kernel loads them before the tile's mainloop and applies them after it. NOTES: each thread
+/// reads 2 kMmaM scales of A and BN / 32 of B (lane l holds column n0 + 32 j + l, one coalesced
+/// load a lane per 32 columns), and apply() shuffles each thread's column pairs from the lanes
+/// that hold them. Loaded per pair after the mainloop (BN / 4 loads a thread, 64 at BN = 256),
+/// the row-wise kernels ran at 0.86-0.88x torch._scaled_mm at 4096 tokens where the same kernels
+/// with per-tensor scales ran at 1.00x (H100, 2026-12-05c run 2): the loads sat exposed after
+/// each tile's last wgmma. One pass over the registers ahead of the store loops keeps those loops
+/// as they are for every other kernel.
+template <class Cfg>
+struct Sm90RowScales {
+  static_assert(Cfg::BN % 32 == 0, "Sm90RowScales: B's scales are loaded 32 columns at a time");
+  float a[Cfg::kMmaM][2];  // the thread's rows: h = 0, 1 of each 64
+  float b[Cfg::BN / 32];   // b[j] = scale_B(n0 + 32 j + lane)
+
+  __device__ __forceinline__ void load(kernel::Sm90BlockScales const& scales, int row0, int n0, int n,
+                                       kernel::GroupedTile const& tile) {
+    int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
 #pragma unroll
     for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        acc[i][4 * c8 + 2 * h] *= sa[i][h] * sb0;
-        acc[i][4 * c8 + 2 * h + 1] *= sa[i][h] * sb1;
+        int const r = row0 + 64 * i + 16 * w + l / 4 + 8 * h;
+        a[i][h] = r < tile.m_end ? __ldg(scales.a.at(r, 0, tile.l)) : 0.f;
       }
+#pragma unroll
+    for (int j = 0; j < Cfg::BN / 32; ++j) {
+      int const c = n0 + 32 * j + l;
+      b[j] = c < n ? __ldg(scales.b.at(c, 0, tile.group)) : 0.f;
+    }
   }
-}
+
+  template <class Acc>
+  __device__ __forceinline__ void apply(Acc& acc) const {
+    int const l = int(threadIdx.x) % 32;
+#pragma unroll
+    for (int c8 = 0; c8 < Cfg::BN / 8; ++c8) {
+      int const lane = 8 * (c8 % 4) + 2 * (l % 4);  // holds column n0 + 8 c8 + 2 (l % 4), the thread's pair's first
+      float const sb0 = __shfl_sync(0xffffffffu, b[c8 / 4], lane);
+      float const sb1 = __shfl_sync(0xffffffffu, b[c8 / 4], lane + 1);
+#pragma unroll
+      for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          acc[i][4 * c8 + 2 * h] *= a[i][h] * sb0;
+          acc[i][4 * c8 + 2 * h + 1] *= a[i][h] * sb1;
+        }
+    }
+  }
+};
+/// Kernels without row-wise scales: nothing to load or apply.
+struct Sm90NoRowScales {
+  template <class Acc>
+  __device__ __forceinline__ void apply(Acc&) const {}
+};
 #endif
 
 #if defined(__CUDACC__)
@@ -208,9 +224,21 @@ class Sm90CollectiveEpilogue {
   /// tile.group): its batch coordinate is B's, the group of a grouped kernel (so a vector with a
   /// batch stride holds one entry per group, a bias per expert), the batch of a batched one; D's
   /// batch is tile.l (contiguous groups share one D, whose rows the row coordinate counts).
-  template <class Acc>
-  __device__ __forceinline__ void store(Acc& acc, int row0, int n0, kernel::GroupedTile const& tile) {
-    if constexpr (Cfg::kRowwiseScales) scale_rows_and_columns<Cfg>(p_.scales, acc, row0, n0, p_.n, tile);
+  /// The row-wise scales of the warpgroup's rows of `tile` (first row row0, first column n0), read
+  /// into registers: called before the tile's mainloop, so that the loads land while it runs.
+  __device__ __forceinline__ auto load_row_scales(int row0, int n0, kernel::GroupedTile const& tile) const {
+    if constexpr (Cfg::kRowwiseScales) {
+      Sm90RowScales<Cfg> r;
+      r.load(p_.scales, row0, n0, p_.n, tile);
+      return r;
+    } else {
+      return Sm90NoRowScales{};
+    }
+  }
+
+  template <class Acc, class RowScales>
+  __device__ __forceinline__ void store(Acc& acc, int row0, int n0, kernel::GroupedTile const& tile, RowScales const& row_scales) {
+    row_scales.apply(acc);
     bool via_tma = false;
     if constexpr (Cfg::kTmaStoreD) via_tma = p_.tma_store_d && row0 + 64 * Cfg::kMmaM <= tile.m_end && n0 + Cfg::BN <= p_.n;
     if (via_tma) {

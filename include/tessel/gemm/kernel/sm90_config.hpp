@@ -106,7 +106,7 @@ struct Sm90KernelConfig {
   // Row-wise scales (torch._scaled_mm's and torch._scaled_grouped_mm's row-wise recipe): each
   // accumulator times a scale of its row of A and of its column of D (a row of B), read by the
   // epilogue from p.scales before the fusion sees the value
-  // (collective/sm90_epilogue_tma_warpspecialized.hpp, scale_rows_and_columns).
+  // (collective/sm90_epilogue_tma_warpspecialized.hpp, Sm90RowScales).
   static constexpr bool kRowwiseScales = RowwiseScales_;
   // D through shared memory and TMA stores (128-byte rows, swizzled), instead of straight from
   // registers: whole 128-byte lines per store, and the store drains while the next tile runs.

@@ -173,6 +173,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if constexpr (Cfg::kPingpong) {
         if (j >= 1) arch::named_barrier_sync<256>(Sm90Barrier::kMainloopTurn + wg);
       }
+      // Row-wise FP8: the tile's scales, loaded now so that they land while the mainloop runs.
+      auto const row_scales = epilogue.load_row_scales(tile.m0 + wg_row0, tile.n0, tile);
       typename Mainloop::Accumulators acc;
       Mainloop::clear(acc);
       if constexpr (Cfg::kPingpong) it = j * k_tiles;
@@ -186,7 +188,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         // unit that completes the tile goes on to the epilogue (sm90_stream_k.hpp).
         if (!u.whole_tile() && !sm90_fixup_partial_tile(p.ws, p.dec, u, acc[0], fixup_flag)) continue;
       }
-      epilogue.store(acc, tile.m0 + wg_row0, tile.n0, tile);
+      epilogue.store(acc, tile.m0 + wg_row0, tile.n0, tile, row_scales);
     }
     epilogue.finish();
   }
