@@ -67,10 +67,11 @@ HOPPER_TILES = _read_tiles()
 
 
 # FP8 with fast accumulation (A row, B col, the linear combination) ships a second tile beside the
-# default: 128 x 64, on which decode runs D^T's problem (the weights in the tile's rows, the
-# tokens as its N). NOTES: on the default 128 x 256 a decode call's one row tile left most SMs
-# idle; on D^T the 128 x 64 tile ran at 0.97, 0.99 and 0.89x torch._scaled_mm at 16, 64 and 128
-# tokens (bench/NOTES.md, "FP8 at decode").
+# default: 128 x 64, on which decode (fewer than 128 tokens) runs D^T's problem (the weights in
+# the tile's rows, the tokens as its N), and which the heuristic also picks as given where its
+# tiles fill the SMs better. NOTES: on the default 128 x 256 a decode call's one row tile left
+# most SMs idle (0.62-0.78x torch._scaled_mm); through tessel.scaled_mm it is now 0.99, 0.96,
+# 0.89 and 1.07x at 16, 64, 128 and 256 tokens (H100; bench/NOTES.md, "The grouped FP8 crash found; FP8 decode on 128x64").
 FP8_NARROW_TILE = (128, 64, 128)
 
 
