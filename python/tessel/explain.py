@@ -1,10 +1,13 @@
 """Which kernel tessel.gemm would choose on a Hopper GPU for each shape, and why; no GPU needed.
 
     python -m tessel.explain [--sms 132] [--dtype bf16] [--layout-b col] [--epilogue relu] MxNxK ...
+    python -m tessel.explain --dtype e4m3 [--fast-accum] MxNxK ...
 
 Each shape is D = A @ B with A row-major M x K, B as --layout-b ("col": B = W.t() for a row-major
 N x K weight, as torch.nn.Linear computes; "row": B is K x N row-major) and D row-major, with no C
-(a decode shape may then run as D^T = B^T A^T, "on D^T"). The
+(a decode shape may then run as D^T = B^T A^T, "on D^T"). FP8 (e4m3, e5m2) is tessel.scaled_mm's
+call with per-tensor or row-wise scales: B column-major, D bfloat16, --fast-accum as
+torch._scaled_mm's use_fast_accum (without it, the promoted-accumulation kernel). The
 answer is the registry heuristic's (tessel/jit/registry.py) on a GPU with --sms SMs; a tuning
 cache entry (tessel.tune) can override it on the machine that measured it.
 """
@@ -35,22 +38,33 @@ def _sm_count(sms, name: str = "sms") -> int:
     return sms.__index__()
 
 
-def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = "linear", sms: int = 132) -> list[tuple]:
-    """(shape, kernel name, reason) for each shape."""
+_FP8 = ("e4m3", "e5m2")
+
+
+def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = "linear", sms: int = 132,
+            fast_accum: bool = False) -> list[tuple]:
+    """(shape, kernel name, reason) for each shape. FP8 dtypes: tessel.scaled_mm's choice (bf16
+    out; fast_accum as torch._scaled_mm's use_fast_accum)."""
     sms = _sm_count(sms)
     shapes = [_shape_triple(shape) for shape in shapes]
     element = element_name(dtype)
-    candidates = registry.hopper_configs(element, element, "row", layout_b, epilogue)
+    fp8 = element in _FP8
+    if fp8 and (layout_b != "col" or epilogue != "linear"):
+        raise ConfigError("kErrorInvalidLayout", f"FP8 ({element}) reads B column-major (B = W.t()) with the linear "
+                                                 "combination: leave --layout-b and --epilogue at their defaults")
+    out_element = "bf16" if fp8 else element
+    promoted = fp8 and not fast_accum
+    candidates = registry.hopper_configs(element, out_element, "row", layout_b, epilogue, promoted)
     # D^T = B^T A^T (no C): A^T is column-major, B^T row-major where B is column-major.
     flipped = ("row" if layout_b == "col" else "col", "col")
-    transposed = registry.hopper_configs(element, element, *flipped, epilogue)
+    transposed = registry.hopper_configs(element, out_element, *flipped, epilogue, promoted)
     out = []
     for shape in shapes:
         if not candidates:
             out.append((shape, "-", "no Hopper kernel is shipped"))
             continue
         m, n, k = shape
-        plan = _core.small_n_plan(n, m, k, sms) if small_n.takes(element, element, flipped, epilogue, False) else None
+        plan = _core.small_n_plan(n, m, k, sms) if small_n.takes(element, out_element, flipped, epilogue, promoted) else None
         if plan is not None:  # a package built with the rings (nvcc, sm_90a) runs this one
             ring = small_n.Ring(element, *plan)
             out.append((shape, ring.name + " on D^T", small_n.reason(ring, m, n, k, sms)))
@@ -64,7 +78,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tessel.explain", description=__doc__.splitlines()[0])
     ap.add_argument("shapes", nargs="+", type=_shape, metavar="MxNxK")
     ap.add_argument("--sms", type=int, default=132, help="the GPU's SM count (H100 SXM and H200: 132)")
-    ap.add_argument("--dtype", default="bf16", help="A's, B's and D's element type: bf16 or f16")
+    ap.add_argument("--dtype", default="bf16", help="A's, B's and D's element type: bf16 or f16; or e4m3 or e5m2 (A and B, "
+                                                    "D bf16: tessel.scaled_mm)")
+    ap.add_argument("--fast-accum", action="store_true", help="FP8: torch._scaled_mm's use_fast_accum=True (else promoted)")
     ap.add_argument("--layout-b", choices=("col", "row"), default="col")
     ap.add_argument("--epilogue", choices=EPILOGUES, default="linear")
     args = ap.parse_args(argv)
@@ -73,7 +89,7 @@ def main(argv=None) -> int:
     except ValueError as e:
         ap.error(str(e))
     try:
-        rows = explain(args.shapes, args.dtype, args.layout_b, args.epilogue, args.sms)
+        rows = explain(args.shapes, args.dtype, args.layout_b, args.epilogue, args.sms, args.fast_accum)
     except ConfigError as e:
         print(f"tessel.explain: {e}", file=sys.stderr)
         return 2

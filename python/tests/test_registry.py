@@ -149,6 +149,20 @@ def test_explain_prints_the_choice_and_reason(capsys):
     assert "16x4096x4096: tessel_sm90_gemm_small_n_tma_bf16_n16_4box on D^T" in out and "small-N TMA ring" in out
 
 
+def test_explain_fp8_is_scaled_mms_choice(capsys):
+    """--dtype e4m3: tessel.scaled_mm's kernel, bf16 out; fast accumulation runs decode on the
+    narrow tile on D^T, promoted keeps its one 128x128 kernel."""
+    from tessel import explain
+    assert explain.main(["16x14336x4096", "8192x14336x4096", "--dtype", "e4m3", "--fast-accum"]) == 0
+    out = capsys.readouterr().out
+    assert "16x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x64x128_c1x1_8stage_coop_tn on D^T" in out
+    assert "8192x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x256x128_c1x1_4stage_coop_tn\n" in out
+    assert explain.main(["16x14336x4096", "--dtype", "e4m3"]) == 0
+    assert "16x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x128x128_c1x1_6stage_coop_promoted_tn\n" in capsys.readouterr().out
+    assert explain.main(["16x14336x4096", "--dtype", "e4m3", "--layout-b", "row"]) == 2
+    assert "reads B column-major" in capsys.readouterr().err
+
+
 def test_explain_refuses_bad_arguments_with_one_line(capsys):
     from tessel import explain
     with pytest.raises(SystemExit) as e:
