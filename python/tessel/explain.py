@@ -49,6 +49,9 @@ def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = 
     shapes = [_shape_triple(shape) for shape in shapes]
     element = element_name(dtype)
     fp8 = element in _FP8
+    if fast_accum and not fp8:
+        raise ConfigError("kErrorInvalidProblem", f"--fast-accum is FP8's (torch._scaled_mm's use_fast_accum); {element} "
+                                                  "always accumulates in f32: leave it out or give --dtype e4m3 or e5m2")
     if fp8 and (layout_b != "col" or epilogue != "linear"):
         raise ConfigError("kErrorInvalidLayout", f"FP8 ({element}) reads B column-major (B = W.t()) with the linear "
                                                  "combination: leave --layout-b and --epilogue at their defaults")

@@ -161,6 +161,8 @@ def test_explain_fp8_is_scaled_mms_choice(capsys):
     assert "16x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x128x128_c1x1_6stage_coop_promoted_tn\n" in capsys.readouterr().out
     assert explain.main(["16x14336x4096", "--dtype", "e4m3", "--layout-b", "row"]) == 2
     assert "reads B column-major" in capsys.readouterr().err
+    assert explain.main(["16x14336x4096", "--fast-accum"]) == 2
+    assert "--fast-accum is FP8's" in capsys.readouterr().err
 
 
 def test_explain_refuses_bad_arguments_with_one_line(capsys):

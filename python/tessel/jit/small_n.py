@@ -1,8 +1,9 @@
 """C++ source for the decode kernels the package ships beside its GEMMs: the small-N TMA ring,
 tessel::gemm::kernel::sm90_gemm_small_n_tma<N8, Boxes, Stages, T, T>
-(kernel/sm90_gemm_small_n_tma.hpp), which C++'s device::GemmSmallN runs as its variant 11 (bf16).
+(kernel/sm90_gemm_small_n_tma.hpp), which C++'s device::GemmSmallN runs as its variant 11 (bf16 and f16).
 It streams the weights through TMA into a shared-memory ring in 32-row blocks, one persistent CTA
-per SM, N <= 64 columns (tokens; the dispatcher's kSmallNTmaAutoMaxN), bf16 or f16 in and the same out.
+per SM, N <= 64 columns (tokens), bf16 or f16 in and the same out. The package ships the rings
+up to the dispatcher's token limit (kSmallNTmaAutoMaxN, 16), the only ones it runs on its own.
 
 tessel.gemm runs it on D^T's problem of a decode call x @ W.t() (the weights as A, D^T
 column-major) where kernel/small_n_rules.hpp's plan takes it (tessel._core.small_n_plan: at most

@@ -375,7 +375,7 @@ class GemmSmallN {
   /// "tessel_sm80_gemm_small_n_bf16_bf16_bf16_128xN64_tn": 128-row CTAs, N up to 64, A row-major
   /// (t), B as a K x N column-major matrix (n), D row-major; f16's ring: 32-row blocks, N <= 64.
   static std::string name() {
-    if constexpr (kRingOnly) return "tessel_sm90_gemm_small_n_tma_f16_f16_f16_32xN16_tn";
+    if constexpr (kRingOnly) return "tessel_sm90_gemm_small_n_tma_f16_f16_f16_32xN64_tn";
     return std::string("tessel_sm80_gemm_small_n_bf16_bf16_") + (std::is_same_v<ElementD, float> ? "f32" : "bf16") + "_" +
            std::to_string(kRowsPerCta) + "xN" + std::to_string(kMaxN) + "_tn";
   }
