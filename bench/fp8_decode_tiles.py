@@ -4,8 +4,9 @@ choice, named) and against fast FP8 tiles run as configurations: 128x256, 128x12
 three operand sets rotated (past L2 for the larger weights), events around each call behind a
 held GPU, medians of 30; every configuration's relative error against torch's D is printed.
 
-    python3 bench/fp8_decode_tiles.py"""
+    python3 bench/fp8_decode_tiles.py [MxNxK ...]   (default: decode and mid-sized shapes)"""
 import statistics
+import sys
 import torch
 import tessel
 from tessel.jit.config import GemmConfig
@@ -27,7 +28,9 @@ fast = lambda tile, scheduler="persistent": tessel.compile(GemmConfig(arch="sm90
                                                                        scheduler=scheduler))
 tiles = {"128x256": fast((128, 256, 128)), "128x128": fast((128, 128, 128)), "128x64": fast((128, 64, 128)),
          "128x64 stream-K": fast((128, 64, 128), "stream_k")}
-for m, n, k in ((16, 14336, 4096), (64, 8192, 8192), (128, 4096, 14336), (256, 4096, 14336), (512, 4096, 4096), (1024, 4096, 4096)):
+DEFAULT_SHAPES = ((16, 14336, 4096), (64, 8192, 8192), (128, 4096, 14336), (256, 4096, 14336), (512, 4096, 4096), (1024, 4096, 4096))
+shapes = [tuple(int(v) for v in a.split("x")) for a in sys.argv[1:]] or DEFAULT_SHAPES
+for m, n, k in shapes:
     sets = [((torch.rand(m, k, device="cuda") * 2 - 1).to(e4m3), (torch.rand(n, k, device="cuda") * 2 - 1).to(e4m3),
              torch.empty(m, n, device="cuda", dtype=torch.bfloat16), torch.empty(n, m, device="cuda", dtype=torch.bfloat16))
             for _ in range(3)]
