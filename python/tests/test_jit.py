@@ -281,17 +281,16 @@ def test_prebuilt_set_covers_every_plain_call():
     for element in ("f16", "bf16"):
         for layout_b in ("row", "col"):
             for epilogue in ("linear", "relu", "gelu", "silu"):
-                tiles = {(c.tile, c.kernel_schedule) for c in hopper if (c.element, c.out, c.layout_a, c.layout_b, c.epilogue) ==
-                         (element, element, "row", layout_b, epilogue)}
                 shipped = {(t.tile, t.schedule) for t in registry.HOPPER_TILES if epilogue == "linear" or t.scheduler == "persistent"}
                 tiles = {(c.tile, c.kernel_schedule) for c in hopper if (c.element, c.out, c.layout_a, c.layout_b, c.epilogue) ==
                          (element, element, "row", layout_b, epilogue)}
                 assert tiles == shipped
     assert {c.tile for c in hopper if c.out == "f32" and c.element != "tf32"} == {(128, 256, 64)}
-    # Beyond 16 bits: torch._scaled_mm's e4m3 -> bf16 with both accumulations (fast: the wide tile
-    # and decode's narrow one) and with blockwise scales, and TF32.
+    # Beyond 16 bits: torch._scaled_mm's e4m3 -> bf16 with both accumulations (fast: the wide tile,
+    # the mid one and decode's narrow one) and with blockwise scales, and TF32.
     wide = {(c.element, c.out, c.tile, c.kernel_schedule) for c in hopper if c.element not in ("f16", "bf16")}
     assert wide == {("e4m3", "bf16", (128, 256, 128), "cooperative"), ("e4m3", "bf16", (128, 64, 128), "cooperative"),
+                    ("e4m3", "bf16", (128, 128, 128), "cooperative"),
                     ("e4m3", "bf16", (128, 128, 128), "cooperative_promoted"),
                     ("e4m3", "bf16", (128, 128, 128), "cooperative_blockscaled"), ("tf32", "f32", (128, 256, 32), "cooperative")}
     assert prebuilt.archs(HOPPER["tn_coop_c1"], ["80", "90a"]) == ["90a"] and prebuilt.archs(tessel.GemmConfig(), ["80"]) == ["80"]

@@ -121,9 +121,11 @@ std::vector<Sm90Op> make_sm90_ops() {
     ops.push_back({{bm, bn, bk, #schedule, std::string_view(#scheduler) == "stream_k"}, &Op::name, &Op::can_implement, \
                    &Op::workspace_size, &Op::run});                                                                    \
   }
+#define TESSEL_MODELLED_TILE(...)
 #define TESSEL_DISPATCH_CONSTANT(name, value)
 #include "tessel/gemm/dispatch/hopper_tiles.def"
 #undef TESSEL_HOPPER_TILE
+#undef TESSEL_MODELLED_TILE
 #undef TESSEL_DISPATCH_CONSTANT
   return ops;
 }

@@ -108,9 +108,18 @@ TEST(DispatchHeuristic, TilesAreModelledByShapeWhateverTheirDepth) {
   EXPECT_EQ(model_of(fp8_narrow).bn, 64);
   EXPECT_EQ(model_of(fp8_narrow).scheduler, "persistent");
   EXPECT_EQ(model_of(shipped_tiles()[2]).schedule, "pingpong");
-  // A shape of no row (the promoted FP8 kernel's 128 x 128 cooperative) takes the first row's.
-  Candidate const promoted{128, 128, 128, "cooperative", false};
-  EXPECT_EQ(&model_of(promoted), &kHopperTiles[0]);
+  // FP8's 128 x 128 cooperative, which the 16-bit kinds do not ship, takes its modelled row; a
+  // shape of no row takes the first row's.
+  Candidate const fp8_mid{128, 128, 128, "cooperative", false}, unknown{256, 128, 64, "cooperative", false};
+  EXPECT_EQ(&model_of(fp8_mid), &kModelledTiles[0]);
+  EXPECT_LT(model_of(fp8_mid).efficiency, kHopperTiles[0].efficiency);
+  EXPECT_EQ(&model_of(unknown), &kHopperTiles[0]);
+}
+
+TEST(DispatchHeuristic, ModelledTilesAreNotShipped) {
+  // shipped_tiles() (the 16-bit kinds' list) holds kHopperTiles only.
+  for (Candidate const& c : shipped_tiles()) EXPECT_FALSE(c.bm == 128 && c.bn == 128 && c.schedule == "cooperative" && !c.stream_k);
+  EXPECT_EQ(shipped_tiles().size(), std::size(kHopperTiles));
 }
 
 }  // namespace

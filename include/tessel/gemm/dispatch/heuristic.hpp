@@ -35,26 +35,43 @@ struct TileModel {
   double epilogue_exposed;     // share of the epilogue that shows
 };
 
-inline constexpr TileModel kHopperTiles[] = {
-#define TESSEL_HOPPER_TILE(bm, bn, bk, schedule, scheduler, efficiency, exposed) \
+#define TESSEL_TILE_MODEL(bm, bn, bk, schedule, scheduler, efficiency, exposed) \
   {bm, bn, bk, #schedule, #scheduler, efficiency, exposed},
+inline constexpr TileModel kHopperTiles[] = {
+#define TESSEL_HOPPER_TILE TESSEL_TILE_MODEL
+#define TESSEL_MODELLED_TILE(...)
 #define TESSEL_DISPATCH_CONSTANT(name, value)
 #include "tessel/gemm/dispatch/hopper_tiles.def"
 #undef TESSEL_HOPPER_TILE
+#undef TESSEL_MODELLED_TILE
 #undef TESSEL_DISPATCH_CONSTANT
 };
+
+/// Tiles modelled but not shipped for the 16-bit kinds (hopper_tiles.def's TESSEL_MODELLED_TILE).
+inline constexpr TileModel kModelledTiles[] = {
+#define TESSEL_HOPPER_TILE(...)
+#define TESSEL_MODELLED_TILE TESSEL_TILE_MODEL
+#define TESSEL_DISPATCH_CONSTANT(name, value)
+#include "tessel/gemm/dispatch/hopper_tiles.def"
+#undef TESSEL_HOPPER_TILE
+#undef TESSEL_MODELLED_TILE
+#undef TESSEL_DISPATCH_CONSTANT
+};
+#undef TESSEL_TILE_MODEL
 
 /// The estimate's constants (hopper_tiles.def says what each is).
 struct Constants {
 #define TESSEL_HOPPER_TILE(...)
+#define TESSEL_MODELLED_TILE(...)
 #define TESSEL_DISPATCH_CONSTANT(name, value) static constexpr double name = value;
 #include "tessel/gemm/dispatch/hopper_tiles.def"
 #undef TESSEL_HOPPER_TILE
+#undef TESSEL_MODELLED_TILE
 #undef TESSEL_DISPATCH_CONSTANT
 };
 
 /// A kernel among which the heuristic chooses: its tile, schedule and scheduler. A candidate
-/// whose (tile, schedule, scheduler) is not one of kHopperTiles is modelled with the first row's
+/// whose (tile, schedule, scheduler) is not one of kHopperTiles or kModelledTiles is modelled with the first row's
 /// figures at its own tile (the FP8 and TF32 kinds ship tiles of another K).
 struct Candidate {
   int bm = 128, bn = 256, bk = 64;
@@ -85,13 +102,19 @@ inline std::vector<Candidate> shipped_tiles() {
   return out;
 }
 
-/// The model of a candidate: the row of kHopperTiles of its tile's rows, columns, schedule and
-/// scheduler, else the first row. NOTES: K's depth is not matched: the rows were measured on
-/// 16-bit tiles of BK = 64, and a kind of other width (FP8's BK = 128, TF32's 32) moves the same
-/// 128 bytes of K per row and stage, so the tile's shape is what its figures describe.
+/// The model of a candidate: the row of kHopperTiles, else of kModelledTiles, of its tile's rows,
+/// columns, schedule and scheduler; else the first row. NOTES: K's depth is not matched: the
+/// 16-bit rows were measured on tiles of BK = 64, and a kind of other width (FP8's BK = 128,
+/// TF32's 32) moves the same 128 bytes of K per row and stage, so the tile's shape is what its
+/// figures describe.
 inline TileModel const& model_of(Candidate const& c) {
+  auto same = [&](TileModel const& t) {
+    return t.bm == c.bm && t.bn == c.bn && t.schedule == c.schedule && (t.scheduler == "stream_k") == c.stream_k;
+  };
   for (TileModel const& t : kHopperTiles)
-    if (t.bm == c.bm && t.bn == c.bn && t.schedule == c.schedule && (t.scheduler == "stream_k") == c.stream_k) return t;
+    if (same(t)) return t;
+  for (TileModel const& t : kModelledTiles)
+    if (same(t)) return t;
   return kHopperTiles[0];
 }
 
