@@ -189,7 +189,7 @@ def test_fast_fp8_decode_on_d_transposed(hopper, dtype, m, n, k):
     within(torch, got, ref, _fp8_budget(torch, a, w.t(), 0.625, ref, True), f"{dtype} {m}x{n}x{k} on D^T")
 
 
-@pytest.mark.parametrize("m, n, k", [(512, 4096, 1024), (500, 4000, 1000), (1536, 640, 384)])
+@pytest.mark.parametrize("m, n, k", [(512, 4096, 1024), (500, 4000, 1008), (1536, 640, 384)])
 def test_fast_fp8_mid_tile(hopper, m, n, k):
     """FP8 with fast accumulation on its 128 x 128 tile (registry.FP8_MID_TILE), ragged edges
     included: every element of the pre-poisoned D within the budget of the float64 product; and
