@@ -1,6 +1,6 @@
 """FP8 tiles at decode and mid-sized token counts: torch._scaled_mm against tessel.scaled_mm (its
-choice, named) and against fast FP8 tiles run as configurations: 128x256, 128x128, 128x64 and
-128x64 stream-K on the problem as given, 128x64 on D^T's. Fast accumulation everywhere, unit scales, e4m3, bf16 out;
+choice, named) and against fast FP8 tiles run as configurations: 128x256, 128x192, 128x128,
+128x64 and 128x64 stream-K on the problem as given, 128x64 on D^T's. Fast accumulation everywhere, unit scales, e4m3, bf16 out;
 three operand sets rotated (past L2 for the larger weights), events around each call behind a
 held GPU, medians of 30; every configuration's relative error against torch's D is printed.
 
@@ -26,7 +26,8 @@ one = torch.ones((), device="cuda")
 e4m3 = torch.float8_e4m3fn
 fast = lambda tile, scheduler="persistent": tessel.compile(GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=tile,  # noqa: E731
                                                                        scheduler=scheduler))
-tiles = {"128x256": fast((128, 256, 128)), "128x128": fast((128, 128, 128)), "128x64": fast((128, 64, 128)),
+tiles = {"128x256": fast((128, 256, 128)), "128x192": fast((128, 192, 128)), "128x128": fast((128, 128, 128)),
+         "128x64": fast((128, 64, 128)),
          "128x64 stream-K": fast((128, 64, 128), "stream_k")}
 DEFAULT_SHAPES = ((16, 14336, 4096), (64, 8192, 8192), (128, 4096, 14336), (256, 4096, 14336), (512, 4096, 4096), (1024, 4096, 4096))
 shapes = [tuple(int(v) for v in a.split("x")) for a in sys.argv[1:]] or DEFAULT_SHAPES
