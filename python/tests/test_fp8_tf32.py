@@ -189,22 +189,26 @@ def test_fast_fp8_decode_on_d_transposed(hopper, dtype, m, n, k):
     within(torch, got, ref, _fp8_budget(torch, a, w.t(), 0.625, ref, True), f"{dtype} {m}x{n}x{k} on D^T")
 
 
-@pytest.mark.parametrize("m, n, k", [(512, 4096, 1024), (500, 4000, 1008), (1536, 640, 384)])
-def test_fast_fp8_mid_tile(hopper, m, n, k):
-    """FP8 with fast accumulation on its 128 x 128 tile (registry.FP8_MID_TILE), ragged edges
-    included: every element of the pre-poisoned D within the budget of the float64 product; and
-    at 512 tokens on 132 SMs the dispatcher takes that tile (one wave of 128 tiles, where 128x256
-    would fill 64 SMs and 128x64 take two waves)."""
+@pytest.mark.parametrize("tile, m, n, k", [("FP8_MID_TILE", 512, 4096, 1024), ("FP8_MID_TILE", 500, 4000, 1008),
+                                            ("FP8_MID_TILE", 1536, 640, 384), ("FP8_192_TILE", 768, 4096, 1024),
+                                            ("FP8_192_TILE", 700, 4040, 1008), ("FP8_192_TILE", 129, 200, 2048)])
+def test_fast_fp8_mid_tiles(hopper, tile, m, n, k):
+    """FP8 with fast accumulation on its 128 x 128 and 128 x 192 tiles (registry.FP8_MID_TILE,
+    FP8_192_TILE), ragged edges included (N = 4040 and 200 end inside a 192-wide tile): every
+    element of the pre-poisoned D within the budget of the float64 product; and on 132 SMs the
+    dispatcher takes each tile where it fills the wave (512 tokens: one wave of 128 tiles of
+    128x128, where 128x256 would fill 64 SMs and 128x64 take two; 768x4096: 132 tiles of 128x192,
+    where 128x256 makes 96)."""
     torch = hopper
     from tessel.jit import registry
     from tessel.jit.config import GemmConfig
     a, w = fp8(torch, m, k, dtype=torch.float8_e4m3fn, seed=17), fp8(torch, n, k, dtype=torch.float8_e4m3fn, seed=18)
-    config = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=registry.FP8_MID_TILE)
+    config = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=getattr(registry, tile))
     d = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
     tessel.compile(config)(a, w.t(), out=d)
     ref = a.double() @ w.double().t()
-    within(torch, d, ref, _fp8_budget(torch, a, w.t(), 1.0, ref, True), f"128x128 {m}x{n}x{k}")
-    if (m, n, k) == (512, 4096, 1024) and torch.cuda.get_device_properties(0).multi_processor_count == 132:
+    within(torch, d, ref, _fp8_budget(torch, a, w.t(), 1.0, ref, True), f"{config.name} {m}x{n}x{k}")
+    if n == 4096 and torch.cuda.get_device_properties(0).multi_processor_count == 132:
         kernel, reason = tessel.kernel_for(a, w.t(), out_dtype=torch.bfloat16, explain=True)
         assert kernel.name == config.name, (kernel.name, reason)
         got = tessel.scaled_mm(a, w.t(), torch.tensor(1.0, device="cuda"), torch.tensor(1.0, device="cuda"),

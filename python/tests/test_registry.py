@@ -250,7 +250,7 @@ def test_fast_fp8_decode_runs_on_its_narrow_tile(shape):
     """FP8 with fast accumulation ships 128x64 beside 128x256: decode runs D^T's problem on it
     (bench/NOTES.md, "FP8 at decode"); prefill keeps the wide tile."""
     fp8 = registry.hopper_configs("e4m3", "bf16", "row", "col")
-    assert [c.tile for c in fp8] == [(128, 256, 128), registry.FP8_MID_TILE, registry.FP8_NARROW_TILE]
+    assert [c.tile for c in fp8] == [(128, 256, 128), registry.FP8_MID_TILE, registry.FP8_192_TILE, registry.FP8_NARROW_TILE]
     choice = registry.choose_oriented(fp8, fp8, *shape, SMS)
     assert choice.transpose_d and choice.config.tile == registry.FP8_NARROW_TILE, choice
     prefill = registry.choose_oriented(fp8, fp8, 8192, 14336, 4096, SMS)
@@ -261,13 +261,17 @@ def test_fast_fp8_decode_runs_on_its_narrow_tile(shape):
 
 @pytest.mark.parametrize("shape, tile", [
     ((512, 4096, 4096), (128, 128, 128)), ((1536, 4096, 4096), (128, 128, 128)),
-    ((256, 4096, 14336), (128, 64, 128)), ((1024, 4096, 4096), (128, 256, 128)),
-    ((2048, 4096, 4096), (128, 256, 128)), ((8192, 7168, 18432), (128, 256, 128))])
+    ((768, 4096, 4096), (128, 192, 128)), ((256, 4096, 14336), (128, 64, 128)),
+    ((1024, 4096, 4096), (128, 256, 128)), ((2048, 4096, 4096), (128, 256, 128)),
+    ((8192, 7168, 18432), (128, 256, 128)), ((8192, 8192, 8192), (128, 256, 128)),
+    ((3000, 5120, 1536), (128, 256, 128)), ((768, 14336, 4096), (128, 256, 128))])
 def test_fast_fp8_mid_sizes_take_the_tile_that_evens_the_waves(shape, tile):
     """Between decode and prefill FP8 with fast accumulation takes the tile the H100 ran fastest
-    (bench/runs/2026-12-05d_h100, run 1): 128x128 where 128x256 leaves most of a wave empty and
-    128x64 needs a second (512 and 1536 tokens), 128x64 at 256 tokens, 128x256 from 2048 on and
-    where it fills one wave (1024)."""
+    (bench/runs/2026-12-05d_h100, runs 1 and 6): 128x128 where 128x256 leaves most of a wave
+    empty and 128x64 needs a second (512 and 1536 tokens), 128x192 where its 132 tiles fill the
+    wave 128x256's 96 leave a quarter empty (768x4096), 128x64 at 256 tokens, 128x256 from 2048 on,
+    where it fills one wave (1024), and where 128x192 measured 1-1.5% slower (8192^3,
+    3000x5120x1536)."""
     fp8 = registry.hopper_configs("e4m3", "bf16", "row", "col")
     choice = registry.choose_oriented(fp8, fp8, *shape, SMS)
     assert not choice.transpose_d and choice.config.tile == tile, choice

@@ -114,6 +114,11 @@ TEST(DispatchHeuristic, TilesAreModelledByShapeWhateverTheirDepth) {
   EXPECT_EQ(&model_of(fp8_mid), &kModelledTiles[0]);
   EXPECT_LT(model_of(fp8_mid).efficiency, kHopperTiles[0].efficiency);
   EXPECT_EQ(&model_of(unknown), &kHopperTiles[0]);
+  // FP8's 128 x 192 takes its own row, the 16-bit 128 x 192 (BK = 64) the shipped one.
+  Candidate const fp8_192{128, 192, 128, "cooperative", false}, bf16_192{128, 192, 64, "cooperative", false};
+  EXPECT_EQ(model_of(fp8_192).bk, 128);
+  EXPECT_EQ(model_of(bf16_192).bk, 64);
+  EXPECT_NE(model_of(fp8_192).efficiency, model_of(bf16_192).efficiency);
 }
 
 TEST(DispatchHeuristic, ModelledTilesAreNotShipped) {

@@ -102,8 +102,10 @@ inline std::vector<Candidate> shipped_tiles() {
   return out;
 }
 
-/// The model of a candidate: the row of kHopperTiles, else of kModelledTiles, of its tile's rows,
-/// columns, schedule and scheduler; else the first row. NOTES: K's depth is not matched: the
+/// The model of a candidate: the row of kModelledTiles of its tile (K depth included), schedule
+/// and scheduler; else the row of kHopperTiles, else of kModelledTiles, of its tile's rows and
+/// columns, schedule and scheduler; else the first row. NOTES: a modelled row was measured on its
+/// own kind (FP8's BK = 128), so an exact match wins. Otherwise K's depth is not matched: the
 /// 16-bit rows were measured on tiles of BK = 64, and a kind of other width (FP8's BK = 128,
 /// TF32's 32) moves the same 128 bytes of K per row and stage, so the tile's shape is what its
 /// figures describe.
@@ -111,6 +113,8 @@ inline TileModel const& model_of(Candidate const& c) {
   auto same = [&](TileModel const& t) {
     return t.bm == c.bm && t.bn == c.bn && t.schedule == c.schedule && (t.scheduler == "stream_k") == c.stream_k;
   };
+  for (TileModel const& t : kModelledTiles)
+    if (same(t) && t.bk == c.bk) return t;
   for (TileModel const& t : kHopperTiles)
     if (same(t)) return t;
   for (TileModel const& t : kModelledTiles)
