@@ -71,8 +71,8 @@ struct Constants {
 };
 
 /// A kernel among which the heuristic chooses: its tile, schedule and scheduler. A candidate
-/// whose (tile, schedule, scheduler) is not one of kHopperTiles or kModelledTiles is modelled with the first row's
-/// figures at its own tile (the FP8 and TF32 kinds ship tiles of another K).
+/// whose (tile, schedule, scheduler) is not one of kHopperTiles or kModelledTiles is modelled
+/// with the first row's figures at its own tile (model_of).
 struct Candidate {
   int bm = 128, bn = 256, bk = 64;
   std::string schedule = "cooperative";
