@@ -270,6 +270,20 @@ def test_rowwise_matches_float64(hopper, dtype, fast, m, n, k):
     _within(torch, got, a, w, sa, sb, fast, f"{dtype} {m}x{n}x{k} fast={fast}")
 
 
+@pytest.mark.parametrize("m, n, k, tile", [(500, 4000, 1024, (128, 128, 128)), (700, 4040, 1024, (128, 192, 128))])
+def test_rowwise_on_the_mid_tiles(hopper, m, n, k, tile):
+    """Row-wise scales on FP8's 128x128 and 128x192 fast tiles, which tessel.scaled_mm takes at
+    these shapes on 132 SMs (one wave of tiles each); ragged M and N, N ending inside a tile."""
+    torch = hopper
+    a, w = _fp8(torch, (m, k), torch.float8_e4m3fn, 13), _fp8(torch, (n, k), torch.float8_e4m3fn, 14)
+    sa, sb = _scales(torch, (m, 1), 15), _scales(torch, (1, n), 16)
+    if torch.cuda.get_device_properties(0).multi_processor_count == 132:
+        kernel, reason = tessel.kernel_for(a, w.t(), out_dtype=torch.bfloat16, explain=True)
+        assert "x".join(map(str, tile)) in kernel.name, (kernel.name, reason)
+    got = tessel.scaled_mm(a, w.t(), sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True)
+    _within(torch, got, a, w, sa, sb, True, f"row-wise {m}x{n}x{k}")
+
+
 def test_rowwise_bias_strides_and_outputs(hopper):
     """A bias added after the scales; scales given as strided views (a column of a wider tensor);
     float16 and float32 outputs."""
