@@ -67,13 +67,14 @@ void bind_dispatch(nb::module_& m) {
   m.def(
       "dispatch_choose_oriented",
       [](std::vector<CandidateTuple> const& cs, std::vector<CandidateTuple> const& transposed, std::int64_t m_, std::int64_t n,
-         std::int64_t k, int sms) {
+         std::int64_t k, int sms, int element_bytes) {
         return value_errors([&] {
-          dispatch::Choice c = dispatch::choose_oriented(candidates_of(cs), candidates_of(transposed), m_, n, k, sms);
+          dispatch::Choice c = dispatch::choose_oriented(candidates_of(cs), candidates_of(transposed), m_, n, k, sms, element_bytes);
           return std::make_tuple(c.index, c.transpose_d, c.reason);
         });
       },
       nb::arg("candidates"), nb::arg("transposed"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("sm_count"),
+      nb::arg("element_bytes") = 2,
       "(index, transpose_d, reason): the heuristic's choice, on D^T's problem (index into `transposed`) where it says so.");
   m.def(
       "dispatch_transposes",

@@ -275,3 +275,16 @@ def test_fast_fp8_mid_sizes_take_the_tile_that_evens_the_waves(shape, tile):
     fp8 = registry.hopper_configs("e4m3", "bf16", "row", "col")
     choice = registry.choose_oriented(fp8, fp8, *shape, SMS)
     assert not choice.transpose_d and choice.config.tile == tile, choice
+
+
+def test_fp8_is_modelled_at_its_own_rate_and_bytes():
+    """FP8's tensor cores run twice the 16-bit rate and its operands are half the bytes: the same
+    tile shape over the same K models half the mainloop time and half the DRAM time (so that
+    tessel.explain's modelled microseconds are FP8's, not bf16's)."""
+    from tessel.jit.config import GemmConfig
+    bf16 = GemmConfig(arch="sm90a", element="bf16", out="bf16", tile=(128, 256, 64))
+    fp8 = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, 256, 128))
+    a, b = registry.estimate(bf16, 4096, 8192, 16384, SMS), registry.estimate(fp8, 4096, 8192, 16384, SMS)
+    assert (a.tiles, a.waves) == (b.tiles, b.waves)
+    assert b.memory == pytest.approx(a.memory / 2) and b.compute == pytest.approx(a.compute / 2, rel=0.02), (a, b)
+

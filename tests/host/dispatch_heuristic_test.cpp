@@ -121,6 +121,18 @@ TEST(DispatchHeuristic, TilesAreModelledByShapeWhateverTheirDepth) {
   EXPECT_NE(model_of(fp8_192).efficiency, model_of(bf16_192).efficiency);
 }
 
+TEST(DispatchHeuristic, FP8RunsAtTwiceTheRateOnHalfTheBytes) {
+  // The same tile over the same K: FP8 (1 byte, BK = 128) models half the 16-bit mainloop (2
+  // bytes, BK = 64) and half its DRAM time; TF32 (4 bytes, BK = 32) twice.
+  Candidate const bf16{128, 256, 64, "cooperative", false}, fp8{128, 256, 128, "cooperative", false},
+      tf32{128, 256, 32, "cooperative", false};
+  Estimate const a = estimate(bf16, 4096, 8192, 16384, 132, 2), b = estimate(fp8, 4096, 8192, 16384, 132, 1),
+                 c = estimate(tf32, 4096, 8192, 16384, 132, 4);
+  EXPECT_DOUBLE_EQ(b.memory, a.memory / 2);
+  EXPECT_NEAR(b.compute / a.compute, 0.5, 0.01);
+  EXPECT_NEAR(c.compute / a.compute, 2.0, 0.02);
+}
+
 TEST(DispatchHeuristic, ModelledTilesAreNotShipped) {
   // shipped_tiles() (the 16-bit kinds' list) holds kHopperTiles only: no modelled tile among them.
   for (TileModel const& m : kModelledTiles)

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from .config import EPILOGUES, GemmConfig, block_scaled_config, default_config
 from .paths import include_dir
+from .sm90_rules import ELEMENT_BYTES
 
 
 @dataclass(frozen=True)
@@ -149,15 +150,21 @@ def _estimate(config: GemmConfig, answer: tuple) -> Estimate:
     return Estimate(config, seconds, tiles, waves, compute, memory)
 
 
-def estimate(config: GemmConfig, m: int, n: int, k: int, sm_count: int, element_bytes: int = 2) -> Estimate:
+def _element_bytes(configs: list[GemmConfig]) -> int:
+    """The operands' bytes of a kind's candidates, which the model's rate and bytes scale with
+    (dispatch::estimate): 1 for FP8, 4 for TF32, 2 for the 16-bit kinds."""
+    return ELEMENT_BYTES.get(configs[0].element, 2) if configs else 2
+
+
+def estimate(config: GemmConfig, m: int, n: int, k: int, sm_count: int) -> Estimate:
     """The modelled time of `config` on an M x N x K problem (see the module's docstring)."""
-    return _estimate(config, _core().dispatch_estimate(_candidate(config), m, n, k, sm_count, element_bytes))
+    return _estimate(config, _core().dispatch_estimate(_candidate(config), m, n, k, sm_count, _element_bytes([config])))
 
 
 def ranked(candidates: list[GemmConfig], m: int, n: int, k: int, sm_count: int) -> list[Estimate]:
     """The candidates' estimates, fastest first; among equals (all bound by the same bytes) the one
     with the least compute, which has the most slack."""
-    answers = _core().dispatch_ranked([_candidate(c) for c in candidates], m, n, k, sm_count)
+    answers = _core().dispatch_ranked([_candidate(c) for c in candidates], m, n, k, sm_count, _element_bytes(candidates))
     return [_estimate(candidates[a[0]], a) for a in answers]
 
 
@@ -192,5 +199,6 @@ def choose_oriented(candidates: list[GemmConfig], transposed: list[GemmConfig], 
     `transposed`: the kernels of that kind; empty where D cannot be transposed) where
     `transposes` says so."""
     index, on_dt, reason = _core().dispatch_choose_oriented([_candidate(c) for c in candidates],
-                                                            [_candidate(c) for c in transposed], m, n, k, sm_count)
+                                                            [_candidate(c) for c in transposed], m, n, k, sm_count,
+                                                            _element_bytes(candidates or transposed))
     return Choice((transposed if on_dt else candidates)[index], on_dt, reason)

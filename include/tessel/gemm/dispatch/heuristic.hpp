@@ -151,7 +151,9 @@ inline std::string microseconds(double seconds) {
 }
 }  // namespace detail
 
-/// The modelled time of candidate `c` on an M x N x K problem over `sm_count` SMs.
+/// The modelled time of candidate `c` on an M x N x K problem over `sm_count` SMs, with operands
+/// of `element_bytes` bytes: 2 for f16 / bf16; 1 for FP8, whose tensor cores run twice the 16-bit
+/// rate and whose operands stream half the bytes; 4 for TF32, half the rate.
 /// @pre m, n, k, sm_count >= 1 (else std::invalid_argument)
 inline Estimate estimate(Candidate const& c, std::int64_t m, std::int64_t n, std::int64_t k, int sm_count, int element_bytes = 2) {
   detail::require_problem(m, n, k, sm_count);
@@ -161,7 +163,7 @@ inline Estimate estimate(Candidate const& c, std::int64_t m, std::int64_t n, std
   e.tiles = detail::ceil_div(m, c.bm) * detail::ceil_div(n, c.bn);
   e.waves = detail::ceil_div(e.tiles, sm_count);
   std::int64_t const k_steps = detail::ceil_div(k, c.bk);
-  double const peak_per_sm = K::peak_flops / K::peak_sms;
+  double const peak_per_sm = K::peak_flops / K::peak_sms * 2.0 / element_bytes;
   // NOTES: the floor is higher where the tile's rows run past M (decode): TMA fills the missing
   // rows with zeros. The same fill runs past N in D^T's problem, whose N is the tokens.
   double const floor = (m < c.bm || n < c.bn ? K::step_floor_partial_us : K::step_floor_us) * 1e-6;
