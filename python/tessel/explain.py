@@ -22,6 +22,7 @@ from . import _core
 from .gemm import _shape as _shape_triple
 from .jit import registry, small_n
 from .jit.config import EPILOGUES, element_name
+from .jit.sm90_rules import FP8
 from .jit.status import ConfigError, is_integer
 
 
@@ -38,9 +39,6 @@ def _sm_count(sms, name: str = "sms") -> int:
     return sms.__index__()
 
 
-_FP8 = ("e4m3", "e5m2")
-
-
 def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = "linear", sms: int = 132,
             fast_accum: bool = False) -> list[tuple]:
     """(shape, kernel name, reason) for each shape. FP8 dtypes: tessel.scaled_mm's choice (bf16
@@ -48,7 +46,7 @@ def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = 
     sms = _sm_count(sms)
     shapes = [_shape_triple(shape) for shape in shapes]
     element = element_name(dtype)
-    fp8 = element in _FP8
+    fp8 = element in FP8
     if fast_accum and not fp8:
         raise ConfigError("kErrorInvalidProblem", f"--fast-accum is FP8's (torch._scaled_mm's use_fast_accum); {element} "
                                                   "always accumulates in f32: leave it out or give --dtype e4m3 or e5m2")

@@ -250,7 +250,8 @@ def test_fast_fp8_decode_runs_on_its_narrow_tile(shape):
     """FP8 with fast accumulation ships 128x64 beside 128x256: decode runs D^T's problem on it
     (bench/NOTES.md, "FP8 at decode"); prefill keeps the wide tile."""
     fp8 = registry.hopper_configs("e4m3", "bf16", "row", "col")
-    assert [c.tile for c in fp8] == [(128, 256, 128), registry.FP8_MID_TILE, registry.FP8_192_TILE, registry.FP8_NARROW_TILE]
+    assert [c.tile for c in fp8] == [(128, 256, 128), *registry.FP8_FAST_TILES]
+    assert registry.FP8_FAST_TILES == (registry.FP8_MID_TILE, registry.FP8_192_TILE, registry.FP8_NARROW_TILE)
     choice = registry.choose_oriented(fp8, fp8, *shape, SMS)
     assert choice.transpose_d and choice.config.tile == registry.FP8_NARROW_TILE, choice
     prefill = registry.choose_oriented(fp8, fp8, 8192, 14336, 4096, SMS)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from .config import EPILOGUES, GemmConfig, block_scaled_config, default_config
 from .paths import include_dir
-from .sm90_rules import ELEMENT_BYTES
+from .sm90_rules import ELEMENT_BYTES, FP8
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,7 @@ HOPPER_TILES = _read_tiles()
 FP8_NARROW_TILE = (128, 64, 128)
 FP8_MID_TILE = (128, 128, 128)
 FP8_192_TILE = (128, 192, 128)
+FP8_FAST_TILES = (FP8_MID_TILE, FP8_192_TILE, FP8_NARROW_TILE)  # shipped after the default, in this order
 
 
 def _full_set(element: str, out: str, layout_a: str) -> bool:
@@ -96,8 +97,8 @@ def hopper_configs(element: str, out: str, layout_a: str, layout_b: str, epilogu
         if epilogue != "linear":
             return []
         default = default_config(element, out, layout_a, layout_b, hopper=True, promoted=promoted)
-        narrow = element in ("e4m3", "e5m2") and not promoted and (layout_a, layout_b) == ("row", "col")
-        return [default] + [default.replace(tile=t) for t in (FP8_MID_TILE, FP8_192_TILE, FP8_NARROW_TILE)] if narrow else [default]
+        fp8_fast = element in FP8 and not promoted and (layout_a, layout_b) == ("row", "col")
+        return [default] + ([default.replace(tile=t) for t in FP8_FAST_TILES] if fp8_fast else [])
     return [GemmConfig(arch="sm90a", element=element, out=out, layout_a=layout_a, layout_b=layout_b, tile=t.tile,
                        schedule=t.schedule, epilogue=epilogue, scheduler=t.scheduler)
             for t in HOPPER_TILES if epilogue == "linear" or t.scheduler == "persistent"]
