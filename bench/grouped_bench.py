@@ -164,7 +164,8 @@ def fp8_main(args, torch, tessel, events_time, write_report):
              f"quantized, 2 operand sets rotated, medians of {args.rounds} rounds x {args.reps} calls, in turns",
              "shape | tokens | per-tensor TFLOP/s | per-tensor promoted | per-block | tessel row-wise | "
              "torch._scaled_grouped_mm (row-wise) | per-block / per-tensor | per-block / per-tensor promoted | "
-             "tessel / torch row-wise | worst error vs float64 (per-tensor, per-block, tessel row-wise, torch row-wise)"]
+             "tessel / torch row-wise | worst error vs float64 (per-tensor, per-tensor promoted, per-block, tessel row-wise, "
+             "torch row-wise)"]
     for name, experts, k, n, counts, total, offs, bounds in routed(torch, args):
         kb, nb = -(-k // 128), -(-n // 128)
         sets = []
@@ -235,8 +236,8 @@ def fp8_main(args, torch, tessel, events_time, write_report):
         lines.append(f"{name} | {total} | {tf('per-tensor')} | {tf('per-tensor promoted')} | {tf('per-block')} | "
                      f"{tf('tessel row-wise')} | {tf('row-wise')} | {med['per-tensor'] / med['per-block']:.3f} | "
                      f"{med['per-tensor promoted'] / med['per-block']:.3f} | {vs_torch} | "
-                     + ", ".join(f"{errs.get(label, float('nan')):.2e}" for label in ("per-tensor", "per-block", "tessel row-wise",
-                                                                                     "row-wise")))
+                     + ", ".join(f"{errs.get(label, float('nan')):.2e}" for label in ("per-tensor", "per-tensor promoted",
+                                                                                     "per-block", "tessel row-wise", "row-wise")))
         print(lines[-1], flush=True)
         del sets
         torch.cuda.empty_cache()

@@ -189,9 +189,10 @@ def fp8_cases():
                       lambda a, b, sa, sb: wide(a, b),
                       lambda a, b, sa, sb: torch._scaled_mm(a, b, one, one, out_dtype=torch.bfloat16, use_fast_accum=False),
                       sets, lambda a, b, sa, sb: a.double() @ b.double()))
-    # Decode and mid-sized token counts, fast accumulation: the 128 x 64 tile on D^T's problem
-    # (registry.FP8_NARROW_TILE) and the 128 x 128 one (FP8_MID_TILE) where the dispatcher takes them.
-    for m, n, k in ((16, 14336, 4096), (64, 8192, 8192), (128, 4096, 14336), (512, 4096, 4096), (1536, 4096, 4096)):
+    # Decode and mid-sized token counts, fast accumulation: the 128 x 64 tile on D^T's problem and
+    # the 128 x 128 and 128 x 192 ones (registry.FP8_FAST_TILES) where the dispatcher takes them.
+    for m, n, k in ((16, 14336, 4096), (64, 8192, 8192), (128, 4096, 14336), (512, 4096, 4096), (768, 4096, 4096),
+                    (1536, 4096, 4096)):
         sets = [(uniform(m, k).to(e4m3), uniform(n, k).to(e4m3).t(), torch.tensor(0.75, device="cuda"),
                  torch.tensor(0.5, device="cuda")) for _ in range(3)]
         cases.append((f"e4m3 {m}x{n}x{k} fast accumulation", 2 * m * n * k,
