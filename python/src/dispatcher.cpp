@@ -3,6 +3,8 @@
 #include <functional>
 #include <tuple>
 
+#include "tessel/gemm/dispatch/heuristic.hpp"
+
 namespace tessel::py {
 
 void refuse(Status s, std::string message) { throw StatusError{{s, std::move(message)}}; }
@@ -14,6 +16,15 @@ bool tma_aligned(Problem const& p) {
   // the batch): such a batch runs on the Sm80 kernel, one launch per matrix.
   bool const batch_ok = p.l == 1 || (p.batch_a > 0 && p.batch_b > 0 && p.batch_a % vector == 0 && p.batch_b % vector == 0);
   return aligned(p.a) && aligned(p.b) && p.lda % vector == 0 && p.ldb % vector == 0 && batch_ok;
+}
+
+int tma_alignment(Problem const& p) {
+  if (!tma_aligned(p)) return 0;
+  std::int64_t const bytes = element_bytes(p.ab);
+  auto straddles = [&](void const* ptr, std::int64_t ld, std::int64_t batch) {
+    return gemm::dispatch::rows_straddle_sectors(reinterpret_cast<std::uintptr_t>(ptr), ld * bytes, p.l == 1 ? 0 : batch * bytes);
+  };
+  return straddles(p.a, p.lda, p.batch_a) || straddles(p.b, p.ldb, p.batch_b) ? 16 : 32;
 }
 
 namespace {
@@ -248,18 +259,19 @@ std::size_t Dispatcher::KeyHash::operator()(Key const& key) const {
 
 nb::tuple Dispatcher::question(nb::handle a, nb::handle b, nb::handle c, nb::handle d) {
   Problem const p = natural(read_operands(a, b, c, d));
-  return nb::make_tuple(int(p.ab), int(p.c), p.a_row, p.b_row, p.device, tma_aligned(p), p.m, p.n, p.k, p.promoted,
+  return nb::make_tuple(int(p.ab), int(p.c), p.a_row, p.b_row, p.device, tma_alignment(p), p.m, p.n, p.k, p.promoted,
                         d_transposable(p));
 }
 
 Dispatcher::Entry const& Dispatcher::choose(Problem const& p, int epilogue) {
-  bool const tma = tma_aligned(p);
+  int const tma = tma_alignment(p);
   bool const transposable = d_transposable(p);
   // A batch is chosen for as one problem of all its rows: the same tiles to spread over the SMs.
   std::int64_t const rows = p.m * p.l;
   Key const key{std::uint64_t(p.ab) | std::uint64_t(p.c) << 4 | std::uint64_t(p.a_row) << 8 | std::uint64_t(p.b_row) << 9 |
-                    std::uint64_t(tma) << 10 | std::uint64_t(p.promoted) << 11 | std::uint64_t(transposable) << 12 |
-                    std::uint64_t(p.rowwise) << 13 | std::uint64_t(epilogue & 0xff) << 16 | std::uint64_t(p.device) << 24,
+                    std::uint64_t(tma > 0) << 10 | std::uint64_t(p.promoted) << 11 | std::uint64_t(transposable) << 12 |
+                    std::uint64_t(p.rowwise) << 13 | std::uint64_t(tma == 16) << 14 | std::uint64_t(epilogue & 0xff) << 16 |
+                    std::uint64_t(p.device) << 24,
                 rows, p.n, p.k};
   auto it = kernels_.find(key);
   if (it == kernels_.end()) {

@@ -18,8 +18,8 @@ namespace nb = nanobind;
 
 class Dispatcher {
  public:
-  // resolve(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted,
-  // transposable, rowwise) -> Kernel, or (Kernel, True): the kernel for a kind of problem at one shape,
+  // resolve(element_ab, element_c, a_row, b_row, epilogue, device, tma_align, m, n, k, promoted,
+  // transposable, rowwise) -> Kernel (tma_align: tma_alignment's 0, 16 or 32), or (Kernel, True): the kernel for a kind of problem at one shape,
   // asked once per kind and shape (the registry's heuristic, python/tessel/jit/registry.py);
   // (Kernel, True) runs it on D^T = B^T A^T with D^T stored column-major, which the resolver may
   // answer only where `transposable` (d_transposable in gemm_operands.hpp). fallback(A, B, C, alpha, beta, out_dtype,
@@ -131,6 +131,11 @@ Problem problem_for(KernelTraits const& t, nb::handle a, nb::handle b, nb::handl
 // Whether TMA can read A and B of a problem: 16-byte-aligned base addresses, leading dimensions
 // and (for a batch) batch strides.
 bool tma_aligned(Problem const& p);
+
+// How TMA meets A's and B's rows: 0 where it cannot read them (tma_aligned), 16 where some row
+// starts off a 32-byte sector (gemm::dispatch::rows_straddle_sectors: the dispatcher runs a 2x1-
+// cluster twin), 32 where every row starts on one.
+int tma_alignment(Problem const& p);
 
 // Refusals share this spelling. @throws StatusError
 [[noreturn]] void refuse(Status s, std::string message);

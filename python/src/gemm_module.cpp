@@ -305,7 +305,7 @@ void bind_gemm(nb::module_& m) {
       .def("set_workspace_allocator", &Dispatcher::set_workspace_allocator, nb::arg("acquire").none(), nb::arg("release").none(),
            "acquire(bytes, device, stream) -> pointer and release(pointer): where stream-K launches get their fixup workspace.")
       .def("question", &Dispatcher::question, nb::arg("A"), nb::arg("B"), nb::arg("C").none(), nb::arg("D"),
-           "(element_ab, element_c, a_row, b_row, device, tma_aligned, m, n, k, promoted): what the automatic choice is asked for "
+           "(element_ab, element_c, a_row, b_row, device, tma_align, m, n, k, promoted): what the automatic choice is asked for "
            "these operands.")
       .def("gemm", &checked_gemm, nb::arg("A").none(), nb::arg("B").none(), nb::arg("C").none() = nb::none(), nb::kw_only(),
            nb::arg("alpha").none() = 1.0, nb::arg("beta").none() = 0.0, nb::arg("out_dtype").none() = nb::none(), nb::arg("epilogue").none() = nb::none(),

@@ -16,6 +16,7 @@ import sys
 from . import _core
 from .jit import compiler, prebuilt, registry, small_n, tuning
 from .jit.config import ELEMENT_CODES, EPILOGUES, GemmConfig, block_scaled_config, default_config, element_name
+from .jit.sm90_rules import ELEMENT_BYTES
 from .jit.status import is_integer, refuse
 
 _ELEMENTS = {code: name for name, code in ELEMENT_CODES.items()}
@@ -40,7 +41,7 @@ def _hopper_only(element: str, layouts: tuple, cc: int, tma_aligned: bool):
                                           "16-byte aligned (K a multiple of 16 bytes of elements); pad K or pass aligned copies")
 
 
-def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
+def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_align: int,
             m: int, n: int, k: int, promoted: bool = False, transposable: bool = False, rowwise: bool = False) -> registry.Choice:
     """The configuration for a kind of problem at a shape, and why. Hopper (compute capability
     9.0) runs a TMA kernel where TMA can read A and B (16-byte-aligned addresses and leading
@@ -50,15 +51,18 @@ def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue:
     kernel; older GPUs have no tensor-core instruction tessel uses. FP8 and TF32 run on Hopper
     only. `rowwise` (FP8 with row-wise scales): the kernel chosen for the same problem with
     per-tensor scales, built with row-wise scales (they cost the epilogue a few loads per tile,
-    the mainloop nothing)."""
+    the mainloop nothing). `tma_align` (the dispatcher's tma_alignment): 0 where TMA cannot read A
+    or B, 16 where some of their rows start off a 32-byte sector (the chosen tile's 2x1-cluster
+    twin runs, registry.cluster_twin), 32 where none does."""
     cc = _core.compute_capability(device)
+    tma_aligned = tma_align > 0
     element, out = _ELEMENTS[element_ab], _ELEMENTS[element_c]
     layouts = ("row" if a_row else "col", "row" if b_row else "col")
     epilogue_name = EPILOGUES[epilogue]
     if element in _HOPPER_ONLY:
         _hopper_only(element, layouts, cc, tma_aligned)
     if rowwise:
-        choice = _choice(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable)
+        choice = _choice(element_ab, element_c, a_row, b_row, epilogue, device, tma_align, m, n, k, promoted, transposable)
         return registry.Choice(choice.config.replace(scaling="rowwise"), choice.transpose_d,
                                f"{choice.reason}; built with row-wise scales")
     if cc == 90 and tma_aligned and transposable:
@@ -72,7 +76,9 @@ def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue:
                                    "the default Hopper tile, compiled on first use: no kernel with this epilogue is shipped for this kind")
         transposed = registry.hopper_configs(element, out, *_flipped(a_row, b_row), epilogue_name, promoted) if transposable else []
         tuned = _tuned(candidates, transposed, (element, out, *layouts, epilogue_name), device, m, n, k)
-        return tuned if tuned is not None else registry.choose_oriented(candidates, transposed, m, n, k, _core.sm_count(device))
+        choice = tuned if tuned is not None else registry.choose_oriented(candidates, transposed, m, n, k, _core.sm_count(device))
+        twin = registry.cluster_twin(choice.config) if tma_align == 16 else None
+        return choice if twin is None else registry.Choice(twin, choice.transpose_d, choice.reason + _core.dispatch_cluster_twin_reason())
     config = default_config(element, out, *layouts, epilogue_name)
     if cc < 80:
         return registry.Choice(config.replace(arch="sm75", stages=2), False, "Turing: the two-stage mma.sync kernel")
@@ -187,7 +193,8 @@ def tune(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=N
         transposed = registry.hopper_configs(element, out, *_flipped(True, layout_b == "row"), kind[-1]) if candidates else []
         if len(candidates) < 2:
             results.append((shape, _kernel_for(_choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row",
-                                                       _epilogue(epilogue), device, True, *shape).config, device).name, {}))
+                                                       _epilogue(epilogue), device, _dense_alignment(element, layout_b, shape),
+                                                       *shape).config, device).name, {}))
             continue
         name, timings = _tune_shape(candidates, transposed, kind, device, shape, _tuning_key(kind, device, shape), top)
         results.append((shape, name, timings))
@@ -205,6 +212,17 @@ def _shape(shape) -> tuple:
     return tuple(shape)
 
 
+def _dense_alignment(element: str, layout_b: str, shape: tuple) -> int:
+    """The dispatcher's tma_align for dense operands of a shape (A row-major M x K, B K x N in
+    `layout_b`, allocations on 32-byte boundaries), as tessel.warmup and tessel.tune assume them:
+    16 where a row pitch is an odd multiple of 16 bytes, else 32 (0, TMA unable to read them, is
+    left to the call to report)."""
+    _, n, k = shape
+    bytes_ = ELEMENT_BYTES.get(element, 2)
+    pitches = (k * bytes_, (n if layout_b == "row" else k) * bytes_)
+    return 16 if any(_core.dispatch_rows_straddle_sectors(0, p) for p in pitches) else 32
+
+
 def _shape_kind(dtype, out_dtype, layout_b, device) -> tuple:
     """(element, out element, device) of tessel.warmup's and tessel.tune's arguments."""
     element = element_name(dtype)
@@ -217,11 +235,11 @@ def _shape_kind(dtype, out_dtype, layout_b, device) -> tuple:
     return element, out, compiler.current_device() if device is None else device.__index__()
 
 
-def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_aligned: bool,
+def _resolve(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue: int, device: int, tma_align: int,
              m: int, n: int, k: int, promoted: bool, transposable: bool, rowwise: bool = False):
     """The dispatcher's question (dispatcher.hpp): the kernel for a kind of problem at a shape,
     and whether it runs on D^T's problem."""
-    choice = _choice(element_ab, element_c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable, rowwise)
+    choice = _choice(element_ab, element_c, a_row, b_row, epilogue, device, tma_align, m, n, k, promoted, transposable, rowwise)
     return _kernel_for(choice.config, device), choice.transpose_d
 
 
@@ -483,8 +501,8 @@ def warmup(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue
     for shape in shapes:
         shape = _shape(shape)
         # Without a C the call may run on D^T's problem, with one (a bias) it may not: both kernels.
-        choices = [_choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row", _epilogue(epilogue), device, True,
-                           *shape, transposable=t) for t in (True, False)]
+        choices = [_choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row", _epilogue(epilogue), device,
+                           _dense_alignment(element, layout_b, shape), *shape, transposable=t) for t in (True, False)]
         for choice in choices:
             _kernel_for(choice.config, device).load(device)
         names.append(_kernel_for(choices[0].config, device).name)

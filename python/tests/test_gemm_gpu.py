@@ -375,6 +375,39 @@ def test_hopper_every_registry_tile(hopper):
             check(torch, D, A, B)
 
 
+def test_hopper_rows_off_sectors_run_the_cluster_twin(hopper):
+    """A's or B's rows starting off 32-byte sectors (bf16 K = 1000, a base 16 bytes off): the
+    dispatcher runs the chosen wide tile's 2x1-cluster twin (registry.cluster_twin) and says so;
+    with every row on a sector (K = 1008) the plain tile. Each D, NaN-poisoned, is checked; the
+    twins as configurations too, B K-major and N-major."""
+    torch = hopper
+    from tessel.jit import registry
+    for m, n, k in [(2000, 2000, 1000), (1000, 4096, 1000), (777, 3000, 1016)]:
+        x, W = make(torch, m, k, "bfloat16", True, 80), make(torch, n, k, "bfloat16", True, 81)
+        D = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        kernel, reason = tessel.kernel_for(x, W.t(), out=D, explain=True)
+        assert "_c2x1_" in kernel.name and "2x1-cluster twin" in reason, (m, n, k, kernel.name, reason)
+        check(torch, tessel.gemm(x, W.t(), out=D), x, W.t())
+        aligned = make(torch, m, k + 8, "bfloat16", True, 82)
+        assert "_c1x1_" in tessel.kernel_for(aligned, make(torch, n, k + 8, "bfloat16", True, 83).t()).name
+        k8 = k + 8  # rows on sectors, the matrix 16 bytes into its allocation
+        shifted = torch.empty(m * k8 + 8, device="cuda", dtype=torch.bfloat16)[8:].view(m, k8)
+        shifted.copy_(make(torch, m, k8, "bfloat16", True, 84))
+        W8 = make(torch, n, k8, "bfloat16", True, 85)
+        assert "_c2x1_" in tessel.kernel_for(shifted, W8.t()).name
+        check(torch, tessel.gemm(shifted, W8.t()), shifted, W8.t())
+    for layout_b, b_row in (("col", False), ("row", True)):
+        A, B = make(torch, 333, 1000, "bfloat16", True, 86), make(torch, 1000, 1000, "bfloat16", b_row, 87)
+        for config in registry.hopper_configs("bf16", "bf16", "row", layout_b):
+            twin = registry.cluster_twin(config)
+            if twin is None:
+                continue
+            D = torch.full((333, 1000), float("nan"), device="cuda", dtype=torch.bfloat16)
+            tessel.gemm(A, B, config=twin, out=D)
+            torch.cuda.synchronize()
+            check(torch, D, A, B)
+
+
 def test_hopper_decode_runs_on_d_transposed(hopper):
     """x @ W.t() with a few tokens runs as D^T = W x^T with D^T stored column-major (the weights
     fill the tiles' rows): every registry kernel on that problem, ragged M, N and K, on a

@@ -25,8 +25,8 @@ class Recorder:
         self.shapes = []  # and their (M, N, K)
         self.tile = tile
 
-    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable, rowwise=False):
-        self.asked.append((ab, c, a_row, b_row, epilogue, device, tma_aligned))
+    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_align, m, n, k, promoted, transposable, rowwise=False):
+        self.asked.append((ab, c, a_row, b_row, epilogue, device, tma_align))
         self.shapes.append((m, n, k))
         self.transposable = transposable
         return _core.Kernel(b"not a cubin", "test_kernel", "test_symbol", "sm_90a", ab, c, a_row, b_row, True, epilogue,
@@ -41,8 +41,8 @@ class Transposer(Recorder):
         super().__init__()
         self.wrong_layouts = wrong_layouts
 
-    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable, rowwise=False):
-        super().__call__(ab, c, a_row, b_row, epilogue, device, tma_aligned, m, n, k, promoted, transposable)
+    def __call__(self, ab, c, a_row, b_row, epilogue, device, tma_align, m, n, k, promoted, transposable, rowwise=False):
+        super().__call__(ab, c, a_row, b_row, epilogue, device, tma_align, m, n, k, promoted, transposable)
         layouts = (a_row, b_row) if self.wrong_layouts else (not b_row, not a_row)
         return _core.Kernel(b"not a cubin", "test_kernel_t", "test_symbol", "sm_90a", ab, c, *layouts, True, epilogue,
                             128, 64, 384, 49152, hopper=True, box_a=(64, 128), box_b=(64, 64)), True
@@ -150,7 +150,30 @@ def test_layouts_select_the_kernel(a_row, b_row, d_row):
     rec = Recorder()
     reaches_device(lambda: run(A, B, D=D, resolver=rec))
     expected = (a_row, b_row) if d_row else (not b_row, not a_row)
-    assert rec.asked == [(0, 2, *expected, 0, 0, True)]
+    assert rec.asked == [(0, 2, *expected, 0, 0, 32)]  # every row on a 32-byte sector
+
+
+@pytest.mark.parametrize("k, a_ptr, expected", [
+    (1008, 0x7F0000100000, 32),  # 2016-byte rows: every row starts on a 32-byte sector
+    (1000, 0x7F0000100000, 16),  # 2000-byte rows: every other row starts 16 bytes off one
+    (1008, 0x7F0000100010, 16),  # A's base 16 bytes off: every row of A is
+])
+def test_the_resolver_is_told_how_tma_meets_the_rows(k, a_ptr, expected):
+    """tma_align, the resolver's seventh argument (0 where TMA cannot read A or B): 16 where some
+    row starts off a 32-byte sector (the dispatcher then runs a 2x1-cluster twin), else 32. The
+    memo keeps the two aligned kinds apart: the same shape with straddling rows is asked again."""
+    rec = Recorder()
+    d = _core.Dispatcher(rec)
+    A = FakeArray((M, k), "float16", ptr=a_ptr)
+    B = FakeArray((N, k), "float16", ptr=0x7F0000200000).T
+    D = FakeArray((M, N), "float32", ptr=0x7F0000400000)
+    reaches_device(lambda: d.run(A, B, None, D, 1.0, 0.0, 0, 0))
+    assert [a[6] for a in rec.asked] == [expected]
+    if expected == 32:
+        shifted = FakeArray((M, k), "float16", ptr=a_ptr + 16)
+        reaches_device(lambda: d.run(shifted, B, None, D, 1.0, 0.0, 0, 0))
+        reaches_device(lambda: d.run(A, B, None, D, 1.0, 0.0, 0, 0))
+        assert [a[6] for a in rec.asked] == [32, 16] and len(d) == 2
 
 
 def test_element_types_select_the_kernel():
@@ -193,8 +216,8 @@ def test_question_is_the_problem_the_choice_sees():
     d = _core.Dispatcher(Recorder())
     D_row = FakeArray((M, N), "float32", ptr=0x7F0000400000)
     D_col = FakeArray((M, N), "float32", strides=(1, M), ptr=0x7F0000400000)
-    assert d.question(a_(), b_(), None, D_row) == (0, 2, True, True, 0, True, M, N, K, False, True)
-    assert d.question(a_(), b_(), None, D_col) == (0, 2, False, False, 0, True, N, M, K, False, True)
+    assert d.question(a_(), b_(), None, D_row) == (0, 2, True, True, 0, 32, M, N, K, False, True)
+    assert d.question(a_(), b_(), None, D_col) == (0, 2, False, False, 0, 32, N, M, K, False, True)
     C = FakeArray((M, N), "float32", ptr=0x7F0000300000)
     assert d.question(a_(), b_(), C, D_row)[-1] is False  # a C would have to be read transposed
 
@@ -227,7 +250,7 @@ def test_tma_alignment_is_part_of_the_kind_of_problem():
           "Error Misaligned Operand: base address of A is 0x7f0000100008")
     A_ld = FakeArray((M, K), "float16", strides=(K + 4, 1), ptr=0x7F0000100000)
     check(lambda: d.run(A_ld, b_(), None, D, 1.0, 0.0, 0, 0), "kErrorMisalignedOperand", "Error Misaligned Operand: leading dimension of A is 68")
-    assert [a[-1] for a in rec.asked] == [True, False] and len(d) == 2
+    assert [a[-1] for a in rec.asked] == [32, 0] and len(d) == 2
 
 
 def test_single_rows_and_columns_fit_either_layout():

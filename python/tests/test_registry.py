@@ -289,3 +289,27 @@ def test_fp8_is_modelled_at_its_own_rate_and_bytes():
     assert (a.tiles, a.waves) == (b.tiles, b.waves)
     assert b.memory == pytest.approx(a.memory / 2) and b.compute == pytest.approx(a.compute / 2, rel=0.02), (a, b)
 
+
+
+def test_cluster_twins_are_the_wide_tiles_on_2x1_clusters():
+    """hopper_tiles.def's TESSEL_CLUSTER_TWIN rows: 128x256 and 128x192 cooperative, shipped on
+    2x1 clusters for the 16-bit kinds' linear combination; no twin where B's stage cannot be split
+    between the two CTAs (128x192 with B N-major), for a fused epilogue, stream-K, the narrow
+    tiles or FP8. The twins are prebuilt but never the heuristic's candidates."""
+    assert registry.CLUSTER_TWINS == (((128, 256, 64), "cooperative"), ((128, 192, 64), "cooperative"))
+    by_tile = {(c.tile, c.scheduler): c for c in registry.hopper_configs("bf16", "bf16", "row", "col")}
+    twin = registry.cluster_twin(by_tile[((128, 256, 64), "persistent")])
+    assert twin.cluster == (2, 1, 1) and twin.tile == (128, 256, 64) and "_c2x1_" in twin.name
+    assert registry.cluster_twin(by_tile[((128, 192, 64), "persistent")]).cluster == (2, 1, 1)
+    for key in (((128, 128, 64), "persistent"), ((128, 64, 64), "persistent"), ((128, 64, 64), "stream_k")):
+        assert registry.cluster_twin(by_tile[key]) is None
+    row_b = {c.tile: c for c in registry.hopper_configs("bf16", "bf16", "row", "row")}
+    assert registry.cluster_twin(row_b[(128, 256, 64)]).cluster == (2, 1, 1)
+    assert registry.cluster_twin(row_b[(128, 192, 64)]) is None  # 3 boxes of B's 64 columns: no even split
+    gelu = registry.hopper_configs("bf16", "bf16", "row", "col", "gelu")[0]
+    assert registry.cluster_twin(gelu) is None
+    fp8 = registry.hopper_configs("e4m3", "bf16", "row", "col")[0]
+    assert registry.cluster_twin(fp8) is None
+    shipped = registry.configs()
+    assert twin in shipped and registry.cluster_twin(row_b[(128, 256, 64)]) in shipped
+    assert all(c.cluster == (1, 1, 1) for c in registry.hopper_configs("bf16", "bf16", "row", "col"))

@@ -30,6 +30,11 @@ std::vector<Sm90Op> const& sm90_ops(DataType type, Activation act) {
   return table[type == DataType::kF16 ? 0 : 1][int(act)];
 }
 
+std::vector<Sm90Op> const& sm90_twin_ops(DataType type) {
+  static std::vector<Sm90Op> const table[2] = {sm90_twin_ops_f16(), sm90_twin_ops_bf16()};
+  return table[type == DataType::kF16 ? 0 : 1];
+}
+
 std::vector<GroupedOp> const& grouped_ops(DataType type) {
   static std::vector<GroupedOp> const table[2] = {grouped_ops_f16(), grouped_ops_bf16()};
   return table[type == DataType::kF16 ? 0 : 1];
@@ -211,13 +216,14 @@ StatusInfo choose_op(std::vector<Sm90Op> const& ops, Sm90Problem const& p, bool 
 struct MemoKey {
   int type, act, device, m, n, k;
   std::size_t workspace;
-  bool transposable;
+  bool transposable, straddles;
   bool operator==(MemoKey const&) const = default;
 };
 struct MemoHash {
   std::size_t operator()(MemoKey const& key) const {
     std::size_t h = std::hash<std::size_t>{}(key.workspace);
-    for (int v : {key.type, key.act, key.device, key.m, key.n, key.k, int(key.transposable)}) h = h * 1000003u ^ std::hash<int>{}(v);
+    for (int v : {key.type, key.act, key.device, key.m, key.n, key.k, int(key.transposable) | int(key.straddles) << 1})
+      h = h * 1000003u ^ std::hash<int>{}(v);
     return h;
   }
 };
@@ -225,7 +231,18 @@ struct MemoEntry {
   std::size_t index;
   bool transpose_d, ring;
   std::string reason;
+  Sm90Op const* twin = nullptr;  // the chosen tile's 2x1-cluster twin, run in its place
 };
+
+/// The twin of `op` among `twins` (the same tile and schedule), or null.
+Sm90Op const* twin_of(Sm90Op const& op, std::vector<Sm90Op> const& twins) {
+  if (!dispatch::has_cluster_twin(op.candidate)) return nullptr;
+  for (Sm90Op const& t : twins)
+    if (t.candidate.bm == op.candidate.bm && t.candidate.bn == op.candidate.bn && t.candidate.bk == op.candidate.bk &&
+        t.candidate.schedule == op.candidate.schedule)
+      return &t;
+  return nullptr;
+}
 constexpr std::size_t kMaxRemembered = 4096;
 
 StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out) {
@@ -239,11 +256,14 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
   static std::mutex mutex;
   static std::unordered_map<MemoKey, MemoEntry, MemoHash> memo;
   bool const transposable = g.beta == 0.f;  // a C would have to flip its layout too
-  MemoKey const key{int(g.A.type), int(g.activation), device, p.m, p.n, p.k, workspace_bytes, transposable};
+  // 16-bit elements: the front door's types.
+  bool const straddles = dispatch::rows_straddle_sectors(reinterpret_cast<std::uintptr_t>(p.a), p.lda * 2) ||
+                         dispatch::rows_straddle_sectors(reinterpret_cast<std::uintptr_t>(p.b), p.ldb * 2);
+  MemoKey const key{int(g.A.type), int(g.activation), device, p.m, p.n, p.k, workspace_bytes, transposable, straddles};
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = memo.find(key); it != memo.end()) {
-      out.op = it->second.ring ? nullptr : &ops[it->second.index];
+      out.op = it->second.ring ? nullptr : it->second.twin ? it->second.twin : &ops[it->second.index];
       out.reason = it->second.reason;
       if (it->second.transpose_d) out.problem = transposed(p);
       return {};
@@ -256,7 +276,15 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
   } else if (auto s = choose_op(ops, p, transposable, workspace_bytes, entry.index, entry.transpose_d, entry.reason); !s.ok()) {
     return s;
   }
-  out.op = entry.ring ? nullptr : &ops[entry.index];
+  if (!entry.ring && straddles && g.activation == Activation::kIdentity) {
+    Sm90Problem const q = entry.transpose_d ? transposed(p) : p;
+    if (Sm90Op const* twin = twin_of(ops[entry.index], sm90_twin_ops(g.A.type));
+        twin && twin->workspace_size(q) <= workspace_bytes && twin->can_implement(q).ok()) {
+      entry.twin = twin;
+      entry.reason += dispatch::cluster_twin_reason();
+    }
+  }
+  out.op = entry.ring ? nullptr : entry.twin ? entry.twin : &ops[entry.index];
   out.reason = entry.reason;
   if (entry.transpose_d) out.problem = transposed(p);
   std::lock_guard<std::mutex> lock(mutex);

@@ -7,10 +7,10 @@
 
 namespace tessel::gemm::front_door {
 
-template <class T, int BM, int BN, int BK, class Schedule, class Scheduler, class Act, class LayoutB = ColumnMajor>
+template <class T, int BM, int BN, int BK, class Schedule, class Scheduler, class Act, class LayoutB = ColumnMajor, int ClusterM = 1>
 struct Sm90TileOp {
   using Tile = GemmShape<BM, BN, BK>;
-  using Cluster = GemmShape<1, 1, 1>;
+  using Cluster = GemmShape<ClusterM, 1, 1>;
   using Epilogue =
       typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, Tile, Cluster, collective::EpilogueTileAuto, float, float, T,
                                            RowMajor, 8, T, RowMajor, 8, collective::EpilogueScheduleAuto,
@@ -122,10 +122,33 @@ std::vector<Sm90Op> make_sm90_ops() {
                    &Op::workspace_size, &Op::run});                                                                    \
   }
 #define TESSEL_MODELLED_TILE(...)
+#define TESSEL_CLUSTER_TWIN(...)
 #define TESSEL_DISPATCH_CONSTANT(name, value)
 #include "tessel/gemm/dispatch/hopper_tiles.def"
 #undef TESSEL_HOPPER_TILE
 #undef TESSEL_MODELLED_TILE
+#undef TESSEL_CLUSTER_TWIN
+#undef TESSEL_DISPATCH_CONSTANT
+  return ops;
+}
+
+/// The 2x1-cluster twins of hopper_tiles.def (TESSEL_CLUSTER_TWIN) for element type T, plain
+/// linear combination, B K-major (the kernels' form); each Sm90Op's candidate is its tile's.
+template <class T>
+std::vector<Sm90Op> make_sm90_twin_ops() {
+  std::vector<Sm90Op> ops;
+#define TESSEL_HOPPER_TILE(...)
+#define TESSEL_MODELLED_TILE(...)
+#define TESSEL_CLUSTER_TWIN(bm, bn, bk, schedule)                                                                          \
+  {                                                                                                                        \
+    using Op = Sm90TileOp<T, bm, bn, bk, schedules::schedule, schedules::persistent, epilogue::fusion::Identity, ColumnMajor, 2>; \
+    ops.push_back({{bm, bn, bk, #schedule, false}, &Op::name, &Op::can_implement, &Op::workspace_size, &Op::run});         \
+  }
+#define TESSEL_DISPATCH_CONSTANT(name, value)
+#include "tessel/gemm/dispatch/hopper_tiles.def"
+#undef TESSEL_HOPPER_TILE
+#undef TESSEL_MODELLED_TILE
+#undef TESSEL_CLUSTER_TWIN
 #undef TESSEL_DISPATCH_CONSTANT
   return ops;
 }

@@ -35,11 +35,14 @@ struct Case {
   char const* kernel_part;  // a piece of the name the choice must have ("" for any)
   gemm::Activation act = gemm::Activation::kIdentity;
   bool bias = false;  // C a bias row (ld 0) instead of a full matrix (with_c)
+  // A's and B's rows padded past K (elements). The default puts B's rows (and with K = 8 mod 16,
+  // A's instead) off 32-byte sectors, where the wide tiles run their 2x1-cluster twins.
+  int pad_a = 8, pad_b = 16;
 };
 
 template <class T>
 void run_case(Case const& c, DataType type) {
-  std::int64_t const lda = c.k + 8, ldb = c.k + 16;                                  // padded on purpose
+  std::int64_t const lda = c.k + c.pad_a, ldb = c.k + c.pad_b;                       // padded on purpose
   std::int64_t const ldd = (c.d_column_major ? c.m : c.n) + 8;                       // padding stays poisoned
   std::size_t const d_elems = std::size_t(ldd) * (c.d_column_major ? c.n : c.m);
   std::vector<T> a(std::size_t(c.m) * lda), b(std::size_t(c.n) * ldb), cm(d_elems), d(d_elems);
@@ -108,6 +111,11 @@ TEST(FrontDoor, ComputesAndNamesItsKernel) {
       {520, 1000, 264, false, false, false, "", gemm::Activation::kGeLU, true},
       {300, 2048, 512, false, true, false, "", gemm::Activation::kSiLU},
       {16, 4096, 1024, false, false, true, "128x64x64", gemm::Activation::kSiLU},  // decode, fused: D^T on the narrow tile
+      // B's rows 2032 bytes apart, off 32-byte sectors: the wide tile's 2x1-cluster twin; with
+      // both A's and B's rows on sectors, the plain tile; fused, the plain tile either way.
+      {2000, 2000, 1000, false, false, false, "128x256x64_c2x1"},
+      {2000, 2000, 1000, false, false, false, "128x256x64_c1x1", gemm::Activation::kIdentity, false, 8, 24},
+      {2000, 2000, 1000, false, false, false, "128x256x64_c1x1", gemm::Activation::kReLU},
   };
   for (Case const& c : bf16_cases) run_case<bfloat16_t>(c, DataType::kBF16);
   Case const f16_cases[] = {

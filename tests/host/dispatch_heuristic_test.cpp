@@ -141,4 +141,32 @@ TEST(DispatchHeuristic, ModelledTilesAreNotShipped) {
   EXPECT_EQ(shipped_tiles().size(), std::size(kHopperTiles));
 }
 
+TEST(DispatchHeuristic, RowsStraddleSectorsOffA32ByteBoundary) {
+  // bf16 rows of K = 1000 are 2000 bytes apart: every other one starts 16 bytes into a sector.
+  EXPECT_TRUE(rows_straddle_sectors(0x1000, 2000));
+  EXPECT_FALSE(rows_straddle_sectors(0x1000, 2016));  // K = 1008
+  EXPECT_FALSE(rows_straddle_sectors(0x1000, 8192));
+  EXPECT_TRUE(rows_straddle_sectors(0x1010, 2016));   // the base itself 16 bytes off
+  EXPECT_TRUE(rows_straddle_sectors(0x1000, 2016, 1000 * 2016 + 16));  // a batch's second matrix off
+  EXPECT_FALSE(rows_straddle_sectors(0x1000, 2016, 1000 * 2016));
+}
+
+TEST(DispatchHeuristic, ClusterTwinsAreTheWidePersistentTiles) {
+  // hopper_tiles.def's TESSEL_CLUSTER_TWIN rows: shipped tiles (persistent, cooperative), and only
+  // those; never a stream-K kernel.
+  ASSERT_EQ(std::size(kClusterTwins), 2u);
+  for (TwinTile const& t : kClusterTwins) {
+    Candidate const c{t.bm, t.bn, t.bk, std::string(t.schedule), false};
+    EXPECT_TRUE(has_cluster_twin(c)) << label(c);
+    EXPECT_FALSE(has_cluster_twin({t.bm, t.bn, t.bk, std::string(t.schedule), true})) << label(c);
+    bool shipped = false;
+    for (Candidate const& s : shipped_tiles()) shipped |= s.bm == c.bm && s.bn == c.bn && s.bk == c.bk && s.schedule == c.schedule && !s.stream_k;
+    EXPECT_TRUE(shipped) << label(c);
+  }
+  EXPECT_FALSE(has_cluster_twin({128, 128, 64, "pingpong", false}));
+  EXPECT_FALSE(has_cluster_twin({128, 64, 64, "cooperative", false}));
+  EXPECT_FALSE(has_cluster_twin({128, 256, 128, "cooperative", false}));  // FP8's K depth
+  EXPECT_NE(cluster_twin_reason().find("2x1-cluster twin"), std::string::npos);
+}
+
 }  // namespace

@@ -8,7 +8,9 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
     kind                                                  Hopper kernels shipped
     f16/bf16 in, same out, A row, B row or col (x @ W,    128x256 coop, 128x192 coop, 128x128 ping-pong,
       x @ W.t()): the calls models make                   128x64 coop, with linear, relu, gelu, silu;
-                                                          128x64 and 128x128 coop stream-K, linear
+                                                          128x64 and 128x128 coop stream-K, linear;
+                                                          128x256 and 128x192 coop on 2x1 clusters,
+                                                          linear (cluster_twin: rows off 32-byte sectors)
     every other plain kind (f32 out, column-major A)      128x256 coop
     FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256, 128x192, 128x128, 128x64 coop; 128x128 coop promoted
     the same with blockwise scales (1x128 A, 128x128 B)    128x128 coop block-scaled (tessel.scaled_mm only)
@@ -67,6 +69,36 @@ def _read_tiles() -> tuple:
 HOPPER_TILES = _read_tiles()
 
 
+def _read_twins() -> tuple:
+    """hopper_tiles.def's TESSEL_CLUSTER_TWIN rows as (tile, schedule): the tiles also shipped on
+    2x1 clusters, which the dispatcher runs where A's or B's rows straddle 32-byte sectors."""
+    text = (include_dir() / "tessel" / "gemm" / "dispatch" / "hopper_tiles.def").read_text()
+    rows = []
+    for line in text.splitlines():
+        match = re.fullmatch(r"\s*TESSEL_CLUSTER_TWIN\(([^)]*)\)\s*", line)
+        if match:
+            bm, bn, bk, schedule = (f.strip() for f in match.group(1).split(","))
+            rows.append(((int(bm), int(bn), int(bk)), schedule))
+    return tuple(rows)
+
+
+CLUSTER_TWINS = _read_twins()
+
+
+def cluster_twin(config: GemmConfig) -> GemmConfig | None:
+    """The 2x1-cluster twin of a shipped configuration (hopper_tiles.def, TESSEL_CLUSTER_TWIN), or
+    None: 16-bit kinds of the full set, the linear combination, a persistent tile of the twins'
+    list, and a B the cluster can split (128x192's twin needs B K-major)."""
+    if config.arch != "sm90a" or not _full_set(config.element, config.out, config.layout_a) or \
+            config.epilogue != "linear" or config.scheduler != "persistent" or config.cluster != (1, 1, 1) or \
+            (config.tile, config.kernel_schedule) not in CLUSTER_TWINS:
+        return None
+    try:
+        return config.replace(cluster=(2, 1, 1))
+    except ValueError:  # ConfigError: this B layout cannot be split between the cluster's CTAs
+        return None
+
+
 # FP8 with fast accumulation (A row, B col, the linear combination) ships three tiles beside the
 # default. 128 x 64: decode (fewer than 128 tokens) runs D^T's problem on it (the weights in the
 # tile's rows, the tokens as its N), and the heuristic also picks it as given where its tiles fill
@@ -114,6 +146,7 @@ def configs() -> list[GemmConfig]:
                     out.append(default_config(element, result, layout_a, layout_b))
                     for epilogue in EPILOGUES:
                         out += hopper_configs(element, result, layout_a, layout_b, epilogue)
+                    out += [t for t in map(cluster_twin, hopper_configs(element, result, layout_a, layout_b)) if t is not None]
     # The PyTorch layer's kinds beyond 16 bits: torch._scaled_mm's e4m3 -> bf16 (fast and promoted
     # accumulation, and block-scaled) and float32 on TF32; the other FP8 kinds compile on first use.
     for element, result, promoted in (("e4m3", "bf16", False), ("e4m3", "bf16", True), ("tf32", "f32", False)):

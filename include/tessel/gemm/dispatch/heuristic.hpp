@@ -40,10 +40,12 @@ struct TileModel {
 inline constexpr TileModel kHopperTiles[] = {
 #define TESSEL_HOPPER_TILE TESSEL_TILE_MODEL
 #define TESSEL_MODELLED_TILE(...)
+#define TESSEL_CLUSTER_TWIN(...)
 #define TESSEL_DISPATCH_CONSTANT(name, value)
 #include "tessel/gemm/dispatch/hopper_tiles.def"
 #undef TESSEL_HOPPER_TILE
 #undef TESSEL_MODELLED_TILE
+#undef TESSEL_CLUSTER_TWIN
 #undef TESSEL_DISPATCH_CONSTANT
 };
 
@@ -51,22 +53,43 @@ inline constexpr TileModel kHopperTiles[] = {
 inline constexpr TileModel kModelledTiles[] = {
 #define TESSEL_HOPPER_TILE(...)
 #define TESSEL_MODELLED_TILE TESSEL_TILE_MODEL
+#define TESSEL_CLUSTER_TWIN(...)
 #define TESSEL_DISPATCH_CONSTANT(name, value)
 #include "tessel/gemm/dispatch/hopper_tiles.def"
 #undef TESSEL_HOPPER_TILE
 #undef TESSEL_MODELLED_TILE
+#undef TESSEL_CLUSTER_TWIN
 #undef TESSEL_DISPATCH_CONSTANT
 };
 #undef TESSEL_TILE_MODEL
+
+/// A tile also shipped on 2x1 clusters (hopper_tiles.def's TESSEL_CLUSTER_TWIN).
+struct TwinTile {
+  int bm, bn, bk;
+  std::string_view schedule;
+};
+inline constexpr TwinTile kClusterTwins[] = {
+#define TESSEL_HOPPER_TILE(...)
+#define TESSEL_MODELLED_TILE(...)
+#define TESSEL_CLUSTER_TWIN(bm, bn, bk, schedule) {bm, bn, bk, #schedule},
+#define TESSEL_DISPATCH_CONSTANT(name, value)
+#include "tessel/gemm/dispatch/hopper_tiles.def"
+#undef TESSEL_HOPPER_TILE
+#undef TESSEL_MODELLED_TILE
+#undef TESSEL_CLUSTER_TWIN
+#undef TESSEL_DISPATCH_CONSTANT
+};
 
 /// The estimate's constants (hopper_tiles.def says what each is).
 struct Constants {
 #define TESSEL_HOPPER_TILE(...)
 #define TESSEL_MODELLED_TILE(...)
+#define TESSEL_CLUSTER_TWIN(...)
 #define TESSEL_DISPATCH_CONSTANT(name, value) static constexpr double name = value;
 #include "tessel/gemm/dispatch/hopper_tiles.def"
 #undef TESSEL_HOPPER_TILE
 #undef TESSEL_MODELLED_TILE
+#undef TESSEL_CLUSTER_TWIN
 #undef TESSEL_DISPATCH_CONSTANT
 };
 
@@ -125,6 +148,37 @@ inline TileModel const& model_of(Candidate const& c) {
 /// "128x64 cooperative" (and " stream-K").
 inline std::string label(Candidate const& c) {
   return std::to_string(c.bm) + "x" + std::to_string(c.bn) + " " + c.schedule + (c.stream_k ? " stream-K" : "");
+}
+
+/// The L2 sector: TMA reads global memory in 32-byte sectors.
+inline constexpr std::int64_t kSectorBytes = 32;
+
+/// Whether the rows of an operand TMA reads (first row at byte address `base`, the next ones
+/// `pitch_bytes` apart, and `batch_bytes` between matrices of a batch; 0 where there is none)
+/// start anywhere but on a 32-byte sector boundary: each 128-byte box row then covers five
+/// sectors, and the mainloop runs at 0.55-0.7 of its speed (hopper_tiles.def, TESSEL_CLUSTER_TWIN).
+/// @pre TMA can read the rows: base, pitch and batch stride are multiples of 16 bytes.
+///   rows_straddle_sectors(0x1000, 2000)  // true: bf16 rows of K = 1000 start 16 bytes off
+///   rows_straddle_sectors(0x1000, 2016)  // false: K = 1008
+inline bool rows_straddle_sectors(std::uint64_t base, std::int64_t pitch_bytes, std::int64_t batch_bytes = 0) {
+  return base % kSectorBytes != 0 || pitch_bytes % kSectorBytes != 0 || batch_bytes % kSectorBytes != 0;
+}
+
+/// Whether candidate `c` has a 2x1-cluster twin (kClusterTwins), which the dispatcher runs in its
+/// place where A's or B's rows straddle sectors; the stream-K kernels have none.
+inline bool has_cluster_twin(Candidate const& c) {
+  if (c.stream_k) return false;
+  for (TwinTile const& t : kClusterTwins)
+    if (t.bm == c.bm && t.bn == c.bn && t.bk == c.bk && t.schedule == c.schedule) return true;
+  return false;
+}
+
+/// What the dispatcher appends to its reason when it runs a choice's twin.
+inline std::string const& cluster_twin_reason() {
+  static std::string const reason =
+      "; on its 2x1-cluster twin (B's loads shared by two CTAs): A's or B's rows start off 32-byte sectors, where TMA "
+      "needs twice the L2 requests";
+  return reason;
 }
 
 namespace detail {
