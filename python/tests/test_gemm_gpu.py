@@ -168,6 +168,7 @@ def test_current_stream_is_used(torch_cuda):
     torch = torch_cuda
     A, B = make(torch, 256, 256, "float16", True, 24), make(torch, 256, 256, "float16", False, 25)
     A2 = make(torch, 256, 256, "float16", True, 26)
+    tessel.gemm(A, B, out_dtype="float32")  # compiled and loaded now, not while the stream is held
     torch.cuda.synchronize()
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
