@@ -5,7 +5,9 @@
 
 Each shape is D = A @ B with A row-major M x K, B as --layout-b ("col": B = W.t() for a row-major
 N x K weight, as torch.nn.Linear computes; "row": B is K x N row-major) and D row-major, with no C
-(a decode shape may then run as D^T = B^T A^T, "on D^T"). FP8 (e4m3, e5m2) is tessel.scaled_mm's
+(a decode shape may then run as D^T = B^T A^T, "on D^T"), dense (rows K elements apart, or N for
+B row-major: where that is an odd multiple of 16 bytes the wide tiles run their 2x1-cluster
+twins, registry.cluster_twin). FP8 (e4m3, e5m2) is tessel.scaled_mm's
 call with per-tensor or row-wise scales: B column-major, D bfloat16, --fast-accum as
 torch._scaled_mm's use_fast_accum (without it, the promoted-accumulation kernel). The
 answer is the registry heuristic's (tessel/jit/registry.py) on a GPU with --sms SMs; a tuning
@@ -20,6 +22,7 @@ import sys
 
 from . import _core
 from .gemm import _shape as _shape_triple
+from .gemm import dense_alignment
 from .jit import registry, small_n
 from .jit.config import EPILOGUES, element_name
 from .jit.sm90_rules import FP8
@@ -70,7 +73,8 @@ def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = 
             ring = small_n.Ring(element, *plan)
             out.append((shape, ring.name + " on D^T", small_n.reason(ring, m, n, k, sms)))
             continue
-        choice = registry.choose_oriented(candidates, transposed, *shape, sms)
+        choice = registry.with_cluster_twin(registry.choose_oriented(candidates, transposed, *shape, sms),
+                                            dense_alignment(element, layout_b, shape) == 16)
         out.append((shape, choice.config.name + (" on D^T" if choice.transpose_d else ""), choice.reason))
     return out
 

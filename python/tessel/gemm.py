@@ -77,8 +77,7 @@ def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue:
         transposed = registry.hopper_configs(element, out, *_flipped(a_row, b_row), epilogue_name, promoted) if transposable else []
         tuned = _tuned(candidates, transposed, (element, out, *layouts, epilogue_name), device, m, n, k)
         choice = tuned if tuned is not None else registry.choose_oriented(candidates, transposed, m, n, k, _core.sm_count(device))
-        twin = registry.cluster_twin(choice.config) if tma_align == 16 else None
-        return choice if twin is None else registry.Choice(twin, choice.transpose_d, choice.reason + _core.dispatch_cluster_twin_reason())
+        return registry.with_cluster_twin(choice, tma_align == 16)
     config = default_config(element, out, *layouts, epilogue_name)
     if cc < 80:
         return registry.Choice(config.replace(arch="sm75", stages=2), False, "Turing: the two-stage mma.sync kernel")
@@ -193,7 +192,7 @@ def tune(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue=N
         transposed = registry.hopper_configs(element, out, *_flipped(True, layout_b == "row"), kind[-1]) if candidates else []
         if len(candidates) < 2:
             results.append((shape, _kernel_for(_choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row",
-                                                       _epilogue(epilogue), device, _dense_alignment(element, layout_b, shape),
+                                                       _epilogue(epilogue), device, dense_alignment(element, layout_b, shape),
                                                        *shape).config, device).name, {}))
             continue
         name, timings = _tune_shape(candidates, transposed, kind, device, shape, _tuning_key(kind, device, shape), top)
@@ -212,9 +211,10 @@ def _shape(shape) -> tuple:
     return tuple(shape)
 
 
-def _dense_alignment(element: str, layout_b: str, shape: tuple) -> int:
+def dense_alignment(element: str, layout_b: str, shape: tuple) -> int:
     """The dispatcher's tma_align for dense operands of a shape (A row-major M x K, B K x N in
-    `layout_b`, allocations on 32-byte boundaries), as tessel.warmup and tessel.tune assume them:
+    `layout_b`, allocations on 32-byte boundaries), as tessel.warmup, tessel.tune and
+    tessel.explain assume them:
     16 where a row pitch is an odd multiple of 16 bytes, else 32 (0, TMA unable to read them, is
     left to the call to report)."""
     _, n, k = shape
@@ -502,7 +502,7 @@ def warmup(shapes, dtype="bfloat16", *, out_dtype=None, layout_b="col", epilogue
         shape = _shape(shape)
         # Without a C the call may run on D^T's problem, with one (a bias) it may not: both kernels.
         choices = [_choice(ELEMENT_CODES[element], ELEMENT_CODES[out], True, layout_b == "row", _epilogue(epilogue), device,
-                           _dense_alignment(element, layout_b, shape), *shape, transposable=t) for t in (True, False)]
+                           dense_alignment(element, layout_b, shape), *shape, transposable=t) for t in (True, False)]
         for choice in choices:
             _kernel_for(choice.config, device).load(device)
         names.append(_kernel_for(choices[0].config, device).name)

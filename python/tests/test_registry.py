@@ -305,7 +305,8 @@ def test_cluster_twins_are_the_wide_tiles_on_2x1_clusters():
         assert registry.cluster_twin(by_tile[key]) is None
     row_b = {c.tile: c for c in registry.hopper_configs("bf16", "bf16", "row", "row")}
     assert registry.cluster_twin(row_b[(128, 256, 64)]).cluster == (2, 1, 1)
-    assert registry.cluster_twin(row_b[(128, 192, 64)]) is None  # 3 boxes of B's 64 columns: no even split
+    # 3 boxes of B's 64 columns: no even split, so 128x256's twin
+    assert registry.cluster_twin(row_b[(128, 192, 64)]) == registry.cluster_twin(row_b[(128, 256, 64)])
     gelu = registry.hopper_configs("bf16", "bf16", "row", "col", "gelu")[0]
     assert registry.cluster_twin(gelu) is None
     fp8 = registry.hopper_configs("e4m3", "bf16", "row", "col")[0]
@@ -313,3 +314,17 @@ def test_cluster_twins_are_the_wide_tiles_on_2x1_clusters():
     shipped = registry.configs()
     assert twin in shipped and registry.cluster_twin(row_b[(128, 256, 64)]) in shipped
     assert all(c.cluster == (1, 1, 1) for c in registry.hopper_configs("bf16", "bf16", "row", "col"))
+
+
+def test_explain_names_the_twin_where_dense_rows_straddle_sectors(capsys):
+    """python -m tessel.explain assumes dense operands: K = 1000 (bf16 rows 2000 bytes apart)
+    runs 128x256's 2x1-cluster twin and says why; K = 1008 the plain tile; B row-major with
+    N = 1000 the twin too (B's rows); 1000^3's narrow tile has none."""
+    from tessel import explain
+    assert explain.main(["4096x4096x1000", "4096x4096x1008", "1000x1000x1000"]) == 0
+    out = capsys.readouterr().out
+    assert "4096x4096x1000: tessel_sm90_gemm_bf16_bf16_bf16_128x256x64_c2x1_" in out and "2x1-cluster twin" in out
+    assert "4096x4096x1008: tessel_sm90_gemm_bf16_bf16_bf16_128x256x64_c1x1_" in out
+    assert "1000x1000x1000: tessel_sm90_gemm_bf16_bf16_bf16_128x64x64_c1x1_" in out
+    assert explain.main(["--layout-b", "row", "4096x1000x4096"]) == 0
+    assert "_128x256x64_c2x1_" in capsys.readouterr().out

@@ -88,15 +88,20 @@ CLUSTER_TWINS = _read_twins()
 def cluster_twin(config: GemmConfig) -> GemmConfig | None:
     """The 2x1-cluster twin of a shipped configuration (hopper_tiles.def, TESSEL_CLUSTER_TWIN), or
     None: 16-bit kinds of the full set, the linear combination, a persistent tile of the twins'
-    list, and a B the cluster can split (128x192's twin needs B K-major)."""
+    list. Where B's layout keeps the cluster from splitting the tile's own B stage (128x192 with B
+    N-major: three 64-column boxes), the first twin of the list that it can split (128x256's).
+    NOTES: at 3000x3000x1000 with B N-major (rows 2000 bytes apart) 128x256's twin ran 51.6 us
+    against 128x192's 60.0 (bench/runs/2026-12-05e_h100, run 6)."""
     if config.arch != "sm90a" or not _full_set(config.element, config.out, config.layout_a) or \
             config.epilogue != "linear" or config.scheduler != "persistent" or config.cluster != (1, 1, 1) or \
             (config.tile, config.kernel_schedule) not in CLUSTER_TWINS:
         return None
-    try:
-        return config.replace(cluster=(2, 1, 1))
-    except ValueError:  # ConfigError: this B layout cannot be split between the cluster's CTAs
-        return None
+    for tile, schedule in ((config.tile, config.kernel_schedule),) + CLUSTER_TWINS:
+        try:
+            return config.replace(tile=tile, schedule=schedule, cluster=(2, 1, 1))
+        except ValueError:  # ConfigError: this B layout cannot be split between the cluster's CTAs
+            continue
+    return None
 
 
 # FP8 with fast accumulation (A row, B col, the linear combination) ships three tiles beside the
@@ -214,6 +219,17 @@ class Choice:
     config: GemmConfig
     transpose_d: bool
     reason: str
+
+
+def with_cluster_twin(choice: Choice, rows_straddle: bool) -> Choice:
+    """`choice`, or where A's or B's rows start off 32-byte sectors (`rows_straddle`:
+    dispatch::rows_straddle_sectors) and its tile has one, its 2x1-cluster twin, the reason saying so."""
+    twin = cluster_twin(choice.config) if rows_straddle else None
+    if twin is None:
+        return choice
+    other = "" if twin.tile == choice.config.tile else \
+        f" ({twin.tile[0]}x{twin.tile[1]}'s: {choice.config.tile[0]}x{choice.config.tile[1]}'s B stage cannot be split between two CTAs)"
+    return Choice(twin, choice.transpose_d, choice.reason + _core().dispatch_cluster_twin_reason() + other)
 
 
 def transposes(m: int, n: int, candidates: list[GemmConfig]) -> bool:
