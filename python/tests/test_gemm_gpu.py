@@ -409,6 +409,24 @@ def test_hopper_rows_off_sectors_run_the_cluster_twin(hopper):
             check(torch, D, A, B)
 
 
+def test_hopper_batches_with_rows_off_sectors(hopper):
+    """A batch whose rows start off 32-byte sectors (K = 1000) runs the 2x1-cluster twin in the
+    kernel's batch mode: with an odd count of row tiles per matrix (600 rows: 5 tiles, the last
+    cluster's second CTA past M) no row of one matrix may spill into the next. D NaN-poisoned;
+    B row-major (N-major) and column-major slices."""
+    torch = hopper
+    for l, m, n, k, b_row in [(3, 600, 2048, 1000, True), (4, 1000, 2048, 1000, False), (2, 600, 3072, 1000, False)]:
+        g = torch.Generator(device="cuda").manual_seed(90 + l)
+        A = (torch.rand(l, m, k, device="cuda", generator=g) * 2 - 1).to(torch.bfloat16)
+        W = (torch.rand(l, n, k, device="cuda", generator=g) * 2 - 1).to(torch.bfloat16)
+        B = W.transpose(1, 2).contiguous() if b_row else W.transpose(1, 2)  # (l, k, n)
+        D = torch.full((l, m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        importlib.import_module("tessel.gemm").gemm_batched(A, B, D)
+        torch.cuda.synchronize()
+        for i in range(l):
+            check(torch, D[i], A[i], B[i])
+
+
 def test_hopper_decode_runs_on_d_transposed(hopper):
     """x @ W.t() with a few tokens runs as D^T = W x^T with D^T stored column-major (the weights
     fill the tiles' rows): every registry kernel on that problem, ragged M, N and K, on a
