@@ -19,8 +19,8 @@ namespace nb = nanobind;
 class Dispatcher {
  public:
   // resolve(element_ab, element_c, a_row, b_row, epilogue, device, tma_align, m, n, k, promoted,
-  // transposable, rowwise) -> Kernel (tma_align: tma_alignment's 0, 16 or 32), or (Kernel, True): the kernel for a kind of problem at one shape,
-  // asked once per kind and shape (the registry's heuristic, python/tessel/jit/registry.py);
+  // transposable, rowwise) -> Kernel, or (Kernel, True), with tma_align tma_alignment's 0, 16 or 32:
+  // the kernel for a kind of problem at one shape, asked once per kind and shape (the registry's heuristic, python/tessel/jit/registry.py);
   // (Kernel, True) runs it on D^T = B^T A^T with D^T stored column-major, which the resolver may
   // answer only where `transposable` (d_transposable in gemm_operands.hpp). fallback(A, B, C, alpha, beta, out_dtype,
   // epilogue, config, out, stream): tessel.gemm for the calls gemm() leaves to Python (a

@@ -214,9 +214,8 @@ def _shape(shape) -> tuple:
 def dense_alignment(element: str, layout_b: str, shape: tuple) -> int:
     """The dispatcher's tma_align for dense operands of a shape (A row-major M x K, B K x N in
     `layout_b`, allocations on 32-byte boundaries), as tessel.warmup, tessel.tune and
-    tessel.explain assume them:
-    16 where a row pitch is an odd multiple of 16 bytes, else 32 (0, TMA unable to read them, is
-    left to the call to report)."""
+    tessel.explain assume them: 16 where a row pitch is an odd multiple of 16 bytes, else 32 (0,
+    TMA unable to read them, is left to the call to report)."""
     _, n, k = shape
     bytes_ = ELEMENT_BYTES.get(element, 2)
     pitches = (k * bytes_, (n if layout_b == "row" else k) * bytes_)

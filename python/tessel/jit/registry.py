@@ -151,7 +151,8 @@ def configs() -> list[GemmConfig]:
                     out.append(default_config(element, result, layout_a, layout_b))
                     for epilogue in EPILOGUES:
                         out += hopper_configs(element, result, layout_a, layout_b, epilogue)
-                    out += [t for t in map(cluster_twin, hopper_configs(element, result, layout_a, layout_b)) if t is not None]
+                    twins = (cluster_twin(c) for c in hopper_configs(element, result, layout_a, layout_b))
+                    out += list(dict.fromkeys(t for t in twins if t is not None))  # 128x192's may be 128x256's
     # The PyTorch layer's kinds beyond 16 bits: torch._scaled_mm's e4m3 -> bf16 (fast and promoted
     # accumulation, and block-scaled) and float32 on TF32; the other FP8 kinds compile on first use.
     for element, result, promoted in (("e4m3", "bf16", False), ("e4m3", "bf16", True), ("tf32", "f32", False)):
