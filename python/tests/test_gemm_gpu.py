@@ -389,6 +389,8 @@ def test_hopper_rows_off_sectors_run_the_cluster_twin(hopper):
         kernel, reason = tessel.kernel_for(x, W.t(), out=D, explain=True)
         assert "_c2x1_" in kernel.name and "2x1-cluster twin" in reason, (m, n, k, kernel.name, reason)
         check(torch, tessel.gemm(x, W.t(), out=D), x, W.t())
+        assert "_c2x1_" in tessel.kernel_for(x, W.t(), epilogue="relu").name  # fused epilogues have twins too
+        check(torch, tessel.gemm(x, W.t(), epilogue="relu"), x, W.t(), activation=torch.relu)
         aligned = make(torch, m, k + 8, "bfloat16", True, 82)
         assert "_c1x1_" in tessel.kernel_for(aligned, make(torch, n, k + 8, "bfloat16", True, 83).t()).name
         k8 = k + 8  # rows on sectors, the matrix 16 bytes into its allocation

@@ -293,9 +293,9 @@ def test_fp8_is_modelled_at_its_own_rate_and_bytes():
 
 def test_cluster_twins_are_the_wide_tiles_on_2x1_clusters():
     """hopper_tiles.def's TESSEL_CLUSTER_TWIN rows: 128x256 and 128x192 cooperative, shipped on
-    2x1 clusters for the 16-bit kinds' linear combination; no twin where B's stage cannot be split
-    between the two CTAs (128x192 with B N-major), for a fused epilogue, stream-K, the narrow
-    tiles or FP8. The twins are prebuilt but never the heuristic's candidates."""
+    2x1 clusters for the 16-bit kinds, every epilogue; where B's stage cannot be split between the
+    two CTAs (128x192 with B N-major) 128x256's; none for stream-K, the narrow tiles or FP8. The
+    twins are prebuilt but never the heuristic's candidates."""
     assert registry.CLUSTER_TWINS == (((128, 256, 64), "cooperative"), ((128, 192, 64), "cooperative"))
     by_tile = {(c.tile, c.scheduler): c for c in registry.hopper_configs("bf16", "bf16", "row", "col")}
     twin = registry.cluster_twin(by_tile[((128, 256, 64), "persistent")])
@@ -308,7 +308,7 @@ def test_cluster_twins_are_the_wide_tiles_on_2x1_clusters():
     # 3 boxes of B's 64 columns: no even split, so 128x256's twin
     assert registry.cluster_twin(row_b[(128, 192, 64)]) == registry.cluster_twin(row_b[(128, 256, 64)])
     gelu = registry.hopper_configs("bf16", "bf16", "row", "col", "gelu")[0]
-    assert registry.cluster_twin(gelu) is None
+    assert registry.cluster_twin(gelu).cluster == (2, 1, 1) and registry.cluster_twin(gelu).epilogue == "gelu"
     fp8 = registry.hopper_configs("e4m3", "bf16", "row", "col")[0]
     assert registry.cluster_twin(fp8) is None
     shipped = registry.configs()
@@ -327,5 +327,9 @@ def test_explain_names_the_twin_where_dense_rows_straddle_sectors(capsys):
     assert "4096x4096x1000: tessel_sm90_gemm_bf16_bf16_bf16_128x256x64_c2x1_" in out and "2x1-cluster twin" in out
     assert "4096x4096x1008: tessel_sm90_gemm_bf16_bf16_bf16_128x256x64_c1x1_" in out
     assert "1000x1000x1000: tessel_sm90_gemm_bf16_bf16_bf16_128x64x64_c1x1_" in out
+    # Twin or not, the reason says what the rows cost and how to avoid it; aligned rows, nothing.
+    reasons = dict(zip(("1000", "1008", "1000^3"), out.split("\n")[1::2]))
+    assert all("start off 32-byte sectors" in reasons[k] and "K padded" in reasons[k] for k in ("1000", "1000^3"))
+    assert "sectors" not in reasons["1008"]
     assert explain.main(["--layout-b", "row", "4096x1000x4096"]) == 0
     assert "_128x256x64_c2x1_" in capsys.readouterr().out

@@ -30,9 +30,12 @@ std::vector<Sm90Op> const& sm90_ops(DataType type, Activation act) {
   return table[type == DataType::kF16 ? 0 : 1][int(act)];
 }
 
-std::vector<Sm90Op> const& sm90_twin_ops(DataType type) {
-  static std::vector<Sm90Op> const table[2] = {sm90_twin_ops_f16(), sm90_twin_ops_bf16()};
-  return table[type == DataType::kF16 ? 0 : 1];
+std::vector<Sm90Op> const& sm90_twin_ops(DataType type, Activation act) {
+  using A = Activation;
+  static std::vector<Sm90Op> const table[2][4] = {
+      {sm90_twin_ops_f16(A::kIdentity), sm90_twin_ops_f16(A::kReLU), sm90_twin_ops_f16(A::kGeLU), sm90_twin_ops_f16(A::kSiLU)},
+      {sm90_twin_ops_bf16(A::kIdentity), sm90_twin_ops_bf16(A::kReLU), sm90_twin_ops_bf16(A::kGeLU), sm90_twin_ops_bf16(A::kSiLU)}};
+  return table[type == DataType::kF16 ? 0 : 1][int(act)];
 }
 
 std::vector<GroupedOp> const& grouped_ops(DataType type) {
@@ -276,9 +279,10 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
   } else if (auto s = choose_op(ops, p, transposable, workspace_bytes, entry.index, entry.transpose_d, entry.reason); !s.ok()) {
     return s;
   }
-  if (!entry.ring && straddles && g.activation == Activation::kIdentity) {
+  if (!entry.ring && straddles) {
+    entry.reason += dispatch::straddling_rows_reason();
     Sm90Problem const q = entry.transpose_d ? transposed(p) : p;
-    if (Sm90Op const* twin = twin_of(ops[entry.index], sm90_twin_ops(g.A.type));
+    if (Sm90Op const* twin = twin_of(ops[entry.index], sm90_twin_ops(g.A.type, g.activation));
         twin && twin->workspace_size(q) <= workspace_bytes && twin->can_implement(q).ok()) {
       entry.twin = twin;
       entry.reason += dispatch::cluster_twin_reason();

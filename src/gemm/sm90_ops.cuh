@@ -132,17 +132,17 @@ std::vector<Sm90Op> make_sm90_ops() {
   return ops;
 }
 
-/// The 2x1-cluster twins of hopper_tiles.def (TESSEL_CLUSTER_TWIN) for element type T, plain
-/// linear combination, B K-major (the kernels' form); each Sm90Op's candidate is its tile's.
-template <class T>
+/// The 2x1-cluster twins of hopper_tiles.def (TESSEL_CLUSTER_TWIN) for element type T and
+/// activation Act, B K-major (the kernels' form); each Sm90Op's candidate is its tile's.
+template <class T, class Act>
 std::vector<Sm90Op> make_sm90_twin_ops() {
   std::vector<Sm90Op> ops;
 #define TESSEL_HOPPER_TILE(...)
 #define TESSEL_MODELLED_TILE(...)
-#define TESSEL_CLUSTER_TWIN(bm, bn, bk, schedule)                                                                          \
-  {                                                                                                                        \
-    using Op = Sm90TileOp<T, bm, bn, bk, schedules::schedule, schedules::persistent, epilogue::fusion::Identity, ColumnMajor, 2>; \
-    ops.push_back({{bm, bn, bk, #schedule, false}, &Op::name, &Op::can_implement, &Op::workspace_size, &Op::run});         \
+#define TESSEL_CLUSTER_TWIN(bm, bn, bk, schedule)                                                            \
+  {                                                                                                          \
+    using Op = Sm90TileOp<T, bm, bn, bk, schedules::schedule, schedules::persistent, Act, ColumnMajor, 2>; \
+    ops.push_back({{bm, bn, bk, #schedule, false}, &Op::name, &Op::can_implement, &Op::workspace_size, &Op::run}); \
   }
 #define TESSEL_DISPATCH_CONSTANT(name, value)
 #include "tessel/gemm/dispatch/hopper_tiles.def"
@@ -153,14 +153,18 @@ std::vector<Sm90Op> make_sm90_twin_ops() {
   return ops;
 }
 
-/// make_sm90_ops for one activation given at run time.
-template <class T>
+/// make_sm90_ops (twins: make_sm90_twin_ops) for one activation given at run time.
+template <class T, bool Twins = false>
 std::vector<Sm90Op> make_sm90_ops(Activation act) {
+  auto make = [&]<class Act>() {
+    if constexpr (Twins) return make_sm90_twin_ops<T, Act>();
+    else return make_sm90_ops<T, Act>();
+  };
   switch (act) {
-    case Activation::kReLU: return make_sm90_ops<T, epilogue::fusion::ReLU>();
-    case Activation::kGeLU: return make_sm90_ops<T, epilogue::fusion::GeluErf>();
-    case Activation::kSiLU: return make_sm90_ops<T, epilogue::fusion::SiLU>();
-    default: return make_sm90_ops<T, epilogue::fusion::Identity>();
+    case Activation::kReLU: return make.template operator()<epilogue::fusion::ReLU>();
+    case Activation::kGeLU: return make.template operator()<epilogue::fusion::GeluErf>();
+    case Activation::kSiLU: return make.template operator()<epilogue::fusion::SiLU>();
+    default: return make.template operator()<epilogue::fusion::Identity>();
   }
 }
 

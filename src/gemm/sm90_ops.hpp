@@ -60,11 +60,11 @@ std::vector<Sm90Op> const& sm90_ops(DataType type, Activation act);
 std::vector<Sm90Op> sm90_ops_f16(Activation act);
 std::vector<Sm90Op> sm90_ops_bf16(Activation act);
 
-/// The 2x1-cluster twins (hopper_tiles.def's TESSEL_CLUSTER_TWIN), plain linear combination: what
-/// pick runs in place of the heuristic's choice of the same tile where A's or B's rows straddle
-/// 32-byte sectors (dispatch::rows_straddle_sectors).
-std::vector<Sm90Op> const& sm90_twin_ops(DataType type);
-std::vector<Sm90Op> sm90_twin_ops_f16();
-std::vector<Sm90Op> sm90_twin_ops_bf16();
+/// The 2x1-cluster twins (hopper_tiles.def's TESSEL_CLUSTER_TWIN) of one element type and
+/// activation: what pick runs in place of the heuristic's choice of the same tile where A's or
+/// B's rows straddle 32-byte sectors (dispatch::rows_straddle_sectors).
+std::vector<Sm90Op> const& sm90_twin_ops(DataType type, Activation act);
+std::vector<Sm90Op> sm90_twin_ops_f16(Activation act);
+std::vector<Sm90Op> sm90_twin_ops_bf16(Activation act);
 
 }  // namespace tessel::gemm::front_door

@@ -3,5 +3,5 @@
 
 namespace tessel::gemm::front_door {
 std::vector<Sm90Op> sm90_ops_bf16(Activation act) { return make_sm90_ops<bfloat16_t>(act); }
-std::vector<Sm90Op> sm90_twin_ops_bf16() { return make_sm90_twin_ops<bfloat16_t>(); }
+std::vector<Sm90Op> sm90_twin_ops_bf16(Activation act) { return make_sm90_ops<bfloat16_t, true>(act); }
 }  // namespace tessel::gemm::front_door

@@ -3,5 +3,5 @@
 
 namespace tessel::gemm::front_door {
 std::vector<Sm90Op> sm90_ops_f16(Activation act) { return make_sm90_ops<half_t>(act); }
-std::vector<Sm90Op> sm90_twin_ops_f16() { return make_sm90_twin_ops<half_t>(); }
+std::vector<Sm90Op> sm90_twin_ops_f16(Activation act) { return make_sm90_ops<half_t, true>(act); }
 }  // namespace tessel::gemm::front_door

@@ -110,15 +110,17 @@ TEST(FrontDoor, ComputesAndNamesItsKernel) {
       {200, 328, 136, true, true, false, ""},                    // ragged, D and C column-major (D^T's problem)
       {1536, 1000, 264, true, false, false, ""},
       // Fused: bias and activation in the epilogue, on the persistent tiles.
-      {1536, 2816, 512, false, false, false, "128x256x64_c1x1", gemm::Activation::kReLU, true},
+      {1536, 2816, 512, false, false, false, "128x256x64_c2x1", gemm::Activation::kReLU, true},
       {520, 1000, 264, false, false, false, "", gemm::Activation::kGeLU, true},
       {300, 2048, 512, false, true, false, "", gemm::Activation::kSiLU},
       {16, 4096, 1024, false, false, true, "128x64x64", gemm::Activation::kSiLU},  // decode, fused: D^T on the narrow tile
-      // B's rows 1072 bytes apart, off 32-byte sectors: the wide tile's 2x1-cluster twin; with
-      // A's and B's rows on sectors (1056 and 1088 bytes), the plain tile. Fused kinds have no
-      // twin: the ReLU case above (A's rows 1040 bytes apart) names the plain tile.
+      // B's rows 1072 bytes apart, off 32-byte sectors: the wide tile's 2x1-cluster twin (fused
+      // too: the ReLU case above, A's rows 1040 bytes apart); with A's and B's rows on sectors
+      // (1056 and 1088 bytes), the plain tile.
       {1536, 2816, 520, false, false, false, "128x256x64_c2x1"},
       {1536, 2816, 520, false, false, false, "128x256x64_c1x1", gemm::Activation::kIdentity, false, 8, 24},
+      {1536, 2816, 520, false, false, false, "128x256x64_c1x1_4stage_coop_tn_tmastore_lincomb_silu", gemm::Activation::kSiLU,
+       true, 8, 24},
   };
   for (Case const& c : bf16_cases) run_case<bfloat16_t>(c, DataType::kBF16);
   Case const f16_cases[] = {

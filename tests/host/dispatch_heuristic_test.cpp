@@ -167,6 +167,7 @@ TEST(DispatchHeuristic, ClusterTwinsAreTheWidePersistentTiles) {
   EXPECT_FALSE(has_cluster_twin({128, 64, 64, "cooperative", false}));
   EXPECT_FALSE(has_cluster_twin({128, 256, 128, "cooperative", false}));  // FP8's K depth
   EXPECT_NE(cluster_twin_reason().find("2x1-cluster twin"), std::string::npos);
+  EXPECT_NE(straddling_rows_reason().find("off 32-byte sectors"), std::string::npos);
 }
 
 }  // namespace

@@ -10,7 +10,8 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
       x @ W.t()): the calls models make                   128x64 coop, with linear, relu, gelu, silu;
                                                           128x64 and 128x128 coop stream-K, linear;
                                                           128x256 and 128x192 coop on 2x1 clusters,
-                                                          linear (cluster_twin: rows off 32-byte sectors)
+                                                          every epilogue (cluster_twin: rows off
+                                                          32-byte sectors)
     every other plain kind (f32 out, column-major A)      128x256 coop
     FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256, 128x192, 128x128, 128x64 coop; 128x128 coop promoted
     the same with blockwise scales (1x128 A, 128x128 B)    128x128 coop block-scaled (tessel.scaled_mm only)
@@ -87,13 +88,12 @@ CLUSTER_TWINS = _read_twins()
 
 def cluster_twin(config: GemmConfig) -> GemmConfig | None:
     """The 2x1-cluster twin of a shipped configuration (hopper_tiles.def, TESSEL_CLUSTER_TWIN), or
-    None: 16-bit kinds of the full set, the linear combination, a persistent tile of the twins'
-    list. Where B's layout keeps the cluster from splitting the tile's own B stage (128x192 with B
+    None: 16-bit kinds of the full set, any epilogue, a persistent tile of the twins' list. Where B's layout keeps the cluster from splitting the tile's own B stage (128x192 with B
     N-major: three 64-column boxes), the first twin of the list that it can split (128x256's).
     NOTES: at 3000x3000x1000 with B N-major (rows 2000 bytes apart) 128x256's twin ran 51.6 us
     against 128x192's 60.0 (bench/runs/2026-12-05e_h100, run 6)."""
     if config.arch != "sm90a" or not _full_set(config.element, config.out, config.layout_a) or \
-            config.epilogue != "linear" or config.scheduler != "persistent" or config.cluster != (1, 1, 1) or \
+            config.scheduler != "persistent" or config.cluster != (1, 1, 1) or \
             (config.tile, config.kernel_schedule) not in CLUSTER_TWINS:
         return None
     for tile, schedule in ((config.tile, config.kernel_schedule),) + CLUSTER_TWINS:
@@ -151,7 +151,7 @@ def configs() -> list[GemmConfig]:
                     out.append(default_config(element, result, layout_a, layout_b))
                     for epilogue in EPILOGUES:
                         out += hopper_configs(element, result, layout_a, layout_b, epilogue)
-                    twins = (cluster_twin(c) for c in hopper_configs(element, result, layout_a, layout_b))
+                    twins = (cluster_twin(c) for e in EPILOGUES for c in hopper_configs(element, result, layout_a, layout_b, e))
                     out += list(dict.fromkeys(t for t in twins if t is not None))  # 128x192's may be 128x256's
     # The PyTorch layer's kinds beyond 16 bits: torch._scaled_mm's e4m3 -> bf16 (fast and promoted
     # accumulation, and block-scaled) and float32 on TF32; the other FP8 kinds compile on first use.
@@ -223,14 +223,18 @@ class Choice:
 
 
 def with_cluster_twin(choice: Choice, rows_straddle: bool) -> Choice:
-    """`choice`, or where A's or B's rows start off 32-byte sectors (`rows_straddle`:
-    dispatch::rows_straddle_sectors) and its tile has one, its 2x1-cluster twin, the reason saying so."""
-    twin = cluster_twin(choice.config) if rows_straddle else None
-    if twin is None:
+    """`choice`; where A's or B's rows start off 32-byte sectors (`rows_straddle`:
+    dispatch::rows_straddle_sectors) its reason says so and how to avoid it, and where its tile
+    has one, it runs on its 2x1-cluster twin."""
+    if not rows_straddle:
         return choice
+    reason = choice.reason + _core().dispatch_straddling_rows_reason()
+    twin = cluster_twin(choice.config)
+    if twin is None:
+        return Choice(choice.config, choice.transpose_d, reason)
     other = "" if twin.tile == choice.config.tile else \
         f" ({twin.tile[0]}x{twin.tile[1]}'s: {choice.config.tile[0]}x{choice.config.tile[1]}'s B stage cannot be split between two CTAs)"
-    return Choice(twin, choice.transpose_d, choice.reason + _core().dispatch_cluster_twin_reason() + other)
+    return Choice(twin, choice.transpose_d, reason + _core().dispatch_cluster_twin_reason() + other)
 
 
 def transposes(m: int, n: int, candidates: list[GemmConfig]) -> bool:

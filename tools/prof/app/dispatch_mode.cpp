@@ -70,9 +70,11 @@ int run_dispatch(const Options& opt, std::ostream& out) {
       std::snprintf(us, sizeof us, "%.1f", e.seconds * 1e6);
       // Dense operands (A and B K-major, rows K elements of 2 bytes apart): rows off 32-byte
       // sectors run the chosen tile's 2x1-cluster twin, as tessel::gemm does.
-      const bool twin = dispatch::rows_straddle_sectors(0, std::int64_t(s.k) * 2) && dispatch::has_cluster_twin(tiles[c.index]);
+      const bool straddle = dispatch::rows_straddle_sectors(0, std::int64_t(s.k) * 2);
+      const bool twin = straddle && dispatch::has_cluster_twin(tiles[c.index]);
       row << dispatch::label(tiles[c.index]) << (twin ? ", 2x1 cluster" : "") << " | " << (c.transpose_d ? "D^T" : "D") << " | "
-          << us << " | " << c.reason << (twin ? dispatch::cluster_twin_reason() : "") << " |";
+          << us << " | " << c.reason << (straddle ? dispatch::straddling_rows_reason() : "")
+          << (twin ? dispatch::cluster_twin_reason() : "") << " |";
     }
     out << row.str() << "\n";
   }

@@ -173,11 +173,18 @@ inline bool has_cluster_twin(Candidate const& c) {
   return false;
 }
 
-/// What the dispatcher appends to its reason when it runs a choice's twin.
-inline std::string const& cluster_twin_reason() {
+/// What the dispatcher appends to its reason where A's or B's rows straddle sectors: the cost,
+/// and how the caller avoids it.
+inline std::string const& straddling_rows_reason() {
   static std::string const reason =
-      "; on its 2x1-cluster twin (B's loads shared by two CTAs): A's or B's rows start off 32-byte sectors, where TMA "
-      "needs twice the L2 requests";
+      "; A's or B's rows start off 32-byte sectors, where TMA needs twice the L2 requests (rows a multiple of 32 bytes "
+      "apart, e.g. K padded to a multiple of 16 for 16-bit types, run at the tile's full speed)";
+  return reason;
+}
+
+/// What the dispatcher appends to that when it runs the choice's twin.
+inline std::string const& cluster_twin_reason() {
+  static std::string const reason = "; so on its 2x1-cluster twin (B's loads shared by two CTAs)";
   return reason;
 }
 
