@@ -121,14 +121,7 @@ std::vector<Sm90Op> make_sm90_ops() {
     ops.push_back({{bm, bn, bk, #schedule, std::string_view(#scheduler) == "stream_k"}, &Op::name, &Op::can_implement, \
                    &Op::workspace_size, &Op::run});                                                                    \
   }
-#define TESSEL_MODELLED_TILE(...)
-#define TESSEL_CLUSTER_TWIN(...)
-#define TESSEL_DISPATCH_CONSTANT(name, value)
 #include "tessel/gemm/dispatch/hopper_tiles.def"
-#undef TESSEL_HOPPER_TILE
-#undef TESSEL_MODELLED_TILE
-#undef TESSEL_CLUSTER_TWIN
-#undef TESSEL_DISPATCH_CONSTANT
   return ops;
 }
 
@@ -137,19 +130,12 @@ std::vector<Sm90Op> make_sm90_ops() {
 template <class T, class Act>
 std::vector<Sm90Op> make_sm90_twin_ops() {
   std::vector<Sm90Op> ops;
-#define TESSEL_HOPPER_TILE(...)
-#define TESSEL_MODELLED_TILE(...)
 #define TESSEL_CLUSTER_TWIN(bm, bn, bk, schedule)                                                            \
   {                                                                                                          \
     using Op = Sm90TileOp<T, bm, bn, bk, schedules::schedule, schedules::persistent, Act, ColumnMajor, 2>; \
     ops.push_back({{bm, bn, bk, #schedule, false}, &Op::name, &Op::can_implement, &Op::workspace_size, &Op::run}); \
   }
-#define TESSEL_DISPATCH_CONSTANT(name, value)
 #include "tessel/gemm/dispatch/hopper_tiles.def"
-#undef TESSEL_HOPPER_TILE
-#undef TESSEL_MODELLED_TILE
-#undef TESSEL_CLUSTER_TWIN
-#undef TESSEL_DISPATCH_CONSTANT
   return ops;
 }
 

@@ -39,27 +39,13 @@ struct TileModel {
   {bm, bn, bk, #schedule, #scheduler, efficiency, exposed},
 inline constexpr TileModel kHopperTiles[] = {
 #define TESSEL_HOPPER_TILE TESSEL_TILE_MODEL
-#define TESSEL_MODELLED_TILE(...)
-#define TESSEL_CLUSTER_TWIN(...)
-#define TESSEL_DISPATCH_CONSTANT(name, value)
 #include "tessel/gemm/dispatch/hopper_tiles.def"
-#undef TESSEL_HOPPER_TILE
-#undef TESSEL_MODELLED_TILE
-#undef TESSEL_CLUSTER_TWIN
-#undef TESSEL_DISPATCH_CONSTANT
 };
 
 /// Tiles modelled but not shipped for the 16-bit kinds (hopper_tiles.def's TESSEL_MODELLED_TILE).
 inline constexpr TileModel kModelledTiles[] = {
-#define TESSEL_HOPPER_TILE(...)
 #define TESSEL_MODELLED_TILE TESSEL_TILE_MODEL
-#define TESSEL_CLUSTER_TWIN(...)
-#define TESSEL_DISPATCH_CONSTANT(name, value)
 #include "tessel/gemm/dispatch/hopper_tiles.def"
-#undef TESSEL_HOPPER_TILE
-#undef TESSEL_MODELLED_TILE
-#undef TESSEL_CLUSTER_TWIN
-#undef TESSEL_DISPATCH_CONSTANT
 };
 #undef TESSEL_TILE_MODEL
 
@@ -69,28 +55,14 @@ struct TwinTile {
   std::string_view schedule;
 };
 inline constexpr TwinTile kClusterTwins[] = {
-#define TESSEL_HOPPER_TILE(...)
-#define TESSEL_MODELLED_TILE(...)
 #define TESSEL_CLUSTER_TWIN(bm, bn, bk, schedule) {bm, bn, bk, #schedule},
-#define TESSEL_DISPATCH_CONSTANT(name, value)
 #include "tessel/gemm/dispatch/hopper_tiles.def"
-#undef TESSEL_HOPPER_TILE
-#undef TESSEL_MODELLED_TILE
-#undef TESSEL_CLUSTER_TWIN
-#undef TESSEL_DISPATCH_CONSTANT
 };
 
 /// The estimate's constants (hopper_tiles.def says what each is).
 struct Constants {
-#define TESSEL_HOPPER_TILE(...)
-#define TESSEL_MODELLED_TILE(...)
-#define TESSEL_CLUSTER_TWIN(...)
 #define TESSEL_DISPATCH_CONSTANT(name, value) static constexpr double name = value;
 #include "tessel/gemm/dispatch/hopper_tiles.def"
-#undef TESSEL_HOPPER_TILE
-#undef TESSEL_MODELLED_TILE
-#undef TESSEL_CLUSTER_TWIN
-#undef TESSEL_DISPATCH_CONSTANT
 };
 
 /// A kernel among which the heuristic chooses: its tile, schedule and scheduler. A candidate
