@@ -2,7 +2,7 @@
 """Configurations outside the registry, timed against torch.matmul on the shapes where the
 registry's best misses: what a new registry entry would buy, before it is shipped.
 
-    python bench/config_sweep.py [--out FILE.md] [--shapes 1000x1000x1000,...] [--reps 20] [--rounds 3]
+    python bench/config_sweep.py [--out FILE.md] [--shapes 1000x1000x1000,...] [--reps 20] [--rounds 3] [--only REGEX]
 
 Each shape (M x N x K, D = x @ W.t(), bf16, uniform [-1, 1)) runs tessel.gemm's own choice, then
 every configuration of CONFIGS that can run it, each checked against float64 first (D poisoned
@@ -12,6 +12,7 @@ reported per configuration (NVRTC on this host; the disk cache makes a second ru
 """
 
 import argparse
+import re
 import statistics
 import sys
 import time
@@ -45,30 +46,34 @@ def configs():
                     out.append((label, hopper(tile, stages=stages, schedule=schedule, scheduler=scheduler)))
                 except (ValueError, TypeError) as e:
                     print(f"skip {label}: {e}", file=sys.stderr)
-    for tile in ((128, 128, 64), (128, 256, 64)):
-        label = f"{tile[0]}x{tile[1]}x{tile[2]} coop 2x1 cluster"
-        try:
-            out.append((label, hopper(tile, cluster=(2, 1, 1))))
-        except (ValueError, TypeError) as e:
-            print(f"skip {label}: {e}", file=sys.stderr)
+    # Clusters: 2x1 shares B's loads between the CTAs along M, 1x2 A's along N, 2x2 both.
+    for tile in ((128, 64, 64), (128, 128, 64), (128, 192, 64), (128, 256, 64)):
+        for cluster in ((2, 1, 1), (1, 2, 1), (2, 2, 1)):
+            label = f"{tile[0]}x{tile[1]}x{tile[2]} coop {cluster[0]}x{cluster[1]} cluster"
+            try:
+                out.append((label, hopper(tile, cluster=cluster)))
+            except (ValueError, TypeError) as e:
+                print(f"skip {label}: {e}", file=sys.stderr)
+    out.append(("128x128x64 ping 1x2 cluster", hopper((128, 128, 64), schedule="pingpong", cluster=(1, 2, 1))))
     return out
 
 
-def shape_configs(m, n, k):
-    """The configurations tried on a shape: all of them, or on large shapes the wide tiles only."""
-    every = configs()
+def shape_configs(m, n, k, only=None):
+    """The configurations tried on a shape: all of them, or on large shapes the wide tiles only;
+    `only`: a regular expression the labels must match."""
+    every = [(label, c) for label, c in configs() if only is None or re.search(only, label)]
     if 2 * m * n * k < LARGE:
         return every
     return [(label, c) for label, c in every if c.tile[1] >= 192]
 
 
-def shape_rows(m, n, k, reps, rounds):
+def shape_rows(m, n, k, reps, rounds, only=None):
     sets = operands(m, n, k, torch.bfloat16, sets_for(m, n, k))
     x, Wt, D = sets[0]
     runs = {"torch": lambda A, B, D: torch.matmul(A, B, out=D),
             "tessel.gemm": lambda A, B, D: tessel.gemm(A, B, out=D)}
     compile_s = {}
-    for label, config in shape_configs(m, n, k):
+    for label, config in shape_configs(m, n, k, only):
         start = time.perf_counter()
         try:
             D.fill_(float("nan"))
@@ -112,13 +117,14 @@ def main():
     ap.add_argument("--shapes", default=DEFAULT_SHAPES)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--only", help="a regular expression: time only the configurations whose label matches")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("config_sweep: no CUDA device")
     lines = [f"# config_sweep, {torch.cuda.get_device_name(0)}, {time.strftime('%Y-%m-%d %H:%MZ', time.gmtime())}", ""]
     for s in args.shapes.split(","):
         m, n, k = (int(v) for v in s.split("x"))
-        lines += shape_rows(m, n, k, args.reps, args.rounds)
+        lines += shape_rows(m, n, k, args.reps, args.rounds, args.only)
         write_report(lines, args.out)
 
 

@@ -66,6 +66,7 @@ Sm90Shape Kernel::sm90_shape() const {
   s.tile_m = t_.tile_m;
   s.tile_n = t_.tile_n;
   s.cluster_m = t_.cluster_m;
+  s.cluster_n = t_.cluster_n;
   s.threads = t_.threads;
   s.smem = t_.smem;
   std::copy(t_.box_a, t_.box_a + 2, s.box_a);

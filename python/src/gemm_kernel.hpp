@@ -22,6 +22,7 @@ struct KernelTraits {
   int smem = 0;         // dynamic shared memory, bytes
   bool hopper = false;  // kernel::sm90_gemm_tma_warpspecialized rather than kernel::gemm_kernel
   int cluster_m = 1;    // Hopper: CTAs per cluster along M
+  int cluster_n = 1;    // and along N
   int box_a[2] = {0, 0}, box_b[2] = {0, 0};  // Hopper: (inner, outer) of A's and B's TMA boxes
   int fixup_slot_floats = 0;  // Hopper stream-K kernels: floats per partial-tile slot; 0: data-parallel
   bool promoted = false;      // Hopper FP8: accumulation promoted to f32 registers every K tile

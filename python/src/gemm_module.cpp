@@ -187,7 +187,7 @@ void bind_gemm(nb::module_& m) {
       .def(
           "__init__",
           [](Kernel* self, nb::bytes cubin, std::string name, std::string symbol, std::string target, int ab, int c, bool a_row, bool b_row,
-             bool c_row, int epilogue, int tile_m, int tile_n, int threads, int smem, bool hopper, int cluster_m,
+             bool c_row, int epilogue, int tile_m, int tile_n, int threads, int smem, bool hopper, int cluster_m, int cluster_n,
              std::tuple<int, int> box_a, std::tuple<int, int> box_b, int fixup_slot_floats, bool promoted, bool grouped,
              bool block_scaled, bool rowwise) {
             if (ab < 0 || ab > int(Element::tf32) || ab == int(Element::f32) || c < 0 || c > 2 || epilogue < 0 || epilogue > 3)
@@ -200,20 +200,20 @@ void bind_gemm(nb::module_& m) {
             if (rowwise && ((ab != int(Element::e4m3) && ab != int(Element::e5m2)) || !hopper || block_scaled))
               throw nb::value_error("Kernel: a row-wise scaled kernel is a Hopper FP8 kernel without block scales");
             if (tile_m <= 0 || tile_n <= 0 || threads <= 0 || threads > 1024 || smem < 0) throw nb::value_error("Kernel: tile, threads or smem out of range");
-            KernelTraits t{Element(ab), Element(c), a_row, b_row, c_row, Epilogue(epilogue), tile_m, tile_n, threads, smem, hopper, cluster_m,
+            KernelTraits t{Element(ab), Element(c), a_row, b_row, c_row, Epilogue(epilogue), tile_m, tile_n, threads, smem, hopper, cluster_m, cluster_n,
                            {std::get<0>(box_a), std::get<1>(box_a)}, {std::get<0>(box_b), std::get<1>(box_b)},
                            fixup_slot_floats, promoted, grouped, block_scaled, rowwise, std::move(target), std::move(name), std::move(symbol)};
-            if (grouped && (cluster_m != 1 || fixup_slot_floats > 0 || !a_row || !c_row))
+            if (grouped && (cluster_m * cluster_n != 1 || fixup_slot_floats > 0 || !a_row || !c_row))
               throw nb::value_error("Kernel: a grouped kernel has no cluster or stream-K, and A and D row-major");
-            if (fixup_slot_floats < 0 || (fixup_slot_floats > 0 && (!hopper || cluster_m != 1)))
+            if (fixup_slot_floats < 0 || (fixup_slot_floats > 0 && (!hopper || cluster_m * cluster_n != 1)))
               throw nb::value_error("Kernel: a stream-K kernel (fixup_slot_floats > 0) is a Hopper kernel without a cluster");
-            if (hopper && (cluster_m < 1 || cluster_m > 2 || t.box_a[0] <= 0 || t.box_a[1] <= 0 || t.box_b[0] <= 0 || t.box_b[1] <= 0 || !c_row))
-              throw nb::value_error("Kernel: a Hopper kernel needs a cluster of 1 or 2, both TMA boxes and a row-major D");
+            if (hopper && (cluster_m < 1 || cluster_m > 2 || cluster_n < 1 || cluster_n > 2 || t.box_a[0] <= 0 || t.box_a[1] <= 0 || t.box_b[0] <= 0 || t.box_b[1] <= 0 || !c_row))
+              throw nb::value_error("Kernel: a Hopper kernel needs a cluster of 1 or 2 CTAs along M and N, both TMA boxes and a row-major D");
             new (self) Kernel(std::string(static_cast<char const*>(cubin.data()), cubin.size()), std::move(t));
           },
           nb::arg("cubin"), nb::arg("name"), nb::arg("symbol"), nb::arg("target"), nb::arg("element_ab"), nb::arg("element_c"),
           nb::arg("a_row"), nb::arg("b_row"), nb::arg("c_row"), nb::arg("epilogue"), nb::arg("tile_m"), nb::arg("tile_n"),
-          nb::arg("threads"), nb::arg("smem"), nb::kw_only(), nb::arg("hopper") = false, nb::arg("cluster_m") = 1,
+          nb::arg("threads"), nb::arg("smem"), nb::kw_only(), nb::arg("hopper") = false, nb::arg("cluster_m") = 1, nb::arg("cluster_n") = 1,
           nb::arg("box_a") = std::make_tuple(0, 0), nb::arg("box_b") = std::make_tuple(0, 0), nb::arg("fixup_slot_floats") = 0,
           nb::arg("promoted") = false, nb::arg("grouped") = false, nb::arg("block_scaled") = false, nb::arg("rowwise") = false)
       .def_prop_ro("name", [](Kernel const& k) { return k.traits().name; })

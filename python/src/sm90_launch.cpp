@@ -22,10 +22,11 @@ cuda::CUlaunchConfig launch_config(Sm90Shape const& s, unsigned grid, cuda::CUst
   c.block_y = c.block_z = 1;
   c.shared_mem_bytes = static_cast<unsigned>(s.smem);
   c.stream = stream;
-  if (s.cluster_m > 1) {
+  if (s.cluster_size() > 1) {
     *cluster = {};
     cluster->id = cuda::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    cluster->value.cluster_dim = {static_cast<unsigned>(s.cluster_m), 1, 1};
+    // One-dimensional: the kernel places its CTAs from their rank (kernel::Sm90ClusterRank).
+    cluster->value.cluster_dim = {static_cast<unsigned>(s.cluster_size()), 1, 1};
     c.attrs = cluster;
     c.num_attrs = 1;
   }
@@ -40,10 +41,10 @@ cuda::CUlaunchConfig launch_config(Sm90Shape const& s, unsigned grid, cuda::CUst
 }  // namespace
 
 int Sm90Launcher::max_active_clusters(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape const& s, int sm_count) {
-  if (s.cluster_m == 1) return 0;
+  if (s.cluster_size() == 1) return 0;
   if (!d.cuOccupancyMaxActiveClusters) missing("cuOccupancyMaxActiveClusters");
   cuda::CUlaunchAttribute attr;
-  cuda::CUlaunchConfig c = launch_config(s, static_cast<unsigned>(sm_count / s.cluster_m * s.cluster_m), nullptr, &attr);
+  cuda::CUlaunchConfig c = launch_config(s, static_cast<unsigned>(sm_count / s.cluster_size() * s.cluster_size()), nullptr, &attr);
   int active = 0;
   // A refusal leaves the SM count as the only limit, as the adapter does.
   if (d.cuOccupancyMaxActiveClusters(&active, fn, &c) != cuda::CUDA_SUCCESS) active = 0;
@@ -145,7 +146,7 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   // them with its default arguments: the heuristic raster in groups of 8, the heuristic decomposition.
   using gemm::kernel::GroupedLayout;
   gemm::kernel::Sm90LaunchPlan const plan = gemm::kernel::make_sm90_launch_plan(
-      {s.tile_m, s.tile_n, sm90_tile_k(p.ab), s.cluster_m, s.stream_k, s.grouped}, m, n, static_cast<int>(p.k), p.l,
+      {s.tile_m, s.tile_n, sm90_tile_k(p.ab), s.cluster_m, s.cluster_n, s.stream_k, s.grouped}, m, n, static_cast<int>(p.k), p.l,
       gemm::kernel::Groups{p.group_m, p.l, int(p.group_masked ? GroupedLayout::kMasked : GroupedLayout::kContiguous), m, 0},
       gemm::kernel::RasterOrder::Heuristic, 8, gemm::kernel::DecompositionOptions{}, sm_count, max_clusters);
   params.sched = plan.sched;
@@ -199,7 +200,7 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
   }
   void* args[] = {const_cast<unsigned char*>(ma.bytes), const_cast<unsigned char*>(mb.bytes), block};
   cuda::CUresult r;
-  if (s.cluster_m == 1) {
+  if (s.cluster_size() == 1) {
     r = d.cuLaunchKernel(fn, grid, 1, 1, static_cast<unsigned>(s.threads), 1, 1, static_cast<unsigned>(s.smem), stream, args, nullptr);
   } else {
     if (!d.cuLaunchKernelEx) missing("cuLaunchKernelEx");

@@ -17,7 +17,8 @@ namespace tessel::py {
 
 // The launch-time facts of one Hopper kernel (the configuration's, asserted by its source).
 struct Sm90Shape {
-  int tile_m = 128, tile_n = 128, cluster_m = 1;
+  int tile_m = 128, tile_n = 128, cluster_m = 1, cluster_n = 1;
+  int cluster_size() const { return cluster_m * cluster_n; }
   int threads = 384, smem = 0;
   int box_a[2] = {0, 0}, box_b[2] = {0, 0};  // (inner, outer) of one TMA box
   int d_bytes = 2;                            // sizeof(ElementD)

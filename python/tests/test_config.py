@@ -71,6 +71,11 @@ def test_hopper_defaults_and_name():
     assert p.kernel_schedule == "pingpong" and p.name == "tessel_sm90_gemm_f16_f16_f32_64x128x64_c2x1_5stage_pingpong_nt"
     assert p.tma_boxes == ((64, 64), (64, 64))  # MN-major: 64-wide chunks by BK rows of K
     assert GemmConfig(arch="sm90a", cluster=(2, 1, 1)).tma_boxes[1] == (64, 128)  # B's stage split over the cluster
+    # Along N the CTAs share A: its stage splits, and the name carries both extents.
+    q = GemmConfig(arch="sm90a", element="bf16", out="bf16", tile=(128, 64, 64), cluster=(1, 2, 1))
+    assert q.name == "tessel_sm90_gemm_bf16_bf16_bf16_128x64x64_c1x2_8stage_coop_tn" and q.tma_boxes == ((64, 64), (64, 64))
+    assert GemmConfig(arch="sm90a", cluster=(2, 2, 1)).tma_boxes == ((64, 64), (64, 128))
+    assert GemmConfig(arch="sm90a", layout_a="col", tile=(128, 128, 64), cluster=(1, 2, 1)).tma_boxes[0] == (64, 64)
 
 
 def test_hopper_shared_memory_covers_the_kernel():
@@ -96,9 +101,12 @@ def _refused(status, message, **kwargs):
     (dict(tile=(256, 128, 64)), "with the cooperative schedule: BM must be 128"),
     (dict(tile=(64, 128, 64), schedule="cooperative"), "with the cooperative schedule: BM must be 128"),
     (dict(tile=(128, 256, 64), schedule="pingpong"), "would hold 256 accumulators per thread"),
-    (dict(cluster=(4, 1, 1)), "clusters of 1 or 2 CTAs along M"),
-    (dict(cluster=(1, 2, 1)), "clusters of 1 or 2 CTAs along M"),
-    (dict(layout_b="row", tile=(128, 64, 64), cluster=(2, 1, 1)), "BN must be at least 128"),
+    (dict(cluster=(4, 1, 1)), "clusters of 1 or 2 CTAs along M by 1 or 2"),
+    (dict(cluster=(1, 4, 1)), "clusters of 1 or 2 CTAs along M by 1 or 2"),
+    (dict(cluster=(1, 1, 2)), "clusters of 1 or 2 CTAs along M by 1 or 2"),
+    (dict(layout_b="row", tile=(128, 64, 64), cluster=(2, 1, 1)), "BN must be a multiple of 128"),
+    (dict(layout_b="row", tile=(128, 192, 64), cluster=(2, 2, 1)), "BN must be a multiple of 128"),
+    (dict(layout_a="col", tile=(64, 128, 64), cluster=(1, 2, 1)), "BM must be a multiple of 128"),
     (dict(stages=5), "more than the 232448 a CTA may have; use at most 4 stages"),
     (dict(stages=1), "at least 2"),
     (dict(stages="many"), "a number or 'auto'"),

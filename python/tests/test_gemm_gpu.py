@@ -557,6 +557,30 @@ def test_hopper_jit_configuration_end_to_end(hopper, tmp_path, monkeypatch, conf
     assert again.cache_hit and again.seconds < 0.05
 
 
+@pytest.mark.parametrize("tile, cluster, schedule, a_row, b_row", [
+    ((128, 64, 64), (1, 2, 1), "cooperative", True, False),
+    ((128, 64, 64), (2, 2, 1), "cooperative", True, False),
+    ((128, 128, 64), (1, 2, 1), "pingpong", True, False),
+    ((128, 256, 64), (2, 2, 1), "cooperative", True, True),
+    ((128, 128, 64), (1, 2, 1), "cooperative", False, False),
+], ids=["64_c1x2", "64_c2x2", "128_pingpong_c1x2", "256_c2x2_tt", "128_c1x2_nn"])
+def test_hopper_clusters_along_n(hopper, tile, cluster, schedule, a_row, b_row):
+    """Clusters along N share A's loads (each CTA of a cluster row multicasts its half of A's
+    stage to the other), 2x2 ones A's and B's. Shapes whose tile counts are odd along M and N, so
+    that the last cluster's CTAs past the problem compute zeros and store nothing; K = 1000 (rows
+    off 32-byte sectors, the case the clusters are for) and more tiles than clusters (the
+    persistent loop); D poisoned first."""
+    torch = hopper
+    config = tessel.GemmConfig(arch="sm90a", element="bf16", out="bf16", tile=tile, cluster=cluster, schedule=schedule,
+                               layout_a="row" if a_row else "col", layout_b="row" if b_row else "col")
+    for m, n, k in ((1000, 1000, 1000), (136, 200, 64), (2000, 2088, 1000)):
+        A = make(torch, m, k, "bfloat16", a_row, 61)
+        B = make(torch, k, n, "bfloat16", b_row, 62)
+        D = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        tessel.gemm(A, B, out=D, config=config)
+        check(torch, D, A, B)
+
+
 def test_hopper_many_tiles_and_reused_tensor_maps(hopper):
     """More tiles than resident CTAs (the persistent loop), and a second call on the same memory
     (the launcher reuses its tensor maps) after the operands changed in place."""

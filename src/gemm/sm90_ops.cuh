@@ -7,10 +7,11 @@
 
 namespace tessel::gemm::front_door {
 
-template <class T, int BM, int BN, int BK, class Schedule, class Scheduler, class Act, class LayoutB = ColumnMajor, int ClusterM = 1>
+template <class T, int BM, int BN, int BK, class Schedule, class Scheduler, class Act, class LayoutB = ColumnMajor, int ClusterM = 1,
+          int ClusterN = 1>
 struct Sm90TileOp {
   using Tile = GemmShape<BM, BN, BK>;
-  using Cluster = GemmShape<ClusterM, 1, 1>;
+  using Cluster = GemmShape<ClusterM, ClusterN, 1>;
   using Epilogue =
       typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, Tile, Cluster, collective::EpilogueTileAuto, float, float, T,
                                            RowMajor, 8, T, RowMajor, 8, collective::EpilogueScheduleAuto,

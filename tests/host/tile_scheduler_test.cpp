@@ -156,7 +156,7 @@ using tessel::gemm::kernel::TileGrid;
 }  // namespace
 
 TEST(Sm90LaunchPlan, PersistentGridAndRaster) {
-  Sm90PlanShape const s{128, 256, 64, 1, false, false};
+  Sm90PlanShape const s{128, 256, 64, 1, 1, false, false};
   auto p = make_sm90_launch_plan(s, 4096, 6144, 4096, 1, {}, RasterOrder::Heuristic, 8, {}, 132, 0);
   EXPECT_EQ(p.sched.tile_count(), 32 * 24);
   EXPECT_TRUE(p.sched.along_n);  // more row tiles than column tiles
@@ -167,7 +167,7 @@ TEST(Sm90LaunchPlan, PersistentGridAndRaster) {
 }
 
 TEST(Sm90LaunchPlan, ClustersAndResidency) {
-  Sm90PlanShape const s{128, 128, 64, 2, false, false};
+  Sm90PlanShape const s{128, 128, 64, 2, 1, false, false};
   auto p = make_sm90_launch_plan(s, 8192, 8192, 8192, 1, {}, RasterOrder::Heuristic, 8, {}, 132, 0);
   EXPECT_EQ(p.sched.tile_count(), 32 * 64);  // cluster tiles along M
   EXPECT_EQ(p.grid, 132);
@@ -175,8 +175,29 @@ TEST(Sm90LaunchPlan, ClustersAndResidency) {
   EXPECT_EQ(p.grid, 120);  // 60 clusters resident at once
 }
 
+TEST(Sm90LaunchPlan, ClustersAlongNAndBoth) {
+  // 1000 x 1000 on 128x64 tiles: 8 x 16 tiles. A 1x2 cluster covers two column tiles: 8 x 8
+  // cluster tiles, two CTAs each; a 2x2 cluster 4 x 8.
+  Sm90PlanShape const along_n{128, 64, 64, 1, 2, false, false};
+  auto p = make_sm90_launch_plan(along_n, 1000, 1000, 1000, 1, {}, RasterOrder::Heuristic, 8, {}, 132, 0);
+  EXPECT_EQ(p.sched.tile_count(), 8 * 8);
+  EXPECT_EQ(p.grid, 2 * 64);
+  Sm90PlanShape const both{128, 64, 64, 2, 2, false, false};
+  p = make_sm90_launch_plan(both, 1000, 1000, 1000, 1, {}, RasterOrder::Heuristic, 8, {}, 132, 0);
+  EXPECT_EQ(p.sched.tile_count(), 4 * 8);
+  EXPECT_EQ(p.grid, 4 * 32);
+  // An odd count of column tiles rounds up: 1000 / 128 -> 8 column tiles of 128, 4 cluster tiles.
+  Sm90PlanShape const wide{128, 128, 64, 1, 2, false, false};
+  p = make_sm90_launch_plan(wide, 8192, 1000, 1000, 1, {}, RasterOrder::Heuristic, 8, {}, 132, 0);
+  EXPECT_EQ(p.sched.tile_count(), 64 * 4);
+  EXPECT_EQ(p.grid, 132);  // 66 clusters of two: every SM
+  p = make_sm90_launch_plan(Sm90PlanShape{128, 128, 64, 2, 2, false, false}, 8192, 8192, 8192, 1, {}, RasterOrder::Heuristic, 8,
+                            {}, 132, 0);
+  EXPECT_EQ(p.grid, 132);  // 33 clusters of four
+}
+
 TEST(Sm90LaunchPlan, StreamKTakesTheDecomposition) {
-  Sm90PlanShape const s{128, 64, 64, 1, true, false};
+  Sm90PlanShape const s{128, 64, 64, 1, 1, true, false};
   auto const p = make_sm90_launch_plan(s, 4096, 16, 4096, 1, {}, RasterOrder::Heuristic, 8, {}, 132, 0);
   auto const d = make_decomposition(TileGrid{32, 1, 1, 64}, 132, DecompositionOptions{});
   EXPECT_EQ(p.grid, d.grid);
@@ -185,7 +206,7 @@ TEST(Sm90LaunchPlan, StreamKTakesTheDecomposition) {
 }
 
 TEST(Sm90LaunchPlan, GroupedWalkGetsColumnTiles) {
-  Sm90PlanShape const s{128, 256, 64, 1, false, true};
+  Sm90PlanShape const s{128, 256, 64, 1, 1, false, true};
   Groups const g{nullptr, 8, 0, 1000, 0};  // contiguous: 8 groups over 1000 rows
   auto const p = make_sm90_launch_plan(s, 1000, 1024, 512, 8, g, RasterOrder::Heuristic, 8, {}, 132, 0);
   EXPECT_EQ(p.sched.groups.tiles_n, 4);

@@ -47,7 +47,7 @@ def _types(config: GemmConfig) -> list[str]:
     align_ab, align_cd = 128 // _BITS[config.element], 128 // _BITS[config.out]
     return [
         f"using Tile = tessel::gemm::GemmShape<{bm}, {bn}, {bk}>;",
-        f"using Cluster = tessel::gemm::GemmShape<{config.cluster[0]}, 1, 1>;",
+        f"using Cluster = tessel::gemm::GemmShape<{config.cluster[0]}, {config.cluster[1]}, 1>;",
         "using Epilogue = typename tessel::gemm::collective::EpilogueBuilder<",
         "    tessel::arch::Sm90, tessel::gemm::OpClassTensorOp, Tile, Cluster, tessel::gemm::collective::EpilogueTileAuto,",
         f"    float, float, {out}, tessel::gemm::RowMajor, {align_cd}, {out}, tessel::gemm::RowMajor, {align_cd},",
@@ -78,7 +78,7 @@ def _asserts(config: GemmConfig) -> list[str]:
         (f"Config::kSmemBytes == {sm90_rules.smem_bytes(config.tile, config.stage_count, config.block_scaled)}",
          "sm90_rules.smem_bytes counts shared memory otherwise than the kernel"),
         (f"Config::Stages == {config.stage_count}", "GemmConfig.stage_count (the builder's auto rule in sm90_rules.py) differs"),
-        (f"Config::ClusterM == {config.cluster[0]}", "the launch uses GemmConfig.cluster"),
+        (f"Config::ClusterM == {config.cluster[0]} && Config::ClusterN == {config.cluster[1]}", "the launch uses GemmConfig.cluster"),
         (f"Config::BoxesA::kBoxInner == {a_in} && Config::BoxesA::kBoxOuter == {a_out}",
          "the launcher encodes A's tensor map with GemmConfig.tma_boxes[0]"),
         (f"Config::BoxesB::kBoxInner == {b_in} && Config::BoxesB::kBoxOuter == {b_out}",

@@ -89,7 +89,8 @@ class GemmConfig:
     warp:      warp tile (M, N, K), same K; default (64, 64, 32); none for sm90a.
     stages:    shared-memory pipeline depth (sm80: >= 3 multistage, 2 two-stage; sm75: 2; default 3),
                or for sm90a "auto" (the default: as many as fit, the collective builder's rule).
-    cluster:   thread-block cluster shape: (1, 1, 1), or (2, 1, 1) for sm90a (B multicast).
+    cluster:   thread-block cluster shape: (1, 1, 1), or for sm90a (2, 1, 1) (the CTAs along M share
+               B's loads: TMA multicast), (1, 2, 1) (along N, sharing A's) or (2, 2, 1).
     schedule:  sm80: "auto" (by stages), "multistage" or "twostage"; sm90a: "auto" (cooperative
                for BM 128, else ping-pong), "cooperative", "pingpong", or for FP8
                "cooperative_promoted" (each K tile's sum added into f32 registers: BM 128, BN <= 192)
@@ -257,7 +258,7 @@ class GemmConfig:
     @property
     def tma_boxes(self) -> tuple:
         """sm90a: ((inner, outer) of A's TMA box, the same of B's), as OperandBoxes has them."""
-        return (sm90_rules.boxes(self.tile, self.layout_a == "row", self.tile[0], 1),
+        return (sm90_rules.boxes(self.tile, self.layout_a == "row", self.tile[0], self.cluster[1]),
                 sm90_rules.boxes(self.tile, self.layout_b == "col", self.tile[1], self.cluster[0]))
 
     @property
@@ -278,7 +279,7 @@ class GemmConfig:
         shape = lambda t: "x".join(map(str, t))  # noqa: E731
         layouts = f"{'t' if self.layout_a == 'row' else 'n'}{'n' if self.layout_b == 'col' else 't'}"
         if self.hopper:
-            name = (f"tessel_sm90_gemm_{self.element}_{self.element}_{self.out}_{shape(self.tile)}_c{self.cluster[0]}x1_"
+            name = (f"tessel_sm90_gemm_{self.element}_{self.element}_{self.out}_{shape(self.tile)}_c{self.cluster[0]}x{self.cluster[1]}_"
                     f"{self.stage_count}stage_{sm90_rules.SCHEDULE_NAMES[self.kernel_schedule]}_{layouts}")
             name += {"stream_k": "_streamk", "grouped": "_grouped"}.get(self.scheduler, "")
             name += "_rowwise" if self.rowwise_scaled else ""

@@ -22,7 +22,9 @@ SCALE_GROUP = 16
 # "cooperative_blockscaled": FP8 with per-block scales of A and B, promoted
 # (KernelTmaWarpSpecializedCooperativeFP8BlockScaled, kernel/sm90_block_scales.hpp).
 SCHEDULES = ("auto", "cooperative", "pingpong", "cooperative_promoted", "cooperative_blockscaled")
-SCHEDULERS = ("persistent", "stream_k", "grouped")  # kernel::PersistentScheduler, StreamKScheduler, GroupedScheduler
+SCHEDULERS = ("persistent", "stream_k", "grouped")
+# Sm90KernelConfig's clusters (M, N, 1): the CTAs along M share B's loads, those along N A's (TMA multicast).
+CLUSTERS = ((1, 1, 1), (2, 1, 1), (1, 2, 1), (2, 2, 1))  # kernel::PersistentScheduler, StreamKScheduler, GroupedScheduler
 TILE_N = (64, 128, 192, 256)  # the kernel's static_assert on BN
 SCHEDULE_NAMES = {"cooperative": "coop", "pingpong": "pingpong", "cooperative_promoted": "coop_promoted",
                   "cooperative_blockscaled": "coop_blockscaled"}  # ::kName
@@ -117,7 +119,7 @@ def boxes(tile, k_major: bool, rows: int, split: int) -> tuple:
 def validate(c) -> None:
     """Raises ConfigError for a configuration the Hopper kernel cannot be built with."""
     bm, bn, bk = c.tile
-    cluster_m = c.cluster[0]
+    cluster_m, cluster_n = c.cluster[0], c.cluster[1]
     if c.warp is not None:
         refuse("kErrorNotSupported", f"warp {c.warp} with arch 'sm90a': the Hopper kernel has no warp tile (two consumer "
                                      "warpgroups share the CTA tile); leave warp out")
@@ -171,12 +173,15 @@ def validate(c) -> None:
     if c.scheduler == "grouped" and (not is_cooperative(kind) or c.cluster != (1, 1, 1)):
         refuse("kErrorNotSupported", f"scheduler 'grouped' with the {kind} schedule and cluster {c.cluster}: grouped GEMM "
                                      "runs with the cooperative schedule and no cluster")
-    if c.cluster not in ((1, 1, 1), (2, 1, 1)):
-        refuse("kErrorNotSupported", f"cluster {c.cluster}: the Hopper kernel takes clusters of 1 or 2 CTAs along M, "
-                                     "(1, 1, 1) or (2, 1, 1)")
+    if c.cluster not in CLUSTERS:
+        refuse("kErrorNotSupported", f"cluster {c.cluster}: the Hopper kernel takes clusters of 1 or 2 CTAs along M by 1 or 2 "
+                                     "along N: " + ", ".join(map(str, CLUSTERS)))
     if c.layout_b == "row" and (bn // 64) % cluster_m:
-        refuse("kErrorNotSupported", f"tile {c.tile} with cluster {c.cluster} and row-major B: each CTA of the cluster "
-                                     f"loads a 64-column slice of B's stage, so BN must be at least {64 * cluster_m}")
+        refuse("kErrorNotSupported", f"tile {c.tile} with cluster {c.cluster} and row-major B: each CTA of a cluster column "
+                                     f"loads a 64-column slice of B's stage, so BN must be a multiple of {64 * cluster_m}")
+    if c.layout_a == "col" and (bm // 64) % cluster_n:
+        refuse("kErrorNotSupported", f"tile {c.tile} with cluster {c.cluster} and column-major A: each CTA of a cluster row "
+                                     f"loads a 64-row slice of A's stage, so BM must be a multiple of {64 * cluster_n}")
     stages = c.stage_count
     if stages < 2:
         refuse("kErrorNotSupported", f"stages {c.stages}: the Hopper pipeline needs at least 2")

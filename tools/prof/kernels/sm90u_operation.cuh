@@ -69,13 +69,14 @@ struct Sm90UniversalTnAdaptor {
   static constexpr int kBits = 8 * int(sizeof(typename Gemm::ElementA));
   static constexpr int kAlignment = 128 / kBits;  // TMA: 16-byte strides and base addresses
 
-  /// tessel_sm90_gemm_<A>_<B>_<D>_<tile>_c1x1_<stages>stage_<schedule>[_<epilogue>]_tn, as GemmSm90
+  /// tessel_sm90_gemm_<A>_<B>_<D>_<tile>_c<M>x<N>_<stages>stage_<schedule>[_<epilogue>]_tn, as GemmSm90
   /// names its kernels, with the epilogue (core/types.hpp) where it is not the linear combination.
   static std::string name() {
     const std::string epilogue = kEpilogue == Epilogue::kLinearCombination ? "" : "_" + std::string(to_string(kEpilogue));
     return "tessel_sm90_gemm_" + element_tag<typename Gemm::ElementA>() + "_" + element_tag<typename Gemm::ElementB>() + "_" +
            element_tag<typename Gemm::ElementD>() + "_" + std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) + "x" +
-           std::to_string(Cfg::BK) + "_c" + std::to_string(Cfg::ClusterM) + "x1_" + std::to_string(Cfg::Stages) + "stage_" +
+           std::to_string(Cfg::BK) + "_c" + std::to_string(Cfg::ClusterM) + "x" + std::to_string(Cfg::ClusterN) + "_" +
+           std::to_string(Cfg::Stages) + "stage_" +
            Cfg::Schedule::kName + epilogue + "_tn";
   }
 
@@ -91,7 +92,7 @@ struct Sm90UniversalTnAdaptor {
     d.accumulator = Element::kF32;
     d.tile = {Cfg::BM, Cfg::BN, Cfg::BK};
     d.instruction = {64, Cfg::BN, 256 / kBits};  // wgmma m64nBNk(32 bytes), one per consumer warpgroup
-    d.cluster = {Cfg::ClusterM, 1, 1};
+    d.cluster = {Cfg::ClusterM, Cfg::ClusterN, 1};
     d.stages = Cfg::Stages;
     d.schedule = Cfg::Schedule::kName;
     d.epilogue = kEpilogue;

@@ -116,8 +116,9 @@ struct CollectiveBuilder {
   static constexpr int BM = TileShape::kM, BN = TileShape::kN, BK = TileShape::kK;
   static_assert(BK * int(sizeof(ElementA)) == 128,
                 "CollectiveBuilder: the tile's K must be one 128-byte swizzle row: 64 for 16-bit types, 128 for 8-bit");
-  static_assert(ClusterShape::kN == 1 && ClusterShape::kK == 1 && (ClusterShape::kM == 1 || ClusterShape::kM == 2),
-                "CollectiveBuilder: clusters of 1x1x1 or 2x1x1 are supported");
+  static_assert(ClusterShape::kK == 1 && (ClusterShape::kM == 1 || ClusterShape::kM == 2) &&
+                    (ClusterShape::kN == 1 || ClusterShape::kN == 2),
+                "CollectiveBuilder: clusters of 1x1x1, 2x1x1, 1x2x1 or 2x2x1 are supported");
   using Schedule = std::conditional_t<std::is_same_v<KernelScheduleType, KernelScheduleAuto>,
                                       std::conditional_t<BM % 128 == 0, KernelTmaWarpSpecializedCooperative,
                                                          KernelTmaWarpSpecializedPingpong>,
@@ -132,7 +133,7 @@ struct CollectiveBuilder {
   static_assert(kStages >= 2, "CollectiveBuilder: fewer than two stages fit in shared memory: use a smaller tile");
   using CollectiveOp = kernel::Sm90KernelConfig<ElementA, ElementB, detail::operand_major<LayoutA, true>(),
                                                 detail::operand_major<LayoutB, false>(), BM, BN, kStages, ClusterShape::kM,
-                                                Schedule>;
+                                                ClusterShape::kN, Schedule>;
 };
 
 }  // namespace tessel::gemm::collective
@@ -156,6 +157,6 @@ using Sm90Rebind = Sm90KernelConfig<
     std::conditional_t<Swap, typename C::ElementB, typename C::ElementA>, std::conditional_t<Swap, typename C::ElementA, typename C::ElementB>,
     Swap ? C::MajorB : C::MajorA, Swap ? C::MajorA : C::MajorB, C::BM, C::BN,
     detail::fitting_stages(C::Stages, C::BM, C::BN, C::kBlockScaled, TmaStoreD),
-    C::ClusterM, typename C::Schedule, StreamK, TmaStoreD, Grouped, RowwiseScales>;
+    C::ClusterM, C::ClusterN, typename C::Schedule, StreamK, TmaStoreD, Grouped, RowwiseScales>;
 
 }  // namespace tessel::gemm::kernel

@@ -25,6 +25,7 @@
 #include "tessel/gemm/kernel/decomposition.hpp"
 #include "tessel/gemm/kernel/sm90_block_scales.hpp"
 #include "tessel/gemm/kernel/sm90_config.hpp"
+#include "tessel/gemm/kernel/sm90_tile_scheduler.hpp"
 #include "tessel/gemm/kernel/grouped.hpp"
 
 namespace tessel::gemm::collective {
@@ -32,7 +33,7 @@ namespace tessel::gemm::collective {
 #if defined(__CUDACC__)
 /// The ring's barriers: per stage a full barrier (the producer's arrival, then TMA's bytes) and
 /// an empty one (one release per consumer that reads the stage, in every CTA of the cluster).
-template <int Stages, int ClusterM>
+template <int Stages, int ClusterSize>
 class Sm90TmaPipeline {
  public:
   /// @param barriers  2 * Stages mbarriers in shared memory: the full ones, then the empty ones
@@ -61,9 +62,11 @@ class Sm90TmaPipeline {
 
   /// Consumer (one thread per warpgroup): hands stage s back, to every CTA of the cluster, whose
   /// multicasts also write into it.
+  /// NOTES: in a 2x2 cluster the diagonal CTA writes nothing into this CTA's stage; releasing to it
+  /// as well keeps one arrival count for every barrier (and costs one remote arrive).
   __device__ __forceinline__ void consumer_release(int s) const {
-    if constexpr (ClusterM > 1) {
-      for (int r = 0; r < ClusterM; ++r) arch::mbarrier_arrive_cluster(&empty_[s], r);
+    if constexpr (ClusterSize > 1) {
+      for (int r = 0; r < ClusterSize; ++r) arch::mbarrier_arrive_cluster(&empty_[s], r);
     } else {
       arch::mbarrier_arrive(&empty_[s]);
     }
@@ -89,16 +92,17 @@ struct Sm90ScaleCursor {
 template <class Cfg>
 class Sm90CollectiveMma {
  public:
-  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, Stages = Cfg::Stages, ClusterM = Cfg::ClusterM;
+  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, Stages = Cfg::Stages;
+  static constexpr int ClusterM = Cfg::ClusterM, ClusterN = Cfg::ClusterN, kClusterSize = Cfg::kClusterSize;
   using Mma = typename Cfg::Mma;
   using BoxesA = typename Cfg::BoxesA;
   using BoxesB = typename Cfg::BoxesB;
   using ScaleRing = typename Cfg::ScaleRing;
-  using Pipeline = Sm90TmaPipeline<Stages, ClusterM>;
+  using Pipeline = Sm90TmaPipeline<Stages, kClusterSize>;
   /// NOTES: a stage may be refilled once every consumer that reads it is done: both consumer
   /// warpgroups (cooperative) or one (ping-pong), in every CTA of the cluster, since a CTA's
-  /// multicast writes into all of them.
-  static constexpr int kReleases = (Cfg::kPingpong ? 1 : kernel::kSm90ConsumerWarpGroups) * ClusterM;
+  /// multicasts write into its row's and its column's.
+  static constexpr int kReleases = (Cfg::kPingpong ? 1 : kernel::kSm90ConsumerWarpGroups) * kClusterSize;
   /// One consumer warpgroup's accumulators: kMmaM wgmma tiles of 64 x BN.
   using Accumulators = float[Cfg::kMmaM][Mma::kAccumulators];
 
@@ -106,23 +110,30 @@ class Sm90CollectiveMma {
   __device__ __forceinline__ Sm90CollectiveMma(char* smem_a, char* smem_b, Pipeline pipeline)
       : smem_a_(smem_a), smem_b_(smem_b), pipeline_(pipeline) {}
 
-  /// Producer (one thread): the TMA loads of K tile kt of `tile` into stage it % Stages. A CTA of
-  /// cluster rank `rank` loads its share of B's boxes and multicasts them to the whole cluster.
+  /// Producer (one thread): the TMA loads of K tile kt of `tile` into stage it % Stages. In a
+  /// cluster, each CTA loads its share of A's boxes and multicasts them along its row of the
+  /// cluster (the CTAs of the same M tile), and its share of B's along its column.
   __device__ __forceinline__ void load(CUtensorMap const* tma_a, CUtensorMap const* tma_b, kernel::GroupedTile const& tile,
-                                       int kt, int it, int rank) const {
+                                       int kt, int it, kernel::Sm90ClusterRank<Cfg> rank) const {
     int const s = it % Stages, m0 = tile.m0, n0 = tile.n0;
     std::uint64_t* full = pipeline_.producer_acquire(it, Cfg::kStageBytesA + Cfg::kStageBytesB);
     char* sa = smem_a_ + s * Cfg::kStageBytesA;
     char* sb = smem_b_ + s * Cfg::kStageBytesB;
 #pragma unroll
-    for (int i = 0; i < BoxesA::kCount; ++i)
-      arch::tma_load_3d(sa + BoxesA::smem_offset(i), tma_a, full, BoxesA::x(i, m0, kt * BK), BoxesA::y(i, m0, kt * BK), tile.l);
+    for (int i = 0; i < BoxesA::kCount; ++i) {
+      if (i % ClusterN != rank.n()) continue;
+      int x = BoxesA::x(i, m0, kt * BK), y = BoxesA::y(i, m0, kt * BK);
+      if constexpr (ClusterN > 1)
+        arch::tma_load_3d_multicast(sa + BoxesA::smem_offset(i), tma_a, full, x, y, tile.l, rank.row_mask());
+      else
+        arch::tma_load_3d(sa + BoxesA::smem_offset(i), tma_a, full, x, y, tile.l);
+    }
 #pragma unroll
     for (int i = 0; i < BoxesB::kCount; ++i) {
-      if (i % ClusterM != rank) continue;
+      if (i % ClusterM != rank.m()) continue;
       int x = BoxesB::x(i, n0, kt * BK), y = BoxesB::y(i, n0, kt * BK);
       if constexpr (ClusterM > 1)
-        arch::tma_load_3d_multicast(sb + BoxesB::smem_offset(i), tma_b, full, x, y, tile.group, (1u << ClusterM) - 1);
+        arch::tma_load_3d_multicast(sb + BoxesB::smem_offset(i), tma_b, full, x, y, tile.group, rank.column_mask());
       else
         arch::tma_load_3d(sb + BoxesB::smem_offset(i), tma_b, full, x, y, tile.group);
     }

@@ -27,7 +27,7 @@ template <class ElementD_, int BM = 128, int BN = 256, int BK = 64, int Stages =
 class GemmSm90 {
   static_assert(std::is_same_v<ElementAB, bfloat16_t> || std::is_same_v<ElementAB, half_t>, "GemmSm90: A and B are bf16 or f16");
   static_assert(BK == 64, "GemmSm90: BK is 64 16-bit elements = one 128-byte swizzle row");
-  using Mainloop = kernel::Sm90KernelConfig<ElementAB, ElementAB, arch::Major::K, arch::Major::K, BM, BN, Stages, 1, Schedule>;
+  using Mainloop = kernel::Sm90KernelConfig<ElementAB, ElementAB, arch::Major::K, arch::Major::K, BM, BN, Stages, 1, 1, Schedule>;
   using EpilogueOp = typename collective::EpilogueBuilder<arch::Sm90, OpClassTensorOp, GemmShape<BM, BN, BK>, GemmShape<1, 1, 1>,
                                                         collective::EpilogueTileAuto, float, float, ElementD_, RowMajor, 8,
                                                         ElementD_, RowMajor, 8,

@@ -256,12 +256,12 @@ class GemmUniversalAdapter {
     // Persistent: as many clusters as can be resident at once (the occupancy query, for clusters),
     // but no more than there are tiles (kernel::make_sm90_launch_plan).
     int max_clusters = 0;
-    if constexpr (Cfg::ClusterM > 1) {
+    if constexpr (Cfg::kClusterSize > 1) {
       cudaLaunchConfig_t cfg = launch_config(1, nullptr);
       cudaLaunchAttribute attr[1];
       cfg.attrs = cluster_attribute(attr);
       cfg.numAttrs = 1;
-      cfg.gridDim = dim3(Cfg::ClusterM * (sm_count(a) / Cfg::ClusterM), 1, 1);
+      cfg.gridDim = dim3(Cfg::kClusterSize * (sm_count(a) / Cfg::kClusterSize), 1, 1);
       if (cudaOccupancyMaxActiveClusters(&max_clusters, kernel_function(), &cfg) != cudaSuccess) max_clusters = 0;
       (void)cudaGetLastError();
     }
@@ -306,7 +306,7 @@ class GemmUniversalAdapter {
     if (!initialized_) return {Status::kErrorInternal, "run() before a successful initialize(): call initialize(args) first"};
     cudaLaunchConfig_t cfg = launch_config(grid_, stream);
     cudaLaunchAttribute attr[1];
-    if constexpr (Cfg::ClusterM > 1) {
+    if constexpr (Cfg::kClusterSize > 1) {
       cfg.attrs = cluster_attribute(attr);
       cfg.numAttrs = 1;
     }
@@ -318,7 +318,7 @@ class GemmUniversalAdapter {
     return run(stream);
   }
 
-  /// tessel_sm90_gemm_<A>_<B>_<D>_<BM>x<BN>x<BK>_c<cluster>x1_<stages>stage_<schedule>_<layouts>[_dcol][_streamk][_tmastore][_<fusion>]
+  /// tessel_sm90_gemm_<A>_<B>_<D>_<BM>x<BN>x<BK>_c<cluster M>x<cluster N>_<stages>stage_<schedule>_<layouts>[_dcol][_streamk][_tmastore][_<fusion>]
   /// (layouts in BLAS letters: t = A row-major / B column-major, i.e. K-major; the tile as the kernel runs it)
   static std::string name() {
     std::string layouts = std::string(User::MajorA == arch::Major::K ? "t" : "n") + (User::MajorB == arch::Major::K ? "n" : "t") +
@@ -327,7 +327,7 @@ class GemmUniversalAdapter {
     std::string fusion = Fusion::name() == "lincomb" ? "" : "_" + Fusion::name();
     return "tessel_sm90_gemm_" + element_tag<ElementA>() + "_" + element_tag<ElementB>() + "_" + element_tag<ElementD>() + "_" +
            std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) + "x" + std::to_string(Cfg::BK) + "_c" +
-           std::to_string(Cfg::ClusterM) + "x1_" + std::to_string(Cfg::Stages) + "stage_" + Cfg::Schedule::kName + "_" + layouts +
+           std::to_string(Cfg::ClusterM) + "x" + std::to_string(Cfg::ClusterN) + "_" + std::to_string(Cfg::Stages) + "stage_" + Cfg::Schedule::kName + "_" + layouts +
            fusion;
   }
   int grid_size() const { return grid_; }
@@ -354,7 +354,7 @@ class GemmUniversalAdapter {
   /// package's launcher plans them); max_clusters: resident clusters, 0 for the SM count.
   static kernel::Sm90LaunchPlan launch_plan(Arguments const& a, int max_clusters) {
     auto const& p = to_kernel(a).p;
-    return kernel::make_sm90_launch_plan({Cfg::BM, Cfg::BN, Cfg::BK, Cfg::ClusterM, GemmKernel::kStreamK, GemmKernel::kGrouped}, p.m, p.n,
+    return kernel::make_sm90_launch_plan({Cfg::BM, Cfg::BN, Cfg::BK, Cfg::ClusterM, Cfg::ClusterN, GemmKernel::kStreamK, GemmKernel::kGrouped}, p.m, p.n,
                                          p.k, p.l, kernel::Groups{a.grouped.group_m, p.l, int(a.grouped.layout), p.m, 0},
                                          a.scheduler.raster_order, a.scheduler.max_swizzle_size, options(a), sm_count(a), max_clusters);
   }
@@ -483,7 +483,7 @@ class GemmUniversalAdapter {
   }
   static cudaLaunchAttribute* cluster_attribute(cudaLaunchAttribute (&attr)[1]) {
     attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = Cfg::ClusterM;
+    attr[0].val.clusterDim.x = Cfg::kClusterSize;  // one-dimensional: Sm90ClusterRank places the CTAs
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
     return attr;

@@ -47,7 +47,8 @@ struct KernelTmaWarpSpecializedCooperativeFP8BlockScaled : Sm90ScheduleTraits<fa
 };
 
 /// Where the boxes of one operand's stage come from and go to. Rows is the tile's extent in M
-/// (for A) or N (for B); Split the number of CTAs that share the loading (the cluster, for B).
+/// (for A) or N (for B); Split the number of CTAs that share the loading (the cluster's CTAs
+/// along N for A, along M for B).
 ///   K-major:  Split boxes of (kSw elements of K) x (Rows/Split rows), stacked by rows;
 ///   MN-major: Rows/64 boxes of (64 elements of MN) x (BK rows of K), one per 64-wide chunk.
 template <arch::Major Mj, int Rows, int BK, int Split>
@@ -98,7 +99,7 @@ constexpr int sm90_fitting_stages(int most, int bm, int bn, bool block_scaled, b
 }
 
 template <class ElementA_, class ElementB_, arch::Major MajorA_, arch::Major MajorB_, int TileM, int TileN, int StageCount,
-          int ClusterM_, class Schedule_, bool StreamK_ = false, bool TmaStoreD_ = false, bool Grouped_ = false,
+          int ClusterM_, int ClusterN_, class Schedule_, bool StreamK_ = false, bool TmaStoreD_ = false, bool Grouped_ = false,
           bool RowwiseScales_ = false>
 struct Sm90KernelConfig {
   static constexpr bool kStreamK = StreamK_;  // units of work from a Decomposition (split-K, stream-K)
@@ -117,7 +118,10 @@ struct Sm90KernelConfig {
   using ElementB = ElementB_;
   using Schedule = Schedule_;
   static constexpr arch::Major MajorA = MajorA_, MajorB = MajorB_;
-  static constexpr int BM = TileM, BN = TileN, Stages = StageCount, ClusterM = ClusterM_;
+  static constexpr int BM = TileM, BN = TileN, Stages = StageCount, ClusterM = ClusterM_, ClusterN = ClusterN_;
+  // The cluster is launched one-dimensional, kClusterSize CTAs along x; rank r is the CTA at
+  // (r % ClusterM, r / ClusterM) of the ClusterM x ClusterN block of tiles (Sm90ClusterRank).
+  static constexpr int kClusterSize = ClusterM * ClusterN;
   static_assert(std::is_same_v<ElementA, ElementB>, "sm90 kernel: A and B must have the same element type");
   static constexpr int kElemBytes = sizeof(ElementA);
   static constexpr int BK = 128 / kElemBytes;  // one 128-byte swizzle row of K per stage
@@ -133,7 +137,8 @@ struct Sm90KernelConfig {
   static_assert(kMmaM * BN / 2 <= 128,
                 "sm90 kernel: a consumer warpgroup would hold more than 128 accumulators per thread: use a smaller tile (or the "
                 "cooperative schedule, which splits BM between the two consumers)");
-  static_assert(ClusterM == 1 || ClusterM == 2, "sm90 kernel: clusters of 1 or 2 CTAs along M");
+  static_assert((ClusterM == 1 || ClusterM == 2) && (ClusterN == 1 || ClusterN == 2),
+                "sm90 kernel: clusters of 1 or 2 CTAs along M by 1 or 2 along N");
   static_assert(!kPromote || sizeof(ElementA) == 1,
                 "sm90 kernel: promoted accumulation is for FP8 (e4m3, e5m2); 16-bit types accumulate in f32 already");
   // NOTES: 2 x 96 accumulators at 128x192 compile without spills in the 232-register budget.
@@ -141,20 +146,24 @@ struct Sm90KernelConfig {
                 "sm90 kernel: promoted accumulation keeps a second set of accumulators: BN <= 192 with BM = 128, no split-K");
   static_assert(!kBlockScaled || (BK == kBlockScaleK && kBlockScaleN % BN == 0),
                 "sm90 kernel: block scales cover 128 of K (one K tile of 8-bit types) and 128 columns: BN must be 64 or 128");
-  static_assert(!kStreamK || (!kPingpong && ClusterM == 1 && kMmaM == 1),
+  static_assert(!kStreamK || (!kPingpong && kClusterSize == 1 && kMmaM == 1),
                 "sm90 kernel: split-K and stream-K run with the cooperative schedule, BM = 128 and no cluster");
-  static_assert(!kGrouped || (!kPingpong && !kStreamK && ClusterM == 1),
+  static_assert(!kGrouped || (!kPingpong && !kStreamK && kClusterSize == 1),
                 "sm90 kernel: grouped GEMM runs with the cooperative schedule, the persistent scheduler and no cluster");
   static constexpr int kThreads = 384;
   static constexpr int kStageBytesA = BM * 128, kStageBytesB = BN * 128;
-  using BoxesA = OperandBoxes<MajorA, BM, BK, 1>;
+  // A's stage is the same in the CTAs of one row of the cluster (ClusterN of them), B's in those
+  // of one column (ClusterM): each loads its share and multicasts it along its row (column).
+  using BoxesA = OperandBoxes<MajorA, BM, BK, ClusterN>;
   using BoxesB = OperandBoxes<MajorB, BN, BK, ClusterM>;
+  static_assert(BoxesA::kCount % ClusterN == 0 && BoxesA::kBoxOuter % 8 == 0,
+                "sm90 kernel: A's stage must split evenly among the cluster's CTAs along N (an M-major A needs BM >= 64 * ClusterN)");
   static_assert(BoxesB::kCount % ClusterM == 0 && BoxesB::kBoxOuter % 8 == 0,
-                "sm90 kernel: B's stage must split evenly among the cluster's CTAs (an N-major B needs BN >= 64 * ClusterM)");
+                "sm90 kernel: B's stage must split evenly among the cluster's CTAs along M (an N-major B needs BN >= 64 * ClusterM)");
   using Mma = arch::Wgmma<ElementA, BN, MajorA, MajorB>;
   // Block-scaled kernels: the scales' own ring (sm90_block_scales.hpp), floats and barriers.
   using ScaleRing = Sm90ScaleRing<BM, Stages>;
-  static_assert(!kBlockScaled || (ClusterM == 1 && !kStreamK),
+  static_assert(!kBlockScaled || (kClusterSize == 1 && !kStreamK),
                 "sm90 kernel: block-scaled FP8 runs without clusters and split-K (whole tiles, one CTA each)");
   static_assert(!kRowwiseScales || !kBlockScaled,
                 "sm90 kernel: row-wise scales and per-block scales are two recipes: a kernel applies one of them");

@@ -17,8 +17,9 @@
 //   cooperative: both consumers work on every tile, each on half of its BM rows;
 //   ping-pong:   consumers take alternate tiles, each all BM rows, and take turns at the tensor
 //                cores: one runs its mainloop while the other runs its epilogue.
-// Clusters of ClusterM CTAs along M share B: each CTA loads 1/ClusterM of every B stage and
-// multicasts it to all of them, so B crosses L2 -> SM once per cluster instead of once per CTA.
+// Clusters of ClusterM x ClusterN CTAs (1x1, 2x1, 1x2, 2x2) compute a block of tiles: the CTAs
+// along M share B, those along N share A. Each loads its share of a shared stage and multicasts
+// it to the others, so that operand crosses L2 -> SM once per cluster row (column), not per CTA.
 
 #if !defined(__CUDACC_RTC__)  // NVRTC: CUtensorMap comes from tma_sm90.hpp
 #include <cuda.h>
@@ -48,7 +49,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using Mainloop = collective::Sm90CollectiveMma<Cfg>;
   using Epilogue = collective::Sm90CollectiveEpilogue<Cfg, Fusion>;
   using ScaleRing = typename Cfg::ScaleRing;
-  constexpr int BK = Cfg::BK, Stages = Cfg::Stages, ClusterM = Cfg::ClusterM;
+  constexpr int BK = Cfg::BK, Stages = Cfg::Stages, kClusterSize = Cfg::kClusterSize;
 
   // Shared memory. NOTES: aligned by an offset from smem_raw, not by rounding the address as an
   // integer: the pointer then stays known to be in shared memory and the epilogue's stores
@@ -77,8 +78,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   auto const role = Sm90WarpGroupRole(kUniformRole ? __shfl_sync(0xffffffffu, warpgroup, 0) : warpgroup);
   int const k_tiles = (p.k + BK - 1) / BK;
   int const tile_count = p.sched.tile_count();
-  int const cluster = int(blockIdx.x) / ClusterM, clusters = int(gridDim.x) / ClusterM;
-  int const rank = ClusterM > 1 ? int(arch::cluster_cta_rank()) : 0;
+  int const cluster = int(blockIdx.x) / kClusterSize, clusters = int(gridDim.x) / kClusterSize;
+  Sm90ClusterRank<Cfg> const rank{kClusterSize > 1 ? int(arch::cluster_cta_rank()) : 0};
   Sm90WorkWalk<Cfg::kStreamK> const walk{cluster, clusters, tile_count, k_tiles, &p.dec};
   int const units = walk.count();
   typename Mainloop::Pipeline const pipeline(ring_barriers);
@@ -102,11 +103,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     arch::mbarrier_init_fence();
   }
   // The peer CTAs' multicasts land on this CTA's barriers: they must be initialised first.
-  if constexpr (ClusterM > 1) arch::cluster_sync();
+  if constexpr (kClusterSize > 1) arch::cluster_sync();
   else __syncthreads();
 
-  // Each cluster walks the cluster tiles cluster, cluster + clusters, ...; its CTA of rank r takes
-  // row tile ClusterM * tile.m + r.
+  // Each cluster walks the cluster tiles cluster, cluster + clusters, ...; its CTA at (rm, rn) in
+  // the cluster takes tile (ClusterM * tile.m + rm, ClusterN * tile.n + rn).
   if (role == Sm90WarpGroupRole::kProducer) {
     arch::warpgroup_reg_dealloc<Sm90RegisterBudget::kProducer>();
     // Every K tile of the CTA's units in order, `it` counting them over all units: the order in
@@ -194,7 +195,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
   // No CTA may leave while a peer can still multicast into its shared memory or arrive on its
   // barriers.
-  if constexpr (ClusterM > 1) arch::cluster_sync();
+  if constexpr (kClusterSize > 1) arch::cluster_sync();
 #endif
 }
 

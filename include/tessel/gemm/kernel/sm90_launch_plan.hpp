@@ -20,7 +20,7 @@ namespace tessel::gemm::kernel {
 /// What the plan needs of a kernel configuration.
 struct Sm90PlanShape {
   int bm = 128, bn = 128, bk = 64;  // the CTA tile; BK: elements of K per stage
-  int cluster_m = 1;                // CTAs per cluster along M
+  int cluster_m = 1, cluster_n = 1;  // CTAs per cluster along M and along N
   bool stream_k = false;            // StreamKScheduler: units from a Decomposition
   bool grouped = false;             // GroupedScheduler: the tiles of the groups
 };
@@ -44,12 +44,14 @@ inline Sm90LaunchPlan make_sm90_launch_plan(Sm90PlanShape const& s, int m, int n
   Groups g = groups;
   g.tiles_n = tiles_n;
   plan.sched = s.grouped ? Sm90TileScheduler::make_grouped(g, s.bm)
-                         : Sm90TileScheduler::make((tiles_m + s.cluster_m - 1) / s.cluster_m, tiles_n, l, raster, swizzle);
-  int clusters = sm_count / s.cluster_m;
+                         : Sm90TileScheduler::make((tiles_m + s.cluster_m - 1) / s.cluster_m,
+                                                   (tiles_n + s.cluster_n - 1) / s.cluster_n, l, raster, swizzle);
+  int const cluster_size = s.cluster_m * s.cluster_n;
+  int clusters = sm_count / cluster_size;
   if (max_clusters > 0) clusters = clusters < max_clusters ? clusters : max_clusters;
   int const tiles = plan.sched.tile_count();
   clusters = clusters < tiles ? clusters : tiles;
-  plan.grid = (clusters > 1 ? clusters : 1) * s.cluster_m;
+  plan.grid = (clusters > 1 ? clusters : 1) * cluster_size;
   if (s.stream_k) {
     plan.dec = make_decomposition(TileGrid{tiles_m, tiles_n, l, (k + s.bk - 1) / s.bk}, sm_count, options);
     plan.grid = plan.dec.grid;

@@ -29,7 +29,7 @@ struct Sm90TileScheduler {
   int batches = 1;
   Groups groups;  // grouped kernels (GroupedScheduler): the groups; the raster then only bounds the tile count
 
-  /// @param tiles_m, tiles_n  tiles of one batch (tiles_m counts cluster tiles)
+  /// @param tiles_m, tiles_n  tiles of one batch (in clusters: blocks of ClusterM x ClusterN tiles)
   /// @param swizzle           tiles per group along the raster's fast dimension (<= 0: no grouping)
   /// Heuristic order: along N when there are more row tiles than column tiles, so that the
   /// group runs along the shorter side and a wave's footprint stays square.
@@ -74,19 +74,41 @@ struct Sm90WorkWalk {
   }
 };
 
+/// A CTA's place in its cluster. The kernel's clusters are launched one-dimensional; rank r is the
+/// CTA at (m, n) = (r % ClusterM, r / ClusterM) of the cluster's ClusterM x ClusterN block of
+/// tiles. The CTAs of one row (same m) share A's stage, those of one column (same n) B's.
+///
+/// Example: a 2x2 cluster, rank 3 = (1, 1): A shared with ranks 1 and 3 (row mask 0b1010), B with
+/// ranks 2 and 3 (column mask 0b1100).
+template <class Cfg>
+struct Sm90ClusterRank {
+  int rank = 0;
+  TESSEL_HD constexpr int m() const { return rank % Cfg::ClusterM; }
+  TESSEL_HD constexpr int n() const { return rank / Cfg::ClusterM; }
+  /// The CTAs that receive this CTA's multicast of A: its row of the cluster.
+  TESSEL_HD constexpr unsigned row_mask() const {
+    unsigned mask = 0;
+    for (int j = 0; j < Cfg::ClusterN; ++j) mask |= 1u << (m() + Cfg::ClusterM * j);
+    return mask;
+  }
+  /// The CTAs that receive this CTA's multicast of B: its column of the cluster.
+  TESSEL_HD constexpr unsigned column_mask() const { return ((1u << Cfg::ClusterM) - 1) << (Cfg::ClusterM * n()); }
+};
+
 /// Where the tile of a unit lies: through the raster (one problem, or a batch of equal ones) or
 /// through the groups' cursor (grouped kernels). False past the last group's tiles.
 template <class Cfg>
 struct Sm90TilePlacer {
   Sm90TileScheduler const& sched;
-  int rank, m;
+  Sm90ClusterRank<Cfg> rank;
+  int m;
   GroupCursor<Cfg::BM, Cfg::BN> cursor{sched.groups};
   TESSEL_HD bool place(int id, GroupedTile& t) {
     if constexpr (Cfg::kGrouped) {
       return cursor.seek(id, t);
     } else {
       TileCoord3 const c = sched.tile(id);
-      t = {(c.m * Cfg::ClusterM + rank) * Cfg::BM, m, c.n * Cfg::BN, c.l, c.l};
+      t = {(c.m * Cfg::ClusterM + rank.m()) * Cfg::BM, m, (c.n * Cfg::ClusterN + rank.n()) * Cfg::BN, c.l, c.l};
       return true;
     }
   }
