@@ -142,6 +142,24 @@ TEST(GemmSm90, Cluster2x1Multicast) {
       {640, 384, 256, 1, 1.f, 0.f, 4, 44});
 }
 
+// Clusters along N share A's loads (1x2), 2x2 ones A's and B's. Odd tile counts along M and N
+// leave CTAs of the last clusters with no rows or no columns: they still load their share for
+// their peers and store nothing.
+template <class E, class LA, class LB, class ED, int BM, int BN, int CM, int CN, class Sched = collective::KernelScheduleAuto>
+using Sm90Cluster = test::Sm90Gemm<E, LA, LB, ED, BM, BN, CM, Sched, collective::EpilogueScheduleAuto,
+                                   epilogue::LinearCombination<ED, ED>, PersistentScheduler, CN>;
+
+TEST(GemmSm90, ClustersAlongNAndBoth) {
+  TESSEL_SKIP_WITHOUT_SM90();
+  run_case<Sm90Cluster<bfloat16_t, RowMajor, ColumnMajor, bfloat16_t, 128, 64, 1, 2>>({1000, 1000, 1000, 1, 1.f, 0.f, 0, 61});
+  run_case<Sm90Cluster<bfloat16_t, RowMajor, ColumnMajor, bfloat16_t, 128, 64, 2, 2>>({1000, 1000, 1000, 1, 1.f, 0.5f, 0, 62});
+  run_case<Sm90Cluster<half_t, ColumnMajor, RowMajor, half_t, 128, 128, 1, 2>>({520, 328, 200, 2, 1.f, 0.f, 4, 63});
+  run_case<Sm90Cluster<bfloat16_t, RowMajor, RowMajor, float, 128, 256, 2, 2>>({640, 776, 136, 1, 1.f, -1.f, 8, 64});
+  run_case<Sm90Cluster<bfloat16_t, RowMajor, ColumnMajor, bfloat16_t, 128, 128, 1, 2, kernel::KernelTmaWarpSpecializedPingpong>>(
+      {384, 648, 256, 1, 1.f, 0.f, 4, 65});
+  EXPECT_NE((Sm90Cluster<bfloat16_t, RowMajor, ColumnMajor, bfloat16_t, 128, 64, 1, 2>::name().find("_c1x2_")), std::string::npos);
+}
+
 TEST(GemmSm90, Batched) {
   TESSEL_SKIP_WITHOUT_SM90();
   run_case<Sm90<bfloat16_t, RowMajor, ColumnMajor, float, 128, 128, 1>>({136, 200, 128, 3, 1.f, 0.5f, 5, 51});

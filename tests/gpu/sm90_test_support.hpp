@@ -24,14 +24,14 @@ inline bool have_sm90() {
 /// (alignment 8 elements: TMA stores where that is 16 bytes, register stores for 8-bit D).
 template <class E, class LA, class LB, class ED, int BM, int BN, int CM = 1,
           class Schedule = gemm::collective::KernelScheduleAuto, class EpilogueSchedule = gemm::collective::EpilogueScheduleAuto,
-          class Fusion = epilogue::LinearCombination<ED, ED>, class Scheduler = gemm::PersistentScheduler>
+          class Fusion = epilogue::LinearCombination<ED, ED>, class Scheduler = gemm::PersistentScheduler, int CN = 1>
 using Sm90Gemm = gemm::device::GemmUniversalAdapter<gemm::kernel::GemmUniversal<
     gemm::ProblemShapeMNKL,
     typename gemm::collective::CollectiveBuilder<arch::Sm90, gemm::OpClassTensorOp, E, LA, 16 / sizeof(E), E, LB, 16 / sizeof(E), float,
-                                                 gemm::GemmShape<BM, BN, 128 / sizeof(E)>, gemm::GemmShape<CM, 1, 1>,
+                                                 gemm::GemmShape<BM, BN, 128 / sizeof(E)>, gemm::GemmShape<CM, CN, 1>,
                                                  gemm::collective::StageCountAuto, Schedule>::CollectiveOp,
     typename gemm::collective::EpilogueBuilder<arch::Sm90, gemm::OpClassTensorOp, gemm::GemmShape<BM, BN, 128 / sizeof(E)>,
-                                               gemm::GemmShape<CM, 1, 1>, gemm::collective::EpilogueTileAuto, float, float, ED,
+                                               gemm::GemmShape<CM, CN, 1>, gemm::collective::EpilogueTileAuto, float, float, ED,
                                                gemm::RowMajor, 8, ED, gemm::RowMajor, 8, EpilogueSchedule, Fusion>::CollectiveOp,
     Scheduler>>;
 
