@@ -86,11 +86,18 @@ void bind_dispatch(nb::module_& m) {
   m.def(
       "dispatch_rows_straddle_sectors", &dispatch::rows_straddle_sectors, nb::arg("base"), nb::arg("pitch_bytes"),
       nb::arg("batch_bytes") = 0,
-      "Whether an operand's rows start off 32-byte sectors, where the dispatcher runs a tile's 2x1-cluster twin (heuristic.hpp).");
+      "Whether an operand's rows start off 32-byte sectors, where the dispatcher runs a tile's cluster twin (heuristic.hpp).");
   m.def("dispatch_straddling_rows_reason", &dispatch::straddling_rows_reason,
         "What the dispatcher's reason says where A's or B's rows start off 32-byte sectors.");
-  m.def("dispatch_cluster_twin_reason", &dispatch::cluster_twin_reason,
-        "What the dispatcher's reason adds when it then runs the chosen tile's 2x1-cluster twin.");
+  m.def("dispatch_cluster_twin_reason", &dispatch::cluster_twin_reason, nb::arg("cluster_m"), nb::arg("cluster_n"),
+        "What the dispatcher's reason adds when it then runs the chosen tile's twin on a cluster_m x cluster_n cluster.");
+  m.def(
+      "dispatch_twin_fits",
+      [](int bm, int bn, int cluster_m, int cluster_n, std::int64_t m, std::int64_t n, int sms) {
+        return dispatch::twin_fits({bm, bn, 0, {}, cluster_m, cluster_n}, m, n, sms);
+      },
+      nb::arg("bm"), nb::arg("bn"), nb::arg("cluster_m"), nb::arg("cluster_n"), nb::arg("m"), nb::arg("n"), nb::arg("sms"),
+      "Whether a tile's cluster twin pays on an M x N problem (as the kernel runs it) on `sms` SMs (heuristic.hpp's twin_fits).");
   m.def("small_n_ring_name", &dispatch::small_n_ring_name, nb::arg("tokens"), nb::arg("k"), nb::arg("element") = "bf16",
         "The small-N TMA ring a decode call of `tokens` and K runs on, by its cubin's name (dispatch/small_n_ring.hpp).");
   m.def("small_n_ring_reason", &dispatch::small_n_ring_reason, nb::arg("tokens"), nb::arg("weights"), nb::arg("k"), nb::arg("sm_count"),

@@ -6,7 +6,7 @@
 Each shape is D = A @ B with A row-major M x K, B as --layout-b ("col": B = W.t() for a row-major
 N x K weight, as torch.nn.Linear computes; "row": B is K x N row-major) and D row-major, with no C
 (a decode shape may then run as D^T = B^T A^T, "on D^T"), dense (rows K elements apart, or N for
-B row-major: where that is an odd multiple of 16 bytes the wide tiles run their 2x1-cluster
+B row-major: where that is an odd multiple of 16 bytes the tiles that have one run their cluster
 twins, registry.cluster_twin). FP8 (e4m3, e5m2) is tessel.scaled_mm's
 call with per-tensor or row-wise scales: B column-major, D bfloat16, --fast-accum as
 torch._scaled_mm's use_fast_accum (without it, the promoted-accumulation kernel). The
@@ -74,7 +74,7 @@ def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = 
             out.append((shape, ring.name + " on D^T", small_n.reason(ring, m, n, k, sms)))
             continue
         choice = registry.with_cluster_twin(registry.choose_oriented(candidates, transposed, *shape, sms),
-                                            dense_alignment(element, layout_b, shape) == 16)
+                                            dense_alignment(element, layout_b, shape) == 16, m, n, sms)
         out.append((shape, choice.config.name + (" on D^T" if choice.transpose_d else ""), choice.reason))
     return out
 

@@ -52,8 +52,8 @@ def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue:
     only. `rowwise` (FP8 with row-wise scales): the kernel chosen for the same problem with
     per-tensor scales, built with row-wise scales (they cost the epilogue a few loads per tile,
     the mainloop nothing). `tma_align` (the dispatcher's tma_alignment): 0 where TMA cannot read A
-    or B, 16 where some of their rows start off a 32-byte sector (the chosen tile's 2x1-cluster
-    twin runs, registry.cluster_twin), 32 where none does."""
+    or B, 16 where some of their rows start off a 32-byte sector (the chosen tile's cluster
+    twin runs where it fits the problem, registry.with_cluster_twin), 32 where none does."""
     cc = _core.compute_capability(device)
     tma_aligned = tma_align > 0
     element, out = _ELEMENTS[element_ab], _ELEMENTS[element_c]
@@ -77,7 +77,7 @@ def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue:
         transposed = registry.hopper_configs(element, out, *_flipped(a_row, b_row), epilogue_name, promoted) if transposable else []
         tuned = _tuned(candidates, transposed, (element, out, *layouts, epilogue_name), device, m, n, k)
         choice = tuned if tuned is not None else registry.choose_oriented(candidates, transposed, m, n, k, _core.sm_count(device))
-        return registry.with_cluster_twin(choice, tma_align == 16)
+        return registry.with_cluster_twin(choice, tma_align == 16, m, n, _core.sm_count(device))
     config = default_config(element, out, *layouts, epilogue_name)
     if cc < 80:
         return registry.Choice(config.replace(arch="sm75", stages=2), False, "Turing: the two-stage mma.sync kernel")

@@ -378,18 +378,18 @@ def test_hopper_every_registry_tile(hopper):
 
 def test_hopper_rows_off_sectors_run_the_cluster_twin(hopper):
     """A's or B's rows starting off 32-byte sectors (bf16 K = 1000, a base 16 bytes off): the
-    dispatcher runs the chosen wide tile's 2x1-cluster twin (registry.cluster_twin) and says so;
-    with every row on a sector (K = 1008) the plain tile. Each D, NaN-poisoned, is checked; the
-    twins as configurations too, B K-major and N-major."""
+    dispatcher runs the chosen tile's cluster twin (registry.cluster_twin: the wide tiles' 2x1,
+    128x64's 1x2) and says so; with every row on a sector (K = 1008) the plain tile. Each D,
+    NaN-poisoned, is checked; the twins as configurations too, B K-major and N-major."""
     torch = hopper
     from tessel.jit import registry
-    for m, n, k in [(2000, 2000, 1000), (1000, 4096, 1000), (777, 3000, 1016)]:
+    for m, n, k, cluster in [(2000, 2000, 1000, "2x1"), (1000, 4096, 1000, "2x1"), (777, 3000, 1016, "2x1"), (1000, 1000, 1000, "1x2")]:
         x, W = make(torch, m, k, "bfloat16", True, 80), make(torch, n, k, "bfloat16", True, 81)
         D = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
         kernel, reason = tessel.kernel_for(x, W.t(), out=D, explain=True)
-        assert "_c2x1_" in kernel.name and "2x1-cluster twin" in reason, (m, n, k, kernel.name, reason)
+        assert f"_c{cluster}_" in kernel.name and f"{cluster}-cluster twin" in reason, (m, n, k, kernel.name, reason)
         check(torch, tessel.gemm(x, W.t(), out=D), x, W.t())
-        assert "_c2x1_" in tessel.kernel_for(x, W.t(), epilogue="relu").name  # fused epilogues have twins too
+        assert f"_c{cluster}_" in tessel.kernel_for(x, W.t(), epilogue="relu").name  # fused epilogues have twins too
         check(torch, tessel.gemm(x, W.t(), epilogue="relu"), x, W.t(), activation=torch.relu)
         aligned = make(torch, m, k + 8, "bfloat16", True, 82)
         assert "_c1x1_" in tessel.kernel_for(aligned, make(torch, n, k + 8, "bfloat16", True, 83).t()).name
@@ -397,8 +397,13 @@ def test_hopper_rows_off_sectors_run_the_cluster_twin(hopper):
         shifted = torch.empty(m * k8 + 8, device="cuda", dtype=torch.bfloat16)[8:].view(m, k8)
         shifted.copy_(make(torch, m, k8, "bfloat16", True, 84))
         W8 = make(torch, n, k8, "bfloat16", True, 85)
-        assert "_c2x1_" in tessel.kernel_for(shifted, W8.t()).name
+        assert f"_c{cluster}_" in tessel.kernel_for(shifted, W8.t()).name
         check(torch, tessel.gemm(shifted, W8.t()), shifted, W8.t())
+    # A decode call at K = 1000 on D^T's problem: one column tile, so no twin (dispatch::twin_fits).
+    x, W = make(torch, 32, 1000, "bfloat16", True, 88), make(torch, 14336, 1000, "bfloat16", True, 89)
+    kernel, reason = tessel.kernel_for(x, W.t(), explain=True)
+    assert "_c1x1_" in kernel.name and "twin" not in reason and "off 32-byte sectors" in reason, (kernel.name, reason)
+    check(torch, tessel.gemm(x, W.t()), x, W.t())
     for layout_b, b_row in (("col", False), ("row", True)):
         A, B = make(torch, 333, 1000, "bfloat16", True, 86), make(torch, 1000, 1000, "bfloat16", b_row, 87)
         for config in registry.hopper_configs("bf16", "bf16", "row", layout_b):

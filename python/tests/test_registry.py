@@ -291,17 +291,20 @@ def test_fp8_is_modelled_at_its_own_rate_and_bytes():
 
 
 
-def test_cluster_twins_are_the_wide_tiles_on_2x1_clusters():
-    """hopper_tiles.def's TESSEL_CLUSTER_TWIN rows: 128x256 and 128x192 cooperative, shipped on
-    2x1 clusters for the 16-bit kinds, every epilogue; where B's stage cannot be split between the
-    two CTAs (128x192 with B N-major) 128x256's; none for stream-K, the narrow tiles or FP8. The
-    twins are prebuilt but never the heuristic's candidates."""
-    assert registry.CLUSTER_TWINS == (((128, 256, 64), "cooperative"), ((128, 192, 64), "cooperative"))
+def test_cluster_twins_share_the_larger_operand():
+    """hopper_tiles.def's TESSEL_CLUSTER_TWIN rows: 128x256 and 128x192 cooperative shipped on
+    2x1 clusters (B shared), 128x64 on 1x2 (A shared), for the 16-bit kinds, every epilogue; where
+    B's stage cannot be split between the two CTAs (128x192 with B N-major) 128x256's; none for
+    stream-K, 128x128 ping-pong or FP8. The twins are prebuilt but never the heuristic's candidates."""
+    assert registry.CLUSTER_TWINS == (((128, 256, 64), "cooperative", (2, 1, 1)), ((128, 192, 64), "cooperative", (2, 1, 1)),
+                                      ((128, 64, 64), "cooperative", (1, 2, 1)))
     by_tile = {(c.tile, c.scheduler): c for c in registry.hopper_configs("bf16", "bf16", "row", "col")}
     twin = registry.cluster_twin(by_tile[((128, 256, 64), "persistent")])
     assert twin.cluster == (2, 1, 1) and twin.tile == (128, 256, 64) and "_c2x1_" in twin.name
     assert registry.cluster_twin(by_tile[((128, 192, 64), "persistent")]).cluster == (2, 1, 1)
-    for key in (((128, 128, 64), "persistent"), ((128, 64, 64), "persistent"), ((128, 64, 64), "stream_k")):
+    narrow = registry.cluster_twin(by_tile[((128, 64, 64), "persistent")])
+    assert narrow.cluster == (1, 2, 1) and "_128x64x64_c1x2_" in narrow.name
+    for key in (((128, 128, 64), "persistent"), ((128, 64, 64), "stream_k")):
         assert registry.cluster_twin(by_tile[key]) is None
     row_b = {c.tile: c for c in registry.hopper_configs("bf16", "bf16", "row", "row")}
     assert registry.cluster_twin(row_b[(128, 256, 64)]).cluster == (2, 1, 1)
@@ -312,7 +315,7 @@ def test_cluster_twins_are_the_wide_tiles_on_2x1_clusters():
     fp8 = registry.hopper_configs("e4m3", "bf16", "row", "col")[0]
     assert registry.cluster_twin(fp8) is None
     shipped = registry.configs()
-    assert twin in shipped and registry.cluster_twin(row_b[(128, 256, 64)]) in shipped
+    assert twin in shipped and narrow in shipped and registry.cluster_twin(row_b[(128, 256, 64)]) in shipped
     assert len(shipped) == len(set(shipped))  # 128x192's twin with B N-major is 128x256's, listed once
     assert all(c.cluster == (1, 1, 1) for c in registry.hopper_configs("bf16", "bf16", "row", "col"))
 
@@ -320,16 +323,19 @@ def test_cluster_twins_are_the_wide_tiles_on_2x1_clusters():
 def test_explain_names_the_twin_where_dense_rows_straddle_sectors(capsys):
     """python -m tessel.explain assumes dense operands: K = 1000 (bf16 rows 2000 bytes apart)
     runs 128x256's 2x1-cluster twin and says why; K = 1008 the plain tile; B row-major with
-    N = 1000 the twin too (B's rows); 1000^3's narrow tile has none."""
+    N = 1000 the twin too (B's rows); 1000^3's narrow tile its 1x2 twin; 32 tokens at K = 1000 on
+    D^T's problem keep the narrow tile (one column tile: the twin would take two waves)."""
     from tessel import explain
-    assert explain.main(["4096x4096x1000", "4096x4096x1008", "1000x1000x1000"]) == 0
+    assert explain.main(["4096x4096x1000", "4096x4096x1008", "1000x1000x1000", "32x14336x1000"]) == 0
     out = capsys.readouterr().out
     assert "4096x4096x1000: tessel_sm90_gemm_bf16_bf16_bf16_128x256x64_c2x1_" in out and "2x1-cluster twin" in out
     assert "4096x4096x1008: tessel_sm90_gemm_bf16_bf16_bf16_128x256x64_c1x1_" in out
-    assert "1000x1000x1000: tessel_sm90_gemm_bf16_bf16_bf16_128x64x64_c1x1_" in out
+    assert "1000x1000x1000: tessel_sm90_gemm_bf16_bf16_bf16_128x64x64_c1x2_" in out and "1x2-cluster twin" in out
+    assert "32x14336x1000: tessel_sm90_gemm_bf16_bf16_bf16_128x64x64_c1x1_" in out and "on D^T" in out
     # Twin or not, the reason says what the rows cost and how to avoid it; aligned rows, nothing.
-    reasons = dict(zip(("1000", "1008", "1000^3"), out.split("\n")[1::2]))
-    assert all("start off 32-byte sectors" in reasons[k] and "K padded" in reasons[k] for k in ("1000", "1000^3"))
+    reasons = dict(zip(("1000", "1008", "1000^3", "decode"), out.split("\n")[1::2]))
+    assert all("start off 32-byte sectors" in reasons[k] and "K padded" in reasons[k] for k in ("1000", "1000^3", "decode"))
+    assert "twin" not in reasons["decode"]
     assert "sectors" not in reasons["1008"]
     assert explain.main(["--layout-b", "row", "4096x1000x4096"]) == 0
     assert "_128x256x64_c2x1_" in capsys.readouterr().out

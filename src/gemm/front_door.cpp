@@ -234,7 +234,7 @@ struct MemoEntry {
   std::size_t index;
   bool transpose_d, ring;
   std::string reason;
-  Sm90Op const* twin = nullptr;  // the chosen tile's 2x1-cluster twin, run in its place
+  Sm90Op const* twin = nullptr;  // the chosen tile's cluster twin, run in its place
 };
 
 /// The twin of `op` among `twins` (the same tile and schedule), or null.
@@ -282,10 +282,11 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
   if (!entry.ring && straddles) {
     entry.reason += dispatch::straddling_rows_reason();
     Sm90Problem const q = entry.transpose_d ? transposed(p) : p;
+    dispatch::TwinTile const* tile = dispatch::cluster_twin_of(ops[entry.index].candidate);
     if (Sm90Op const* twin = twin_of(ops[entry.index], sm90_twin_ops(g.A.type, g.activation));
-        twin && twin->workspace_size(q) <= workspace_bytes && twin->can_implement(q).ok()) {
+        twin && dispatch::twin_fits(*tile, q.m, q.n, sms) && twin->workspace_size(q) <= workspace_bytes && twin->can_implement(q).ok()) {
       entry.twin = twin;
-      entry.reason += dispatch::cluster_twin_reason();
+      entry.reason += dispatch::cluster_twin_reason(tile->cluster_m, tile->cluster_n);
     }
   }
   out.op = entry.ring ? nullptr : entry.twin ? entry.twin : &ops[entry.index];

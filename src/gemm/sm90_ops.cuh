@@ -126,14 +126,14 @@ std::vector<Sm90Op> make_sm90_ops() {
   return ops;
 }
 
-/// The 2x1-cluster twins of hopper_tiles.def (TESSEL_CLUSTER_TWIN) for element type T and
-/// activation Act, B K-major (the kernels' form); each Sm90Op's candidate is its tile's.
+/// The cluster twins of hopper_tiles.def (TESSEL_CLUSTER_TWIN) for element type T and activation
+/// Act, B K-major (the kernels' form); each Sm90Op's candidate is its tile's.
 template <class T, class Act>
 std::vector<Sm90Op> make_sm90_twin_ops() {
   std::vector<Sm90Op> ops;
-#define TESSEL_CLUSTER_TWIN(bm, bn, bk, schedule)                                                            \
-  {                                                                                                          \
-    using Op = Sm90TileOp<T, bm, bn, bk, schedules::schedule, schedules::persistent, Act, ColumnMajor, 2>; \
+#define TESSEL_CLUSTER_TWIN(bm, bn, bk, schedule, cluster_m, cluster_n)                                                    \
+  {                                                                                                                          \
+    using Op = Sm90TileOp<T, bm, bn, bk, schedules::schedule, schedules::persistent, Act, ColumnMajor, cluster_m, cluster_n>; \
     ops.push_back({{bm, bn, bk, #schedule, false}, &Op::name, &Op::can_implement, &Op::workspace_size, &Op::run}); \
   }
 #include "tessel/gemm/dispatch/hopper_tiles.def"

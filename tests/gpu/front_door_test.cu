@@ -37,7 +37,7 @@ struct Case {
   gemm::Activation act = gemm::Activation::kIdentity;
   bool bias = false;  // C a bias row (ld 0) instead of a full matrix (with_c)
   // A's and B's rows padded past K (elements). The default puts B's rows (and with K = 8 mod 16,
-  // A's instead) off 32-byte sectors, where the wide tiles run their 2x1-cluster twins.
+  // A's instead) off 32-byte sectors, where the tiles run their cluster twins (128x64: 1x2).
   int pad_a = 8, pad_b = 16;
 };
 

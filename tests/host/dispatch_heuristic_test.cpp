@@ -151,10 +151,10 @@ TEST(DispatchHeuristic, RowsStraddleSectorsOffA32ByteBoundary) {
   EXPECT_FALSE(rows_straddle_sectors(0x1000, 2016, 1000 * 2016));
 }
 
-TEST(DispatchHeuristic, ClusterTwinsAreTheWidePersistentTiles) {
-  // hopper_tiles.def's TESSEL_CLUSTER_TWIN rows: shipped tiles (persistent, cooperative), and only
-  // those; never a stream-K kernel.
-  ASSERT_EQ(std::size(kClusterTwins), 2u);
+TEST(DispatchHeuristic, ClusterTwinsArePersistentTiles) {
+  // hopper_tiles.def's TESSEL_CLUSTER_TWIN rows: shipped tiles (persistent, cooperative) on
+  // clusters of two CTAs, and only those; never a stream-K kernel.
+  ASSERT_EQ(std::size(kClusterTwins), 3u);
   for (TwinTile const& t : kClusterTwins) {
     Candidate const c{t.bm, t.bn, t.bk, std::string(t.schedule), false};
     EXPECT_TRUE(has_cluster_twin(c)) << label(c);
@@ -162,12 +162,30 @@ TEST(DispatchHeuristic, ClusterTwinsAreTheWidePersistentTiles) {
     bool shipped = false;
     for (Candidate const& s : shipped_tiles()) shipped |= s.bm == c.bm && s.bn == c.bn && s.bk == c.bk && s.schedule == c.schedule && !s.stream_k;
     EXPECT_TRUE(shipped) << label(c);
+    EXPECT_EQ(t.cluster_m * t.cluster_n, 2) << label(c);
   }
+  // The wide tiles share B (their 256 or 192 rows), 128x64 shares its 128-row A.
+  EXPECT_EQ(cluster_twin_of({128, 256, 64, "cooperative", false})->cluster_m, 2);
+  EXPECT_EQ(cluster_twin_of({128, 64, 64, "cooperative", false})->cluster_n, 2);
   EXPECT_FALSE(has_cluster_twin({128, 128, 64, "pingpong", false}));
-  EXPECT_FALSE(has_cluster_twin({128, 64, 64, "cooperative", false}));
+  EXPECT_FALSE(has_cluster_twin({128, 64, 64, "cooperative", true}));
   EXPECT_FALSE(has_cluster_twin({128, 256, 128, "cooperative", false}));  // FP8's K depth
-  EXPECT_NE(cluster_twin_reason().find("2x1-cluster twin"), std::string::npos);
+  EXPECT_NE(cluster_twin_reason(2, 1).find("2x1-cluster twin (B's loads shared by the CTAs along M)"), std::string::npos);
+  EXPECT_NE(cluster_twin_reason(1, 2).find("1x2-cluster twin (A's loads shared by the CTAs along N)"), std::string::npos);
   EXPECT_NE(straddling_rows_reason().find("off 32-byte sectors"), std::string::npos);
+}
+
+TEST(DispatchHeuristic, TwinsFitWhereTheyTakeNoMoreWaves) {
+  TwinTile const narrow{128, 64, 64, "cooperative", 1, 2}, wide{128, 256, 64, "cooperative", 2, 1};
+  EXPECT_TRUE(twin_fits(narrow, 1000, 1000, 132));    // 8 x 8 clusters: one wave, as the 128 tiles
+  EXPECT_FALSE(twin_fits(narrow, 14336, 32, 132));    // one column tile (and 112 clusters: two waves)
+  EXPECT_FALSE(twin_fits(narrow, 4096, 32, 132));     // one wave either way, but each cluster's second CTA idle
+  EXPECT_TRUE(twin_fits(narrow, 4096, 128, 132));     // 32 x 1 clusters, both CTAs busy
+  EXPECT_FALSE(twin_fits(narrow, 5632, 192, 132));    // 44 x 3 tiles, one wave; 44 x 2 clusters on 66, two
+  EXPECT_TRUE(twin_fits(wide, 4096, 4096, 132));      // 256 clusters on 66: 4 waves, as 512 tiles on 132
+  EXPECT_TRUE(twin_fits(wide, 4096, 14336, 132));
+  EXPECT_FALSE(twin_fits(wide, 128, 28672, 132));     // one row tile: 112 clusters, two waves
+  EXPECT_TRUE(twin_fits(wide, 2000, 2000, 132));
 }
 
 }  // namespace

@@ -10,8 +10,8 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
       x @ W.t()): the calls models make                   128x64 coop, with linear, relu, gelu, silu;
                                                           128x64 and 128x128 coop stream-K, linear;
                                                           128x256 and 128x192 coop on 2x1 clusters,
-                                                          every epilogue (cluster_twin: rows off
-                                                          32-byte sectors)
+                                                          128x64 coop on 1x2, every epilogue
+                                                          (cluster_twin: rows off 32-byte sectors)
     every other plain kind (f32 out, column-major A)      128x256 coop
     FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256, 128x192, 128x128, 128x64 coop; 128x128 coop promoted
     the same with blockwise scales (1x128 A, 128x128 B)    128x128 coop block-scaled (tessel.scaled_mm only)
@@ -71,15 +71,15 @@ HOPPER_TILES = _read_tiles()
 
 
 def _read_twins() -> tuple:
-    """hopper_tiles.def's TESSEL_CLUSTER_TWIN rows as (tile, schedule): the tiles also shipped on
-    2x1 clusters, which the dispatcher runs where A's or B's rows straddle 32-byte sectors."""
+    """hopper_tiles.def's TESSEL_CLUSTER_TWIN rows as (tile, schedule, cluster): the tiles also
+    shipped on clusters, which the dispatcher runs where A's or B's rows straddle 32-byte sectors."""
     text = (include_dir() / "tessel" / "gemm" / "dispatch" / "hopper_tiles.def").read_text()
     rows = []
     for line in text.splitlines():
         match = re.fullmatch(r"\s*TESSEL_CLUSTER_TWIN\(([^)]*)\)\s*", line)
         if match:
-            bm, bn, bk, schedule = (f.strip() for f in match.group(1).split(","))
-            rows.append(((int(bm), int(bn), int(bk)), schedule))
+            bm, bn, bk, schedule, cluster_m, cluster_n = (f.strip() for f in match.group(1).split(","))
+            rows.append(((int(bm), int(bn), int(bk)), schedule, (int(cluster_m), int(cluster_n), 1)))
     return tuple(rows)
 
 
@@ -87,19 +87,21 @@ CLUSTER_TWINS = _read_twins()
 
 
 def cluster_twin(config: GemmConfig) -> GemmConfig | None:
-    """The 2x1-cluster twin of a shipped configuration (hopper_tiles.def, TESSEL_CLUSTER_TWIN), or
-    None: 16-bit kinds of the full set, any epilogue, a persistent tile of the twins' list. Where B's layout keeps the cluster from splitting the tile's own B stage (128x192 with B
-    N-major: three 64-column boxes), the first twin of the list that it can split (128x256's).
+    """The cluster twin of a shipped configuration (hopper_tiles.def, TESSEL_CLUSTER_TWIN), or
+    None: 16-bit kinds of the full set, any epilogue, a persistent tile of the twins' list. Where
+    B's layout keeps the cluster from splitting the tile's own B stage (128x192 with B N-major on
+    2x1: three 64-column boxes), the first twin of the list that it can split (128x256's).
     NOTES: at 3000x3000x1000 with B N-major (rows 2000 bytes apart) 128x256's twin ran 51.6 us
     against 128x192's 60.0 (bench/runs/2026-12-05e_h100, run 6)."""
     if config.arch != "sm90a" or not _full_set(config.element, config.out, config.layout_a) or \
             config.scheduler != "persistent" or config.cluster != (1, 1, 1) or \
-            (config.tile, config.kernel_schedule) not in CLUSTER_TWINS:
+            (config.tile, config.kernel_schedule) not in [(tile, schedule) for tile, schedule, _ in CLUSTER_TWINS]:
         return None
-    for tile, schedule in ((config.tile, config.kernel_schedule),) + CLUSTER_TWINS:
+    own = next(row for row in CLUSTER_TWINS if row[:2] == (config.tile, config.kernel_schedule))
+    for tile, schedule, cluster in (own,) + CLUSTER_TWINS:
         try:
-            return config.replace(tile=tile, schedule=schedule, cluster=(2, 1, 1))
-        except ValueError:  # ConfigError: this B layout cannot be split between the cluster's CTAs
+            return config.replace(tile=tile, schedule=schedule, cluster=cluster)
+        except ValueError:  # ConfigError: this operand layout cannot be split between the cluster's CTAs
             continue
     return None
 
@@ -222,19 +224,21 @@ class Choice:
     reason: str
 
 
-def with_cluster_twin(choice: Choice, rows_straddle: bool) -> Choice:
-    """`choice`; where A's or B's rows start off 32-byte sectors (`rows_straddle`:
-    dispatch::rows_straddle_sectors) its reason says so and how to avoid it, and where its tile
-    has one, it runs on its 2x1-cluster twin."""
+def with_cluster_twin(choice: Choice, rows_straddle: bool, m: int, n: int, sms: int) -> Choice:
+    """`choice` for D = A @ B of M x N on `sms` SMs; where A's or B's rows start off 32-byte
+    sectors (`rows_straddle`: dispatch::rows_straddle_sectors) its reason says so and how to avoid
+    it, and where its tile has a cluster twin that fits the problem (dispatch::twin_fits, on D^T's
+    problem where the choice runs that), it runs on the twin."""
     if not rows_straddle:
         return choice
     reason = choice.reason + _core().dispatch_straddling_rows_reason()
     twin = cluster_twin(choice.config)
-    if twin is None:
+    rows, cols = (n, m) if choice.transpose_d else (m, n)
+    if twin is None or not _core().dispatch_twin_fits(twin.tile[0], twin.tile[1], twin.cluster[0], twin.cluster[1], rows, cols, sms):
         return Choice(choice.config, choice.transpose_d, reason)
     other = "" if twin.tile == choice.config.tile else \
         f" ({twin.tile[0]}x{twin.tile[1]}'s: {choice.config.tile[0]}x{choice.config.tile[1]}'s B stage cannot be split between two CTAs)"
-    return Choice(twin, choice.transpose_d, reason + _core().dispatch_cluster_twin_reason() + other)
+    return Choice(twin, choice.transpose_d, reason + _core().dispatch_cluster_twin_reason(twin.cluster[0], twin.cluster[1]) + other)
 
 
 def transposes(m: int, n: int, candidates: list[GemmConfig]) -> bool:

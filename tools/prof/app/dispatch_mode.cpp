@@ -69,12 +69,14 @@ int run_dispatch(const Options& opt, std::ostream& out) {
       char us[32];
       std::snprintf(us, sizeof us, "%.1f", e.seconds * 1e6);
       // Dense operands (A and B K-major, rows K elements of 2 bytes apart): rows off 32-byte
-      // sectors run the chosen tile's 2x1-cluster twin, as tessel::gemm does.
+      // sectors run the chosen tile's cluster twin where it fits, as tessel::gemm does.
       const bool straddle = dispatch::rows_straddle_sectors(0, std::int64_t(s.k) * 2);
-      const bool twin = straddle && dispatch::has_cluster_twin(tiles[c.index]);
-      row << dispatch::label(tiles[c.index]) << (twin ? ", 2x1 cluster" : "") << " | " << (c.transpose_d ? "D^T" : "D") << " | "
-          << us << " | " << c.reason << (straddle ? dispatch::straddling_rows_reason() : "")
-          << (twin ? dispatch::cluster_twin_reason() : "") << " |";
+      const dispatch::TwinTile* t = straddle ? dispatch::cluster_twin_of(tiles[c.index]) : nullptr;
+      if (t && !dispatch::twin_fits(*t, c.transpose_d ? s.n : s.m, c.transpose_d ? s.m : s.n, sms)) t = nullptr;
+      const std::string cluster = t ? ", " + std::to_string(t->cluster_m) + "x" + std::to_string(t->cluster_n) + " cluster" : "";
+      row << dispatch::label(tiles[c.index]) << cluster << " | " << (c.transpose_d ? "D^T" : "D") << " | " << us << " | " << c.reason
+          << (straddle ? dispatch::straddling_rows_reason() : "") << (t ? dispatch::cluster_twin_reason(t->cluster_m, t->cluster_n) : "")
+          << " |";
     }
     out << row.str() << "\n";
   }

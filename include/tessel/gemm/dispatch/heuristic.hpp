@@ -49,13 +49,15 @@ inline constexpr TileModel kModelledTiles[] = {
 };
 #undef TESSEL_TILE_MODEL
 
-/// A tile also shipped on 2x1 clusters (hopper_tiles.def's TESSEL_CLUSTER_TWIN).
+/// A tile also shipped on clusters of cluster_m x cluster_n CTAs (hopper_tiles.def's
+/// TESSEL_CLUSTER_TWIN).
 struct TwinTile {
   int bm, bn, bk;
   std::string_view schedule;
+  int cluster_m, cluster_n;
 };
 inline constexpr TwinTile kClusterTwins[] = {
-#define TESSEL_CLUSTER_TWIN(bm, bn, bk, schedule) {bm, bn, bk, #schedule},
+#define TESSEL_CLUSTER_TWIN(bm, bn, bk, schedule, cluster_m, cluster_n) {bm, bn, bk, #schedule, cluster_m, cluster_n},
 #include "tessel/gemm/dispatch/hopper_tiles.def"
 };
 
@@ -136,14 +138,16 @@ inline bool rows_straddle_sectors(std::uint64_t base, std::int64_t pitch_bytes, 
   return base % kSectorBytes != 0 || pitch_bytes % kSectorBytes != 0 || batch_bytes % kSectorBytes != 0;
 }
 
-/// Whether candidate `c` has a 2x1-cluster twin (kClusterTwins), which the dispatcher runs in its
-/// place where A's or B's rows straddle sectors; the stream-K kernels have none.
-inline bool has_cluster_twin(Candidate const& c) {
-  if (c.stream_k) return false;
+/// Candidate `c`'s cluster twin (kClusterTwins), which the dispatcher runs in its place where A's or
+/// B's rows straddle sectors and the twin fits the problem (twin_fits); null where it has none (the
+/// stream-K kernels have none).
+inline TwinTile const* cluster_twin_of(Candidate const& c) {
+  if (c.stream_k) return nullptr;
   for (TwinTile const& t : kClusterTwins)
-    if (t.bm == c.bm && t.bn == c.bn && t.bk == c.bk && t.schedule == c.schedule) return true;
-  return false;
+    if (t.bm == c.bm && t.bn == c.bn && t.bk == c.bk && t.schedule == c.schedule) return &t;
+  return nullptr;
 }
+inline bool has_cluster_twin(Candidate const& c) { return cluster_twin_of(c) != nullptr; }
 
 /// What the dispatcher appends to its reason where A's or B's rows straddle sectors: the cost,
 /// and how the caller avoids it.
@@ -154,10 +158,13 @@ inline std::string const& straddling_rows_reason() {
   return reason;
 }
 
-/// What the dispatcher appends to that when it runs the choice's twin.
-inline std::string const& cluster_twin_reason() {
-  static std::string const reason = "; so on its 2x1-cluster twin (B's loads shared by two CTAs)";
-  return reason;
+/// What the dispatcher appends to that when it runs the choice's twin on a cluster_m x cluster_n
+/// cluster, e.g. "; so on its 1x2-cluster twin (A's loads shared by the CTAs along N)".
+inline std::string cluster_twin_reason(int cluster_m, int cluster_n) {
+  std::string const shared = cluster_m > 1 && cluster_n > 1 ? "A's loads shared by the CTAs along N, B's by those along M"
+                             : cluster_n > 1                  ? "A's loads shared by the CTAs along N"
+                                                              : "B's loads shared by the CTAs along M";
+  return "; so on its " + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) + "-cluster twin (" + shared + ")";
 }
 
 namespace detail {
@@ -183,6 +190,20 @@ inline std::string microseconds(double seconds) {
   return text;
 }
 }  // namespace detail
+
+/// Whether twin `t` pays on a problem of M x N (as the kernel runs it, D^T's where it runs that) on
+/// `sms` SMs: only where the problem has at least two tiles along each extent the cluster spans
+/// (else a CTA of every cluster finds no tile: a decode problem's one column tile on a 1x2 cluster,
+/// never measured to pay), and its clusters take no more waves than the tile's CTAs do.
+///   twin_fits({128, 64, 64, "cooperative", 1, 2}, 1000, 1000, 132)   // true: 8 x 8 clusters, 1 wave
+///   twin_fits({128, 64, 64, "cooperative", 1, 2}, 14336, 32, 132)    // false: one column tile
+inline bool twin_fits(TwinTile const& t, std::int64_t m, std::int64_t n, int sms) {
+  std::int64_t const tiles_m = detail::ceil_div(m, t.bm), tiles_n = detail::ceil_div(n, t.bn);
+  if (tiles_m < t.cluster_m || tiles_n < t.cluster_n) return false;
+  std::int64_t const clusters = detail::ceil_div(tiles_m, t.cluster_m) * detail::ceil_div(tiles_n, t.cluster_n);
+  int const size = t.cluster_m * t.cluster_n, resident = sms / size > 0 ? sms / size : 1;
+  return detail::ceil_div(clusters, resident) <= detail::ceil_div(tiles_m * tiles_n, sms > 0 ? sms : 1);
+}
 
 /// The modelled time of candidate `c` on an M x N x K problem over `sm_count` SMs, with operands
 /// of `element_bytes` bytes: 2 for f16 / bf16; 1 for FP8, whose tensor cores run twice the 16-bit
