@@ -225,8 +225,12 @@ def test_hopper_assertions_reach_the_user(toolkit, cache_dir, monkeypatch):
 
 
 def test_hopper_kernel_traits_are_checked():
-    with pytest.raises(ValueError, match="a Hopper kernel needs a cluster of 1 or 2, both TMA boxes and a row-major D"):
+    message = "a Hopper kernel needs a cluster of 1 or 2 CTAs along M and N, both TMA boxes and a row-major D"
+    with pytest.raises(ValueError, match=message):
         _core.Kernel(b"", "k", "s", "sm_90a", 0, 2, True, False, True, 0, 128, 256, 384, 1024, hopper=True, cluster_m=1)
+    with pytest.raises(ValueError, match=message):
+        _core.Kernel(b"", "k", "s", "sm_90a", 0, 2, True, False, True, 0, 128, 256, 384, 1024, hopper=True, cluster_n=4,
+                     box_a=(64, 64), box_b=(64, 256))
 
 
 @pytest.mark.parametrize("target", ["compute_80", "sm80", "ampere", "sm_9"])
