@@ -115,28 +115,11 @@ class Sm90CollectiveMma {
   /// cluster (the CTAs of the same M tile), and its share of B's along its column.
   __device__ __forceinline__ void load(CUtensorMap const* tma_a, CUtensorMap const* tma_b, kernel::GroupedTile const& tile,
                                        int kt, int it, kernel::Sm90ClusterRank<Cfg> rank) const {
-    int const s = it % Stages, m0 = tile.m0, n0 = tile.n0;
+    int const s = it % Stages;
     std::uint64_t* full = pipeline_.producer_acquire(it, Cfg::kStageBytesA + Cfg::kStageBytesB);
-    char* sa = smem_a_ + s * Cfg::kStageBytesA;
-    char* sb = smem_b_ + s * Cfg::kStageBytesB;
-#pragma unroll
-    for (int i = 0; i < BoxesA::kCount; ++i) {
-      if (i % ClusterN != rank.n()) continue;
-      int x = BoxesA::x(i, m0, kt * BK), y = BoxesA::y(i, m0, kt * BK);
-      if constexpr (ClusterN > 1)
-        arch::tma_load_3d_multicast(sa + BoxesA::smem_offset(i), tma_a, full, x, y, tile.l, rank.row_mask());
-      else
-        arch::tma_load_3d(sa + BoxesA::smem_offset(i), tma_a, full, x, y, tile.l);
-    }
-#pragma unroll
-    for (int i = 0; i < BoxesB::kCount; ++i) {
-      if (i % ClusterM != rank.m()) continue;
-      int x = BoxesB::x(i, n0, kt * BK), y = BoxesB::y(i, n0, kt * BK);
-      if constexpr (ClusterM > 1)
-        arch::tma_load_3d_multicast(sb + BoxesB::smem_offset(i), tma_b, full, x, y, tile.group, rank.column_mask());
-      else
-        arch::tma_load_3d(sb + BoxesB::smem_offset(i), tma_b, full, x, y, tile.group);
-    }
+    load_share<BoxesA, ClusterN>(smem_a_ + s * Cfg::kStageBytesA, tma_a, full, tile.m0, kt * BK, tile.l, rank.n(), rank.row_mask());
+    load_share<BoxesB, ClusterM>(smem_b_ + s * Cfg::kStageBytesB, tma_b, full, tile.n0, kt * BK, tile.group, rank.m(),
+                                 rank.column_mask());
   }
 
   /// Consumer: zeroes the accumulators (and fences them for the wgmma that writes them).
@@ -244,6 +227,21 @@ class Sm90CollectiveMma {
   }
 
  private:
+  /// One operand's share of a stage: of its Boxes::kCount boxes (rows r0.., K k0.., batch z), the
+  /// ones of index `share` mod Split, multicast to the CTAs of `mask` where Split CTAs share the
+  /// operand.
+  template <class Boxes, int Split>
+  __device__ __forceinline__ static void load_share(char* stage, CUtensorMap const* map, std::uint64_t* full, int r0, int k0, int z,
+                                                    int share, unsigned mask) {
+#pragma unroll
+    for (int i = 0; i < Boxes::kCount; ++i) {
+      if (i % Split != share) continue;
+      int const x = Boxes::x(i, r0, k0), y = Boxes::y(i, r0, k0);
+      if constexpr (Split > 1) arch::tma_load_3d_multicast(stage + Boxes::smem_offset(i), map, full, x, y, z, mask);
+      else arch::tma_load_3d(stage + Boxes::smem_offset(i), map, full, x, y, z);
+    }
+  }
+
   /// The wgmma of one K tile (stage s): accumulate into acc, or start from zero when `fresh`.
   __device__ __forceinline__ void mma_k_tile(Accumulators& acc, int s, bool fresh, int wg_row0) const {
     char const* sa = smem_a_ + s * Cfg::kStageBytesA;
