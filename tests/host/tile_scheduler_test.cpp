@@ -175,6 +175,27 @@ TEST(Sm90LaunchPlan, ClustersAndResidency) {
   EXPECT_EQ(p.grid, 120);  // 60 clusters resident at once
 }
 
+struct Cluster2x2 {
+  static constexpr int ClusterM = 2, ClusterN = 2;
+};
+struct Cluster1x2 {
+  static constexpr int ClusterM = 1, ClusterN = 2;
+};
+
+TEST(Sm90ClusterRank, PlacesTheCtaAndNamesWhoShares) {
+  using tessel::gemm::kernel::Sm90ClusterRank;
+  // 2x2: rank r at (r % 2, r / 2); a row (same M tile) shares A, a column (same N tile) B.
+  static_assert(Sm90ClusterRank<Cluster2x2>{3}.m() == 1 && Sm90ClusterRank<Cluster2x2>{3}.n() == 1);
+  EXPECT_EQ(Sm90ClusterRank<Cluster2x2>{3}.row_mask(), 0b1010u);
+  EXPECT_EQ(Sm90ClusterRank<Cluster2x2>{3}.column_mask(), 0b1100u);
+  EXPECT_EQ(Sm90ClusterRank<Cluster2x2>{0}.row_mask(), 0b0101u);
+  EXPECT_EQ(Sm90ClusterRank<Cluster2x2>{0}.column_mask(), 0b0011u);
+  // 1x2: both CTAs share A; each column is the CTA alone.
+  EXPECT_EQ(Sm90ClusterRank<Cluster1x2>{1}.n(), 1);
+  EXPECT_EQ(Sm90ClusterRank<Cluster1x2>{1}.row_mask(), 0b11u);
+  EXPECT_EQ(Sm90ClusterRank<Cluster1x2>{1}.column_mask(), 0b10u);
+}
+
 TEST(Sm90LaunchPlan, ClustersAlongNAndBoth) {
   // 1000 x 1000 on 128x64 tiles: 8 x 16 tiles. A 1x2 cluster covers two column tiles: 8 x 8
   // cluster tiles, two CTAs each; a 2x2 cluster 4 x 8.
