@@ -417,7 +417,7 @@ def test_hopper_rows_off_sectors_run_the_cluster_twin(hopper):
 
 
 def test_hopper_batches_with_rows_off_sectors(hopper):
-    """A batch whose rows start off 32-byte sectors (K = 1000) runs the 2x1-cluster twin in the
+    """A batch whose rows start off 32-byte sectors (K = 1000) runs a cluster twin in the
     kernel's batch mode: with an odd count of row tiles per matrix (600 rows: 5 tiles, the last
     cluster's second CTA past M) no row of one matrix may spill into the next. D NaN-poisoned;
     B row-major (N-major) and column-major slices."""

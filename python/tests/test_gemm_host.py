@@ -160,7 +160,7 @@ def test_layouts_select_the_kernel(a_row, b_row, d_row):
 ])
 def test_the_resolver_is_told_how_tma_meets_the_rows(k, a_ptr, expected):
     """tma_align, the resolver's seventh argument (0 where TMA cannot read A or B): 16 where some
-    row starts off a 32-byte sector (the dispatcher then runs a 2x1-cluster twin), else 32. The
+    row starts off a 32-byte sector (the dispatcher then runs a cluster twin), else 32. The
     memo keeps the two aligned kinds apart: the same shape with straddling rows is asked again."""
     rec = Recorder()
     d = _core.Dispatcher(rec)

@@ -60,9 +60,10 @@ std::vector<Sm90Op> const& sm90_ops(DataType type, Activation act);
 std::vector<Sm90Op> sm90_ops_f16(Activation act);
 std::vector<Sm90Op> sm90_ops_bf16(Activation act);
 
-/// The 2x1-cluster twins (hopper_tiles.def's TESSEL_CLUSTER_TWIN) of one element type and
-/// activation: what pick runs in place of the heuristic's choice of the same tile where A's or
-/// B's rows straddle 32-byte sectors (dispatch::rows_straddle_sectors).
+/// The cluster twins (hopper_tiles.def's TESSEL_CLUSTER_TWIN) of one element type and activation:
+/// what pick runs in place of the heuristic's choice of the same tile where A's or B's rows
+/// straddle 32-byte sectors (dispatch::rows_straddle_sectors) and the twin fits the problem
+/// (dispatch::twin_fits).
 std::vector<Sm90Op> const& sm90_twin_ops(DataType type, Activation act);
 std::vector<Sm90Op> sm90_twin_ops_f16(Activation act);
 std::vector<Sm90Op> sm90_twin_ops_bf16(Activation act);

@@ -1,4 +1,4 @@
-// The front door's f16 Hopper kernels: every tile of hopper_tiles.def, plain and with each activation, and the 2x1-cluster twins.
+// The front door's f16 Hopper kernels: every tile of hopper_tiles.def, plain and with each activation, and the cluster twins.
 #include "sm90_ops.cuh"
 
 namespace tessel::gemm::front_door {
