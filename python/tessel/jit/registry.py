@@ -93,11 +93,10 @@ def cluster_twin(config: GemmConfig) -> GemmConfig | None:
     2x1: three 64-column boxes), the first twin of the list that it can split (128x256's).
     NOTES: at 3000x3000x1000 with B N-major (rows 2000 bytes apart) 128x256's twin ran 51.6 us
     against 128x192's 60.0 (bench/runs/2026-12-05e_h100, run 6)."""
-    if config.arch != "sm90a" or not _full_set(config.element, config.out, config.layout_a) or \
-            config.scheduler != "persistent" or config.cluster != (1, 1, 1) or \
-            (config.tile, config.kernel_schedule) not in [(tile, schedule) for tile, schedule, _ in CLUSTER_TWINS]:
+    own = next((row for row in CLUSTER_TWINS if row[:2] == (config.tile, config.kernel_schedule)), None)
+    if own is None or config.arch != "sm90a" or not _full_set(config.element, config.out, config.layout_a) or \
+            config.scheduler != "persistent" or config.cluster != (1, 1, 1):
         return None
-    own = next(row for row in CLUSTER_TWINS if row[:2] == (config.tile, config.kernel_schedule))
     for tile, schedule, cluster in (own,) + CLUSTER_TWINS:
         try:
             return config.replace(tile=tile, schedule=schedule, cluster=cluster)

@@ -327,8 +327,8 @@ class GemmUniversalAdapter {
     std::string fusion = Fusion::name() == "lincomb" ? "" : "_" + Fusion::name();
     return "tessel_sm90_gemm_" + element_tag<ElementA>() + "_" + element_tag<ElementB>() + "_" + element_tag<ElementD>() + "_" +
            std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) + "x" + std::to_string(Cfg::BK) + "_c" +
-           std::to_string(Cfg::ClusterM) + "x" + std::to_string(Cfg::ClusterN) + "_" + std::to_string(Cfg::Stages) + "stage_" + Cfg::Schedule::kName + "_" + layouts +
-           fusion;
+           std::to_string(Cfg::ClusterM) + "x" + std::to_string(Cfg::ClusterN) + "_" + std::to_string(Cfg::Stages) + "stage_" +
+           Cfg::Schedule::kName + "_" + layouts + fusion;
   }
   int grid_size() const { return grid_; }
 
@@ -354,8 +354,8 @@ class GemmUniversalAdapter {
   /// package's launcher plans them); max_clusters: resident clusters, 0 for the SM count.
   static kernel::Sm90LaunchPlan launch_plan(Arguments const& a, int max_clusters) {
     auto const& p = to_kernel(a).p;
-    return kernel::make_sm90_launch_plan({Cfg::BM, Cfg::BN, Cfg::BK, Cfg::ClusterM, Cfg::ClusterN, GemmKernel::kStreamK, GemmKernel::kGrouped}, p.m, p.n,
-                                         p.k, p.l, kernel::Groups{a.grouped.group_m, p.l, int(a.grouped.layout), p.m, 0},
+    return kernel::make_sm90_launch_plan({Cfg::BM, Cfg::BN, Cfg::BK, Cfg::ClusterM, Cfg::ClusterN, GemmKernel::kStreamK, GemmKernel::kGrouped},
+                                         p.m, p.n, p.k, p.l, kernel::Groups{a.grouped.group_m, p.l, int(a.grouped.layout), p.m, 0},
                                          a.scheduler.raster_order, a.scheduler.max_swizzle_size, options(a), sm_count(a), max_clusters);
   }
   static kernel::Decomposition decompose(Arguments const& a) { return launch_plan(a, 0).dec; }
