@@ -289,8 +289,10 @@ Dispatcher::Entry const& Dispatcher::choose(Problem const& p, int epilogue) {
     Problem const q = transpose ? transpose_d(p) : p;
     KernelTraits const& t = nb::cast<Kernel&>(k).traits();
     if (t.ab != q.ab || t.c != q.c || t.a_row != q.a_row || t.b_row != q.b_row || !t.c_row || int(t.epilogue) != epilogue ||
-        ((t.hopper || t.small_n.n8) && !tma) || (transpose && !t.hopper && !t.small_n.n8) || t.promoted != q.promoted ||
-        t.rowwise != q.rowwise)
+        ((t.hopper || t.small_n.n8) && !tma) || (transpose && !t.hopper && !t.small_n.n8) ||
+        // A ring accumulates every K step in f32 registers and reads any scales from its parameters:
+        // it serves FP8 with fast or promoted accumulation, per-tensor or row-wise scales alike.
+        (!t.small_n.n8 && (t.promoted != q.promoted || t.rowwise != q.rowwise)))
       refuse(Status::kErrorInternal, "the kernel resolver returned " + t.name + " for a problem it does not compute");
     if (kernels_.size() >= kMaxRemembered) kernels_.clear();
     it = kernels_.emplace(key, Entry{k, &nb::cast<Kernel&>(k), transpose}).first;

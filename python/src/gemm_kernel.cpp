@@ -151,10 +151,11 @@ void Kernel::launch(Problem const& p, float alpha, float beta, std::uintptr_t st
         " applies per-block scales of A and B: run it with tessel.scaled_mm and block scales (scale_a (M, ceil(K/128)), scale_b "
         "(ceil(K/128), ceil(N/128)))",
         " applies no block scales: block-scaled FP8 runs on a kernel with schedule='cooperative_blockscaled'");
-  agree(t_.rowwise, p.rowwise,
-        " applies row-wise scales of A and B: run it with tessel.scaled_mm (scale_a (M, 1), scale_b (1, N)) or tessel.grouped_gemm "
-        "with row-wise scales",
-        " applies no row-wise scales: row-wise FP8 runs on a configuration with scaling='rowwise'");
+  if (t_.small_n.n8 == 0)  // a ring takes per-tensor and row-wise scales alike (SmallNParams)
+    agree(t_.rowwise, p.rowwise,
+          " applies row-wise scales of A and B: run it with tessel.scaled_mm (scale_a (M, 1), scale_b (1, N)) or tessel.grouped_gemm "
+          "with row-wise scales",
+          " applies no row-wise scales: row-wise FP8 runs on a configuration with scaling='rowwise'");
 
   bool const small_n = t_.small_n.n8 > 0;
   if (p.d_column_major && !t_.hopper && !small_n)

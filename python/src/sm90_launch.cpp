@@ -214,20 +214,28 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
 namespace {
 
 template <int N8, int Boxes, int Stages>
-SmallNShape shape_of() {
+SmallNShape shape_of(int element_bytes) {
+  // Threads, shared memory and rows are the same for every element width; the k counts are not.
   using Tile = gemm::kernel::SmallNTmaTile<N8, Boxes, Stages>;
-  return {N8, Boxes, Stages, Tile::kThreads, Tile::kSmemBytes, Tile::kRows, Tile::kBoxK, Tile::kChunk};
+  using Fp8Tile = gemm::kernel::SmallNTmaTile<N8, Boxes, Stages, 1>;
+  static_assert(Tile::kSmemBytes == Fp8Tile::kSmemBytes && Tile::kThreads == Fp8Tile::kThreads);
+  bool const fp8 = element_bytes == 1;
+  return {N8, Boxes, Stages, Tile::kThreads, Tile::kSmemBytes, Tile::kRows, fp8 ? Fp8Tile::kBoxK : Tile::kBoxK,
+          fp8 ? Fp8Tile::kChunk : Tile::kChunk};
 }
 
 }  // namespace
 
-SmallNShape small_n_shape(int n8, int boxes, int stages) {
-  if (n8 == 1 && boxes == 4 && stages == 0) return shape_of<1, 4, 0>();
-  if (n8 == 2 && boxes == 4 && stages == 0) return shape_of<2, 4, 0>();
-  if (n8 == 1 && boxes == 8 && stages == 3) return shape_of<1, 8, 3>();
-  if (n8 == 2 && boxes == 8 && stages == 3) return shape_of<2, 8, 3>();
-  if (n8 == 4 && boxes == 4 && stages == 0) return shape_of<4, 4, 0>();
-  if (n8 == 8 && boxes == 4 && stages == 0) return shape_of<8, 4, 0>();
+SmallNShape small_n_shape(int n8, int boxes, int stages, int element_bytes) {
+  if (element_bytes != 1 && element_bytes != 2)
+    throw StatusError{{Status::kErrorNotSupported, "a small-N TMA ring of " + std::to_string(element_bytes) +
+                                                       "-byte elements does not exist: bf16 or f16 (2 bytes), e4m3 or e5m2 (1)"}};
+  if (n8 == 1 && boxes == 4 && stages == 0) return shape_of<1, 4, 0>(element_bytes);
+  if (n8 == 2 && boxes == 4 && stages == 0) return shape_of<2, 4, 0>(element_bytes);
+  if (n8 == 1 && boxes == 8 && stages == 3) return shape_of<1, 8, 3>(element_bytes);
+  if (n8 == 2 && boxes == 8 && stages == 3) return shape_of<2, 8, 3>(element_bytes);
+  if (n8 == 4 && boxes == 4 && stages == 0) return shape_of<4, 4, 0>(element_bytes);
+  if (n8 == 8 && boxes == 4 && stages == 0) return shape_of<8, 4, 0>(element_bytes);
   throw StatusError{{Status::kErrorNotSupported, "a small-N TMA ring of " + std::to_string(8 * n8) + " columns, " + std::to_string(boxes) +
                                                      " boxes and " + std::to_string(stages) +
                                                      " stages does not exist: 8 or 16 columns with 4 boxes (stages as fit) or 8 boxes "
@@ -236,11 +244,24 @@ SmallNShape small_n_shape(int n8, int boxes, int stages) {
 
 void Sm90Launcher::launch_small_n(cuda::Driver const& d, cuda::CUfunction fn, SmallNShape const& s, int sm_count, Problem const& p,
                                   float alpha, cuda::CUstream stream) {
-  if (p.n > 8 * s.n8 || p.l != 1 || p.c_ptr || !p.a_row || p.b_row || (p.ab != Element::bf16 && p.ab != Element::f16) || p.c != p.ab)
-    throw StatusError{{Status::kErrorInternal, "the small-N TMA ring computes one bf16 or f16 D = A B (D of A's type) with A row-major, "
-                                               "B column-major, no C and N <= " + std::to_string(8 * s.n8) + "; this problem is not one"}};
-  // bf16's block for either type: the f16 kernel's SmallNParams<half_t> lays out alike.
+  bool const fp8 = p.ab == Element::e4m3 || p.ab == Element::e5m2;
+  bool const kind_ok = fp8 ? p.c == Element::bf16 : (p.ab == Element::bf16 || p.ab == Element::f16) && p.c == p.ab;
+  if (p.n > 8 * s.n8 || p.l != 1 || p.c_ptr || !p.a_row || p.b_row || !kind_ok || p.block_scaled || p.group_m)
+    throw StatusError{{Status::kErrorInternal, "the small-N TMA ring computes one D = A B, bf16 or f16 in and out or FP8 in and bf16 "
+                                               "out, with A row-major, B column-major, no C and N <= " + std::to_string(8 * s.n8) +
+                                               "; this problem is not one"}};
+  // bf16's block for every type: SmallNParams<half_t> lays out alike.
   gemm::kernel::SmallNParams<bfloat16_t> params;
+  // FP8: torch._scaled_mm's factors, per tensor (stride 0) or per row (row-wise scales).
+  if (p.rowwise) {
+    params.scale_a = p.sfa.ptr;
+    params.scale_a_stride = p.sfa.row;
+    params.scale_b = p.sfb.ptr;
+    params.scale_b_stride = p.sfb.row;
+  } else {
+    params.scale_a = p.scale_a;
+    params.scale_b = p.scale_b;
+  }
   params.m = static_cast<int>(p.m);
   params.n = static_cast<int>(p.n);
   params.k = static_cast<int>(p.k);
@@ -254,11 +275,12 @@ void Sm90Launcher::launch_small_n(cuda::Driver const& d, cuda::CUfunction fn, Sm
   int chunks = static_cast<int>((p.k + s.chunk - 1) / s.chunk);
   unsigned const grid = static_cast<unsigned>(std::max(1, std::min(row_blocks, sm_count)));
   std::lock_guard<std::mutex> lock(mutex_);
-  // A as (K, M) in boxes of 64 k x 32 rows, B as (K, N) in boxes of 64 k x 8 n8 columns.
+  // A as (K, M) in boxes of 128 bytes of k x 32 rows, B as (K, N) in boxes of 128 bytes x 8 n8 columns.
   // NOTES: L2 fetches 128 bytes around each box row of A, not 256, as device::GemmSmallN's maps.
   int const box_a[2] = {s.box_k, s.rows}, box_b[2] = {s.box_k, 8 * s.n8};
-  Map const& ma = map(d, a_, "A", p.a, 2, p.k, p.m, p.lda, box_a, 1, 0, arch::kTmaL2Promotion128B);
-  Map const& mb = map(d, b_, "B", p.b, 2, p.k, p.n, p.ldb, box_b, 1, 0);
+  int const bytes = element_bytes(p.ab);
+  Map const& ma = map(d, a_, "A", p.a, bytes, p.k, p.m, p.lda, box_a, 1, 0, arch::kTmaL2Promotion128B);
+  Map const& mb = map(d, b_, "B", p.b, bytes, p.k, p.n, p.ldb, box_b, 1, 0);
   void* args[] = {const_cast<unsigned char*>(ma.bytes), const_cast<unsigned char*>(mb.bytes), &params, &row_blocks, &chunks};
   auto r = d.cuLaunchKernel(fn, grid, 1, 1, static_cast<unsigned>(s.threads), 1, 1, static_cast<unsigned>(s.smem), stream, args, nullptr);
   if (r != cuda::CUDA_SUCCESS) throw cuda::CudaFailure{r, cuda::error_text(r)};

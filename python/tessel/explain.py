@@ -68,7 +68,8 @@ def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = 
             out.append((shape, "-", "no Hopper kernel is shipped"))
             continue
         m, n, k = shape
-        plan = _core.small_n_plan(n, m, k, sms) if small_n.takes(element, out_element, flipped, epilogue, promoted) else None
+        rings = small_n.takes(element, out_element, flipped, epilogue, promoted)
+        plan = _core.small_n_plan(n, m, k, sms, small_n.element_bytes(element)) if rings else None
         if plan is not None:  # a package built with the rings (nvcc, sm_90a) runs this one
             ring = small_n.Ring(element, *plan)
             out.append((shape, ring.name + " on D^T", small_n.reason(ring, m, n, k, sms)))

@@ -61,14 +61,14 @@ def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue:
     epilogue_name = EPILOGUES[epilogue]
     if element in _HOPPER_ONLY:
         _hopper_only(element, layouts, cc, tma_aligned)
+    if cc == 90 and tma_aligned and transposable:
+        ring = _small_n_ring(element, out, a_row, b_row, epilogue_name, promoted, device, m, n, k)
+        if ring is not None:  # a ring reads per-tensor and row-wise scales alike
+            return ring
     if rowwise:
         choice = _choice(element_ab, element_c, a_row, b_row, epilogue, device, tma_align, m, n, k, promoted, transposable)
         return registry.Choice(choice.config.replace(scaling="rowwise"), choice.transpose_d,
                                f"{choice.reason}; built with row-wise scales")
-    if cc == 90 and tma_aligned and transposable:
-        ring = _small_n_ring(element, out, a_row, b_row, epilogue_name, promoted, device, m, n, k)
-        if ring is not None:
-            return ring
     if cc == 90 and tma_aligned:
         candidates = registry.hopper_configs(element, out, *layouts, epilogue_name, promoted)
         if not candidates:
@@ -98,11 +98,12 @@ def _small_n_ring(element: str, out: str, a_row: bool, b_row: bool, epilogue: st
                   m: int, n: int, k: int):
     """The small-N TMA ring (jit/small_n.py) on D^T's problem, where its plan takes it (at most 16
     tokens as M, enough weight rows as N: kernel/small_n_rules.hpp) and the package has it; else
-    None. bf16 or f16 in and the same out, the linear combination, A and B K-major on D^T's problem."""
+    None. bf16 or f16 in and the same out, or e4m3 in and bf16 out; the linear combination; A and
+    B K-major on D^T's problem."""
     if not small_n.takes(element, out, _flipped(a_row, b_row), epilogue, promoted):
         return None
     sms = _core.sm_count(device)
-    plan = _core.small_n_plan(n, m, k, sms)
+    plan = _core.small_n_plan(n, m, k, sms, small_n.element_bytes(element))
     if plan is None or prebuilt.find_small_n((element, *plan), _core.compute_capability(device)) is None:
         return None
     ring = small_n.Ring(element, *plan)

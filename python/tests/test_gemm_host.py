@@ -442,16 +442,22 @@ def test_small_n_plan_is_the_cpp_handles():
     assert _core.small_n_plan(4096, 17, 4096, 132) is None
     assert _core.small_n_plan(1024, 16, 4096, 132) is None  # 32 row blocks for 132 SMs: split K elsewhere
     assert _core.small_n_plan(1920, 16, 4096, 132) == (2, 4, 0)  # 60 row blocks: 20 * 60 >= 9 * 132
+    # FP8 rows are half the bytes: the 8-box ring from K = 16384 on, where a row is 16 KB as at 8192 of bf16.
+    assert _core.small_n_plan(28672, 1, 8192, 132, 1) == (1, 4, 0)
+    assert _core.small_n_plan(28672, 16, 16384, 132, 1) == (2, 8, 3)
+    assert _core.small_n_plan(28672, 16, 16383, 132, 1) == (2, 4, 0)
+    with pytest.raises(ValueError, match="element_bytes is 1"):
+        _core.small_n_plan(28672, 16, 4096, 132, 4)
 
 
 def test_small_n_ring_names_agree_between_cpp_and_python():
     """The C++ dispatcher names the ring a call takes (dispatch/small_n_ring.hpp) as the package
     names the cubins it ships (jit/small_n.py), and says why in the sentence tessel.gemm gives."""
     from tessel.jit import small_n
-    for tokens, weights, k in ((1, 4096, 4096), (16, 4096, 4096), (8, 28672, 8192), (16, 28672, 8192)):
-        plan = _core.small_n_plan(weights, tokens, k, 132)
-        assert _core.small_n_ring_name(tokens, k) == small_n.name("bf16", *plan)  # the C++ front door's default
-        for element in small_n.ELEMENTS:
+    for tokens, weights, k in ((1, 4096, 4096), (16, 4096, 4096), (8, 28672, 8192), (16, 28672, 8192), (16, 28672, 16384)):
+        assert _core.small_n_ring_name(tokens, k) == small_n.name("bf16", *_core.small_n_plan(weights, tokens, k, 132))
+        for element in small_n.ELEMENTS:  # the C++ front door's default above; each ring's plan in its element's bytes
+            plan = _core.small_n_plan(weights, tokens, k, 132, small_n.element_bytes(element))
             assert _core.small_n_ring_name(tokens, k, element) == small_n.name(element, *plan)
             why = small_n.reason(small_n.Ring(element, *plan), tokens, weights, k, 132)
             assert why.startswith(f"D^T = B^T A^T ({weights}x{tokens}x{k}") and small_n.name(element, *plan) in why
@@ -462,10 +468,17 @@ def test_small_n_kernel_takes_the_shipped_rings_only():
     for ring in small_n.RINGS:
         k = _core.small_n_kernel(b"not a cubin", small_n.name(*ring), "sym", "sm_90a", *ring[1:], element=ring[0])
         assert k.small_n and not k.hopper and k.name == small_n.name(*ring)
-    with pytest.raises(ValueError, match="'bf16' or 'f16'"):
+    with pytest.raises(ValueError, match="'bf16', 'f16', 'e4m3' or 'e5m2'"):
         _core.small_n_kernel(b"x", "n", "s", "sm_90a", 1, 4, 0, element="f32")
     assert small_n.takes("f16", "f16", ("row", "col"), "linear", False) and not small_n.takes("f16", "bf16", ("row", "col"),
                                                                                                 "linear", False)
+    # FP8: e4m3 in, bf16 out, fast or promoted accumulation; no FP8 out, no fused activation, no f16 promotion.
+    assert small_n.takes("e4m3", "bf16", ("row", "col"), "linear", False) and small_n.takes("e4m3", "bf16", ("row", "col"), "linear", True)
+    assert not small_n.takes("e4m3", "e4m3", ("row", "col"), "linear", False)
+    assert not small_n.takes("e4m3", "bf16", ("row", "col"), "relu", False)
+    assert not small_n.takes("bf16", "bf16", ("row", "col"), "linear", True)
+    fp8 = _core.small_n_kernel(b"x", small_n.name("e4m3", 2, 4, 0), "s", "sm_90a", 2, 4, 0, element="e4m3")
+    assert fp8.small_n and fp8.name == "tessel_sm90_gemm_small_n_tma_e4m3_n16_4box"
     check(lambda: _core.small_n_kernel(b"x", "n", "s", "sm_90a", 4, 8, 3), "kErrorNotSupported",
           "Error Not Supported: a small-N TMA ring of 32 columns, 8 boxes and 3 stages does not exist")
     assert _core.small_n_kernel(b"x", "n", "s", "sm_90a", 8, 4, 0).small_n  # the widest ring, shipped or not

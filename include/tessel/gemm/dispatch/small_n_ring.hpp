@@ -3,7 +3,8 @@
 // problem, its name and why, in one place for tessel::gemm::gemm, tessel-prof --mode=dispatch and
 // tessel.gemm (python/tessel/jit/small_n.py asks through tessel._core). The plan itself is
 // kernel/small_n_rules.hpp's. Host code; the caller checks the kind of problem the ring computes:
-// bf16 in and out (f16 in and out too from Python), the plain linear combination, no C.
+// bf16 in and out (f16 in and out, and FP8 in with bf16 out, too from Python), the plain linear
+// combination, no C.
 
 #include <cstdint>
 #include <string>
@@ -22,10 +23,12 @@ inline bool small_n_ring_takes(std::int64_t tokens, std::int64_t weights, int sm
 
 /// tessel_sm90_gemm_small_n_tma_<element>_n<8|16>_<boxes>box[_<stages>stage]: the ring a call of
 /// `tokens` and K takes, named as the package's prebuilt cubins are (python/tessel/jit/small_n.py;
-/// a Python test holds the two spellings together). `element`: "bf16" or "f16".
+/// a Python test holds the two spellings together). `element`: "bf16" or "f16", or the FP8 "e4m3"
+/// or "e5m2" (whose rows of K elements are half as many bytes: the ring follows the bytes).
 inline std::string small_n_ring_name(std::int64_t tokens, std::int64_t k, std::string const& element = "bf16") {
   int const n8 = kernel::small_n_tma_n8(int(tokens));
-  auto const ring = kernel::small_n_tma_ring(k > INT32_MAX ? INT32_MAX : int(k), n8);
+  int const element_bytes = element == "e4m3" || element == "e5m2" ? 1 : 2;
+  auto const ring = kernel::small_n_tma_ring(k > INT32_MAX ? INT32_MAX : int(k), n8, element_bytes);
   return "tessel_sm90_gemm_small_n_tma_" + element + "_n" + std::to_string(8 * n8) + "_" +
          std::to_string(ring.boxes) + "box" + (ring.stages ? "_" + std::to_string(ring.stages) + "stage" : "");
 }

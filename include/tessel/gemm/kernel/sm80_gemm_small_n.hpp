@@ -34,6 +34,7 @@
 #include "tessel/arch/cp_async_sm80.hpp"
 #include "tessel/arch/ld_global_stream_sm80.hpp"
 #include "tessel/arch/mma_sm80.hpp"
+#include "tessel/arch/mma_sm89.hpp"
 #include "tessel/arch/tags.hpp"
 #include "tessel/atom/mma_traits.hpp"
 #include "tessel/gemm/kernel/decomposition.hpp"
@@ -45,10 +46,14 @@ namespace tessel::gemm::kernel {
 
 namespace detail {
 using SmallNMma = arch::Mma16x8x16F32BF16BF16F32;
-/// The m16n8k16 instruction for A and B of type Element (bf16 or f16): the same fragments, so the
-/// permutation below holds for both.
+/// The instruction for A and B of type Element: m16n8k16 for bf16 or f16, m16n8k32 for FP8 (e4m3,
+/// e5m2). Their fragments hold the same bytes (arch/mma_sm89.hpp), so the permutation below,
+/// which places them by byte, holds for all four.
 template <class Element>
-using SmallNMmaFor = std::conditional_t<std::is_same_v<Element, half_t>, arch::Mma16x8x16F32F16F16F32, SmallNMma>;
+using SmallNMmaFor = std::conditional_t<
+    std::is_same_v<Element, half_t>, arch::Mma16x8x16F32F16F16F32,
+    std::conditional_t<std::is_same_v<Element, float_e4m3_t>, arch::Mma16x8x32F32E4M3E4M3F32,
+                       std::conditional_t<std::is_same_v<Element, float_e5m2_t>, arch::Mma16x8x32F32E5M2E5M2F32, SmallNMma>>>;
 using SmallNTraits = atom::MmaTraits<SmallNMma>;
 // The fragment positions the permutation above relies on, read from the traits (index m + 16k
 // for A, n + 8k for B, m + 16n for C): lane (g, t) = thread coordinate (t, g).
@@ -159,6 +164,8 @@ __device__ __forceinline__ void store_c_fragment(const SmallNParams<ElementD>& p
         if (col >= p.n) continue;
         ElementD* out = p.D + row * p.ldd + col * p.d_col_stride;
         float v = p.alpha * acc[4 * q + 2 * h + i];
+        if (p.scale_a) v *= p.scale_a[row * p.scale_a_stride];  // FP8's dequantization factors
+        if (p.scale_b) v *= p.scale_b[col * p.scale_b_stride];
         if (p.beta != 0.f) v += p.beta * to_f32(*out);
         *out = from_f32<ElementD>(v);
       }

@@ -5,6 +5,10 @@
 //
 //   D(M,N) = alpha * A(M,K) B(N,K)^T + beta * D,  N <= 16
 //
+// FP8 A and B (e4m3, e5m2) run m16n8k32 on the same bytes (arch/mma_sm89.hpp): a box is 128
+// bytes of K either way, 64 elements of a 16-bit type or 128 of FP8, and D takes the scales in
+// p (SmallNParams) as torch._scaled_mm's dequantization factors, per tensor or per row.
+//
 // Why another kernel. The streaming kernels hold A's loads in registers: each warp reads 64-byte
 // pieces of 16 rows 8 KB apart, and at any moment DRAM sees scattered short pieces; they ran
 // 4096x16x4096 at ~2.7 TB/s where a plain sequential read of A reaches ~3.8 (bench/NOTES.md,
@@ -41,15 +45,17 @@ namespace detail {
 __device__ __forceinline__ void consumer_barrier(int threads) { asm volatile("bar.sync 1, %0;" ::"r"(threads) : "memory"); }
 }  // namespace detail
 
-/// `map_a`: A as (K, M), boxes of 64 x 32; `map_b`: B as (K, N), boxes of 64 x 8 N8; both with
-/// the 128-byte swizzle, of ElementAB (bf16 or f16). p's A and B pointers are not used (the maps
-/// carry them).
+/// `map_a`: A as (K, M), boxes of 128 bytes of K x 32 rows; `map_b`: B as (K, N), boxes of 128
+/// bytes x 8 N8; both with the 128-byte swizzle, of ElementAB (bf16 or f16, or FP8 with the
+/// scales in p). p's A and B pointers are not used (the maps carry them).
 template <int N8, int Boxes, int Stages, class ElementD, class ElementAB = bfloat16_t>
-__global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages>::kThreads, 1)
+__global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages, int(sizeof(ElementAB))>::kThreads, 1)
     sm90_gemm_small_n_tma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                           SmallNParams<ElementD> p, int row_blocks, int chunks) {
-  using Tile = SmallNTmaTile<N8, Boxes, Stages>;
-  static_assert(std::is_same_v<ElementAB, bfloat16_t> || std::is_same_v<ElementAB, half_t>, "small-N TMA ring: bf16 or f16 A and B");
+  using Tile = SmallNTmaTile<N8, Boxes, Stages, int(sizeof(ElementAB))>;
+  static_assert(std::is_same_v<ElementAB, bfloat16_t> || std::is_same_v<ElementAB, half_t> || std::is_same_v<ElementAB, float_e4m3_t> ||
+                    std::is_same_v<ElementAB, float_e5m2_t>,
+                "small-N TMA ring: bf16, f16, e4m3 or e5m2 A and B");
   if constexpr (arch::device_pass_supports<arch::Sm90>()) {
     extern __shared__ unsigned char smem_small_n_tma[];
     unsigned char* ring = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_small_n_tma) + 1023) & ~std::uintptr_t(1023));
@@ -113,7 +119,7 @@ __global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages>::kThreads, 1)
         for (int half = 0; half < 2; ++half) {
           // Row r's 16-byte piece j is at j ^ (r % 8); rows 16 mw + g and 16 mw + g + 8 both have r % 8 == g.
           const int chunk = ((2 * t + half) ^ g) * 16;
-          // Physical k 16t + 8 half .. + 7 of the box.
+          // Physical bytes 32t + 16 half .. + 15 of the box row (k 16t + 8 half .. of a 16-bit type).
           const uint4 x = *reinterpret_cast<const uint4*>(a_box + (16 * mw + g) * 128 + chunk);
           const uint4 y = *reinterpret_cast<const uint4*>(a_box + (16 * mw + g + 8) * 128 + chunk);
           detail::mma_k32_block<N8, detail::SmallNMmaFor<ElementAB>>(acc, x, y,

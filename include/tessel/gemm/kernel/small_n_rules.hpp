@@ -28,22 +28,32 @@ struct SmallNParams {
   // 1: D row-major. A PyTorch decode call D = x W^T runs here as D^T = W x^T, whose D^T is D
   // column-major: ldd 1 and d_col_stride D's row stride.
   std::int64_t d_col_stride = 1;
+  // FP8 rings: the dequantization factors, f32 on the device, or null for none. D(r, c) = alpha *
+  // scale_a[r * scale_a_stride] * scale_b[c * scale_b_stride] * (A B^T)(r, c): stride 0 for one
+  // factor per tensor (torch._scaled_mm's per-tensor scales), 1 (or a row stride) for one per
+  // row of A or of B (its row-wise ones).
+  float const* scale_a = nullptr;
+  float const* scale_b = nullptr;
+  std::int64_t scale_a_stride = 0, scale_b_stride = 0;
 };
 
 // NOTES: one 256-k box per operand and stage, unswizzled (512-byte runs of each row per request),
 // was slower on every shape measured (bench/NOTES.md, "Decode through TMA"): the two-way bank
 // conflicts it brings cost more than the longer runs gave.
 /// The TMA ring's CTA (sm90_gemm_small_n_tma.hpp), N up to 8 * N8 (N8 = 1, 2, 4 or 8: 8 to 64
-/// columns). Boxes per operand and stage: 4 (256 k a stage) or 8 (512 k: each row read in 1 KB
-/// runs); Stages: 0 for as many as fit with 4 boxes (10, 8, 6 and 4 at N8 = 1, 2, 4, 8).
+/// columns). Boxes per operand and stage: 4 (512 bytes of each row a stage: 256 k of 16-bit
+/// elements, 512 of FP8) or 8 (1 KB runs of each row); Stages: 0 for as many as fit with 4 boxes
+/// (10, 8, 6 and 4 at N8 = 1, 2, 4, 8). Everything but the k counts is in bytes, the same for
+/// every ElementBytes (2: bf16, f16; 1: FP8).
 /// NOTES: at K >= 8192, 8 boxes and 3 stages ran 3-4% faster than 4 boxes and 8 stages (28672 and
 /// 8192 rows, bench/NOTES.md "Decode through TMA", runs 12-13); at K = 4096 2% slower.
-template <int N8, int Boxes = 4, int Stages = 0>
+template <int N8, int Boxes = 4, int Stages = 0, int ElementBytes = 2>
 struct SmallNTmaTile {
   static_assert(N8 == 1 || N8 == 2 || N8 == 4 || N8 == 8, "SmallNTmaTile: N up to 8, 16, 32 or 64");
   static_assert(Boxes == 4 || Boxes == 8, "SmallNTmaTile: 4 or 8 boxes a stage");
+  static_assert(ElementBytes == 1 || ElementBytes == 2, "SmallNTmaTile: 16-bit or FP8 elements");
   static constexpr int kRows = 32;                   // rows of a row block: two m16 blocks
-  static constexpr int kBoxK = 64;                   // k per box: one 128-byte swizzled row
+  static constexpr int kBoxK = 128 / ElementBytes;   // k per box: one 128-byte swizzled row
   static constexpr int kBoxes = Boxes;               // boxes per stage and operand
   static constexpr int kChunk = kBoxK * kBoxes;      // k per stage
   static constexpr int kParts = 4;                   // box groups: warp (mw, part) takes boxes part, part + 4, ...
@@ -67,14 +77,15 @@ struct SmallNTmaTile {
 /// The TMA ring's N blocks of 8 for N columns (N <= 64).
 constexpr int small_n_tma_n8(int n) { return n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8; }
 
-/// Which ring a K (and N8) takes: 4 boxes a stage and as many stages as fit below K = 8192, 8
-/// boxes and 3 stages from there (SmallNTmaTile's NOTES); at N8 >= 4 always the 4-box ring,
-/// since three 512-k stages of 32 or 64 columns leave too little room.
+/// Which ring a K (and N8) takes: 4 boxes a stage and as many stages as fit below rows of 16 KB
+/// (K = 8192 of a 16-bit type, 16384 of FP8), 8 boxes and 3 stages from there (SmallNTmaTile's
+/// NOTES); at N8 >= 4 always the 4-box ring, since three 1 KB-deep stages of 32 or 64 columns
+/// leave too little room.
 struct SmallNTmaRing {
   int boxes, stages;
 };
-constexpr SmallNTmaRing small_n_tma_ring(int k, int n8 = 1) {
-  return k >= 8192 && n8 <= 2 ? SmallNTmaRing{8, 3} : SmallNTmaRing{4, 0};
+constexpr SmallNTmaRing small_n_tma_ring(int k, int n8 = 1, int element_bytes = 2) {
+  return std::int64_t(k) * element_bytes >= 16384 && n8 <= 2 ? SmallNTmaRing{8, 3} : SmallNTmaRing{4, 0};
 }
 
 /// The most columns (tokens) a plan gives the TMA ring on its own. The ring computes up to 64
