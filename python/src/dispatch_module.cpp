@@ -98,8 +98,10 @@ void bind_dispatch(nb::module_& m) {
       },
       nb::arg("bm"), nb::arg("bn"), nb::arg("cluster_m"), nb::arg("cluster_n"), nb::arg("m"), nb::arg("n"), nb::arg("sms"),
       "Whether a tile's cluster twin pays on an M x N problem (as the kernel runs it) on `sms` SMs (heuristic.hpp's twin_fits).");
-  m.def("small_n_ring_name", &dispatch::small_n_ring_name, nb::arg("tokens"), nb::arg("k"), nb::arg("element") = "bf16",
-        "The small-N TMA ring a decode call of `tokens` and K runs on, by its cubin's name (dispatch/small_n_ring.hpp).");
+  m.def("small_n_ring_name", &dispatch::small_n_ring_name, nb::arg("tokens"), nb::arg("weights"), nb::arg("k"), nb::arg("sm_count"),
+        nb::arg("element") = "bf16",
+        "The small-N TMA ring a decode call of `tokens` against `weights` rows and K runs on, by its cubin's name "
+        "(dispatch/small_n_ring.hpp).");
   m.def("small_n_ring_reason", &dispatch::small_n_ring_reason, nb::arg("tokens"), nb::arg("weights"), nb::arg("k"), nb::arg("sm_count"),
         nb::arg("element") = "bf16",
         "Why a decode call runs on the small-N TMA ring, in a sentence (dispatch/small_n_ring.hpp).");

@@ -231,7 +231,8 @@ void bind_gemm(nb::module_& m) {
 
   m.def(
       "small_n_kernel",
-      [](nb::bytes cubin, std::string name, std::string symbol, std::string target, int n8, int boxes, int stages, std::string element) {
+      [](nb::bytes cubin, std::string name, std::string symbol, std::string target, int n8, int boxes, int stages, std::string element,
+         int rows) {
         // A and B of `element`; D of the same 16-bit type, or bf16 for FP8 (torch._scaled_mm's usual out_dtype).
         Element ab;
         if (element == "bf16") ab = Element::bf16;
@@ -239,7 +240,7 @@ void bind_gemm(nb::module_& m) {
         else if (element == "e4m3") ab = Element::e4m3;
         else if (element == "e5m2") ab = Element::e5m2;
         else throw nb::value_error("small_n_kernel: element is 'bf16', 'f16', 'e4m3' or 'e5m2'");
-        SmallNShape const s = small_n_shape(n8, boxes, stages, element_bytes(ab));
+        SmallNShape const s = small_n_shape(n8, boxes, stages, element_bytes(ab), rows);
         KernelTraits t;
         t.ab = ab;
         t.c = element_bytes(ab) == 1 ? Element::bf16 : ab;
@@ -256,10 +257,10 @@ void bind_gemm(nb::module_& m) {
         return new Kernel(std::string(static_cast<char const*>(cubin.data()), cubin.size()), std::move(t));
       },
       nb::arg("cubin"), nb::arg("name"), nb::arg("symbol"), nb::arg("target"), nb::arg("n8"), nb::arg("boxes"), nb::arg("stages"),
-      nb::arg("element") = "bf16",
+      nb::arg("element") = "bf16", nb::arg("rows") = 32,
       "A Kernel of the small-N TMA ring (kernel/sm90_gemm_small_n_tma.hpp) for 8 * n8 columns with `boxes` boxes and `stages` "
-      "stages per ring, `element` ('bf16' or 'f16' in and out; 'e4m3' or 'e5m2' in, bf16 out) (tessel/jit/small_n.py); its "
-      "threads and shared memory are the tile's.");
+      "stages per ring over blocks of `rows` rows, `element` ('bf16' or 'f16' in and out; 'e4m3' or 'e5m2' in, bf16 out) "
+      "(tessel/jit/small_n.py); its threads and shared memory are the tile's.");
   m.def(
       "small_n_plan",
       [](std::int64_t m_, std::int64_t n, std::int64_t k, std::int64_t sms, int element_bytes) -> nb::object {
@@ -269,11 +270,11 @@ void bind_gemm(nb::module_& m) {
         if (m_ < 0 || n < 0 || k < 0 || sms < 0 || m_ > kInt || n > kInt || sms > kInt) return nb::none();
         if (!gemm::kernel::small_n_tma_takes(int(m_), int(n), int(sms))) return nb::none();
         int const n8 = gemm::kernel::small_n_tma_n8(int(n));
-        auto const ring = gemm::kernel::small_n_tma_ring(int(std::min(k, kInt)), n8, element_bytes);
-        return nb::make_tuple(n8, ring.boxes, ring.stages);
+        auto const ring = gemm::kernel::small_n_tma_ring(int(std::min(k, kInt)), n8, element_bytes, m_, int(sms));
+        return nb::make_tuple(n8, ring.boxes, ring.stages, ring.rows);
       },
       nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("sms"), nb::arg("element_bytes") = 2,
-      "(n8, boxes, stages) of the small-N TMA ring for D = A B with M weight rows and N <= 16 columns of `element_bytes`-byte "
+      "(n8, boxes, stages, rows) of the small-N TMA ring for D = A B with M weight rows and N <= 16 columns of `element_bytes`-byte "
       "A and B on `sms` SMs, as device::GemmSmallN plans it (kernel/small_n_rules.hpp); None where the ring is not the decode "
       "kernel.");
 

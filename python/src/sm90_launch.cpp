@@ -213,11 +213,11 @@ void Sm90Launcher::launch(cuda::Driver const& d, cuda::CUfunction fn, Sm90Shape 
 
 namespace {
 
-template <int N8, int Boxes, int Stages>
+template <int N8, int Boxes, int Stages, int Rows = 32>
 SmallNShape shape_of(int element_bytes) {
   // Threads, shared memory and rows are the same for every element width; the k counts are not.
-  using Tile = gemm::kernel::SmallNTmaTile<N8, Boxes, Stages>;
-  using Fp8Tile = gemm::kernel::SmallNTmaTile<N8, Boxes, Stages, 1>;
+  using Tile = gemm::kernel::SmallNTmaTile<N8, Boxes, Stages, 2, Rows>;
+  using Fp8Tile = gemm::kernel::SmallNTmaTile<N8, Boxes, Stages, 1, Rows>;
   static_assert(Tile::kSmemBytes == Fp8Tile::kSmemBytes && Tile::kThreads == Fp8Tile::kThreads);
   bool const fp8 = element_bytes == 1;
   return {N8, Boxes, Stages, Tile::kThreads, Tile::kSmemBytes, Tile::kRows, fp8 ? Fp8Tile::kBoxK : Tile::kBoxK,
@@ -226,10 +226,19 @@ SmallNShape shape_of(int element_bytes) {
 
 }  // namespace
 
-SmallNShape small_n_shape(int n8, int boxes, int stages, int element_bytes) {
+SmallNShape small_n_shape(int n8, int boxes, int stages, int element_bytes, int rows) {
   if (element_bytes != 1 && element_bytes != 2)
     throw StatusError{{Status::kErrorNotSupported, "a small-N TMA ring of " + std::to_string(element_bytes) +
                                                        "-byte elements does not exist: bf16 or f16 (2 bytes), e4m3 or e5m2 (1)"}};
+  if (rows == 16) {
+    if (n8 == 1 && boxes == 8 && stages == 0) return shape_of<1, 8, 0, 16>(element_bytes);
+    if (n8 == 2 && boxes == 8 && stages == 0) return shape_of<2, 8, 0, 16>(element_bytes);
+    throw StatusError{{Status::kErrorNotSupported, "a small-N TMA ring of 16-row blocks with " + std::to_string(8 * n8) + " columns, " +
+                                                       std::to_string(boxes) + " boxes and " + std::to_string(stages) +
+                                                       " stages does not exist: 8 or 16 columns, 8 boxes, stages as fit (0)"}};
+  }
+  if (rows != 32)
+    throw StatusError{{Status::kErrorNotSupported, "a small-N TMA ring of " + std::to_string(rows) + "-row blocks does not exist: 32 or 16"}};
   if (n8 == 1 && boxes == 4 && stages == 0) return shape_of<1, 4, 0>(element_bytes);
   if (n8 == 2 && boxes == 4 && stages == 0) return shape_of<2, 4, 0>(element_bytes);
   if (n8 == 1 && boxes == 8 && stages == 3) return shape_of<1, 8, 3>(element_bytes);

@@ -38,9 +38,10 @@ struct SmallNShape {
   int n8 = 1, boxes = 4, stages = 0;
   int threads = 0, smem = 0, rows = 0, box_k = 0, chunk = 0;
 };
-// The shape of a ring: n8 1, 2, 4 or 8, (boxes, stages) (4, 0) or, at n8 1 or 2, (8, 3); its
-// k counts (box_k, chunk) for elements of `element_bytes` (2: bf16, f16; 1: FP8). @throws StatusError
-SmallNShape small_n_shape(int n8, int boxes, int stages, int element_bytes = 2);
+// The shape of a ring: 32-row blocks with n8 1, 2, 4 or 8, (boxes, stages) (4, 0) or, at n8 1 or
+// 2, (8, 3); 16-row blocks with n8 1 or 2, (8, 0). Its k counts (box_k, chunk) for elements of
+// `element_bytes` (2: bf16, f16; 1: FP8). @throws StatusError
+SmallNShape small_n_shape(int n8, int boxes, int stages, int element_bytes = 2, int rows = 32);
 
 // Where a stream-K launch's fixup workspace comes from: acquire(bytes) returns device memory in
 // the launch's stream order (PyTorch's caching allocator, which also serves CUDA-graph capture),

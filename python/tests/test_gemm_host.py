@@ -435,17 +435,23 @@ def test_time_launches_checks_its_sets():
 def test_small_n_plan_is_the_cpp_handles():
     """Which decode problems the small-N TMA ring takes (kernel/small_n_rules.hpp, as
     device::GemmSmallN plans): at most 16 columns (tokens), at least 9/20 of a row block of 32
-    weight rows per SM; 8 or 16 columns; 8 boxes and 3 stages from K = 8192 on."""
-    assert _core.small_n_plan(4096, 16, 4096, 132) == (2, 4, 0)
-    assert _core.small_n_plan(4096, 8, 4096, 132) == (1, 4, 0)
-    assert _core.small_n_plan(28672, 1, 8192, 132) == (1, 8, 3)
+    weight rows per SM; 8 or 16 columns; 8 boxes and 3 stages from K = 8192 on; 16-row blocks
+    where they even out the CTAs' rounds (14336 rows: 448 blocks of 32 are 3.39 rounds on 132
+    SMs, 896 of 16 are 6.79)."""
+    assert _core.small_n_plan(4096, 16, 4096, 132) == (2, 4, 0, 32)
+    assert _core.small_n_plan(4096, 8, 4096, 132) == (1, 4, 0, 32)
+    assert _core.small_n_plan(28672, 1, 8192, 132) == (1, 8, 3, 32)
     assert _core.small_n_plan(4096, 17, 4096, 132) is None
     assert _core.small_n_plan(1024, 16, 4096, 132) is None  # 32 row blocks for 132 SMs: split K elsewhere
-    assert _core.small_n_plan(1920, 16, 4096, 132) == (2, 4, 0)  # 60 row blocks: 20 * 60 >= 9 * 132
+    assert _core.small_n_plan(1920, 16, 4096, 132) == (2, 8, 0, 16)  # 60 row blocks: 20 * 60 >= 9 * 132; 120 of 16 fill more SMs
+    assert _core.small_n_plan(14336, 16, 4096, 132) == (2, 8, 0, 16)
+    assert _core.small_n_plan(6144, 1, 8192, 132) == (1, 8, 0, 16)
+    assert _core.small_n_plan(7168, 16, 4096, 132) == (2, 4, 0, 32)  # 224 or 448 blocks: 0.85 of the busiest CTA either way
+    assert _core.small_n_plan(4096, 16, 4096, 114) == (2, 8, 0, 16)  # 128 blocks on 114 SMs: two rounds, the second 14 blocks
     # FP8 rows are half the bytes: the 8-box ring from K = 16384 on, where a row is 16 KB as at 8192 of bf16.
-    assert _core.small_n_plan(28672, 1, 8192, 132, 1) == (1, 4, 0)
-    assert _core.small_n_plan(28672, 16, 16384, 132, 1) == (2, 8, 3)
-    assert _core.small_n_plan(28672, 16, 16383, 132, 1) == (2, 4, 0)
+    assert _core.small_n_plan(28672, 1, 8192, 132, 1) == (1, 4, 0, 32)
+    assert _core.small_n_plan(28672, 16, 16384, 132, 1) == (2, 8, 3, 32)
+    assert _core.small_n_plan(28672, 16, 16383, 132, 1) == (2, 4, 0, 32)
     with pytest.raises(ValueError, match="element_bytes is 1"):
         _core.small_n_plan(28672, 16, 4096, 132, 4)
 
@@ -454,11 +460,12 @@ def test_small_n_ring_names_agree_between_cpp_and_python():
     """The C++ dispatcher names the ring a call takes (dispatch/small_n_ring.hpp) as the package
     names the cubins it ships (jit/small_n.py), and says why in the sentence tessel.gemm gives."""
     from tessel.jit import small_n
-    for tokens, weights, k in ((1, 4096, 4096), (16, 4096, 4096), (8, 28672, 8192), (16, 28672, 8192), (16, 28672, 16384)):
-        assert _core.small_n_ring_name(tokens, k) == small_n.name("bf16", *_core.small_n_plan(weights, tokens, k, 132))
+    for tokens, weights, k in ((1, 4096, 4096), (16, 4096, 4096), (8, 28672, 8192), (16, 28672, 8192), (16, 28672, 16384),
+                               (16, 14336, 4096), (1, 6144, 8192)):
+        assert _core.small_n_ring_name(tokens, weights, k, 132) == small_n.name("bf16", *_core.small_n_plan(weights, tokens, k, 132))
         for element in small_n.ELEMENTS:  # the C++ front door's default above; each ring's plan in its element's bytes
             plan = _core.small_n_plan(weights, tokens, k, 132, small_n.element_bytes(element))
-            assert _core.small_n_ring_name(tokens, k, element) == small_n.name(element, *plan)
+            assert _core.small_n_ring_name(tokens, weights, k, 132, element) == small_n.name(element, *plan)
             why = small_n.reason(small_n.Ring(element, *plan), tokens, weights, k, 132)
             assert why.startswith(f"D^T = B^T A^T ({weights}x{tokens}x{k}") and small_n.name(element, *plan) in why
 
@@ -466,7 +473,7 @@ def test_small_n_ring_names_agree_between_cpp_and_python():
 def test_small_n_kernel_takes_the_shipped_rings_only():
     from tessel.jit import small_n
     for ring in small_n.RINGS:
-        k = _core.small_n_kernel(b"not a cubin", small_n.name(*ring), "sym", "sm_90a", *ring[1:], element=ring[0])
+        k = _core.small_n_kernel(b"not a cubin", small_n.name(*ring), "sym", "sm_90a", *ring[1:4], element=ring[0], rows=ring[4])
         assert k.small_n and not k.hopper and k.name == small_n.name(*ring)
     with pytest.raises(ValueError, match="'bf16', 'f16', 'e4m3' or 'e5m2'"):
         _core.small_n_kernel(b"x", "n", "s", "sm_90a", 1, 4, 0, element="f32")
@@ -477,8 +484,12 @@ def test_small_n_kernel_takes_the_shipped_rings_only():
     assert not small_n.takes("e4m3", "e4m3", ("row", "col"), "linear", False)
     assert not small_n.takes("e4m3", "bf16", ("row", "col"), "relu", False)
     assert not small_n.takes("bf16", "bf16", ("row", "col"), "linear", True)
-    fp8 = _core.small_n_kernel(b"x", small_n.name("e4m3", 2, 4, 0), "s", "sm_90a", 2, 4, 0, element="e4m3")
+    fp8 = _core.small_n_kernel(b"x", small_n.name("e4m3", 2, 4, 0, 32), "s", "sm_90a", 2, 4, 0, element="e4m3")
     assert fp8.small_n and fp8.name == "tessel_sm90_gemm_small_n_tma_e4m3_n16_4box"
     check(lambda: _core.small_n_kernel(b"x", "n", "s", "sm_90a", 4, 8, 3), "kErrorNotSupported",
           "Error Not Supported: a small-N TMA ring of 32 columns, 8 boxes and 3 stages does not exist")
     assert _core.small_n_kernel(b"x", "n", "s", "sm_90a", 8, 4, 0).small_n  # the widest ring, shipped or not
+    check(lambda: _core.small_n_kernel(b"x", "n", "s", "sm_90a", 2, 4, 0, rows=16), "kErrorNotSupported",
+          "Error Not Supported: a small-N TMA ring of 16-row blocks with 16 columns, 4 boxes and 0 stages does not exist")
+    check(lambda: _core.small_n_kernel(b"x", "n", "s", "sm_90a", 2, 4, 0, rows=8), "kErrorNotSupported",
+          "Error Not Supported: a small-N TMA ring of 8-row blocks does not exist")

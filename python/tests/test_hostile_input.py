@@ -324,7 +324,7 @@ def test_the_small_n_plan_takes_any_integer_extent():
     from tessel import _core
     assert _core.small_n_plan(2**31, 16, 4096, 132) is None
     assert _core.small_n_plan(28672, 2**40, 4096, 132) is None
-    assert _core.small_n_plan(28672, 1, 2**40, 132) == _core.small_n_plan(28672, 1, 2**31 - 1, 132) == (1, 8, 3)
+    assert _core.small_n_plan(28672, 1, 2**40, 132) == _core.small_n_plan(28672, 1, 2**31 - 1, 132) == (1, 8, 3, 32)
 
 
 # ---- PyTorch-facing functions ------------------------------------------------------------------

@@ -165,7 +165,9 @@ struct Picked {
   Sm90Problem problem;
   std::string reason;
 
-  std::string name() const { return op ? op->name() : dispatch::small_n_ring_name(problem.m, problem.k, type_name(type)); }
+  std::string name() const {
+    return op ? op->name() : dispatch::small_n_ring_name(problem.m, problem.n, problem.k, problem.sm_count, type_name(type));
+  }
   StatusInfo can_implement() const { return op ? op->can_implement(problem) : small_n_ring_can_implement(type, problem); }
   std::size_t workspace_size() const { return op ? op->workspace_size(problem) : 0; }
   StatusInfo run(void* workspace, cudaStream_t stream) const {

@@ -103,6 +103,7 @@ TEST(FrontDoor, ComputesAndNamesItsKernel) {
       {1536, 2816, 512, false, true, false, "128x256x64"},       // one even wave of the widest tile, with C
       {16, 4096, 1024, false, false, false, "small_n_tma_bf16_n16_4box"},        // decode: the small-N TMA ring
       {8, 8192, 8192, false, false, false, "small_n_tma_bf16_n8_8box_3stage"},  // its long-K ring
+      {16, 6144, 1040, false, false, false, "small_n_tma_bf16_n16_8box_16row"},  // 16-row blocks: 384 fill 132 SMs' rounds
       {32, 4096, 1024, false, false, true, "_streamk"},          // D^T's problem with a workspace: K divided among CTAs
       {32, 4096, 1024, false, false, false, "_tn_tmastore"},     // the same without one: data-parallel
       {64, 8192, 512, false, false, true, "128x64x64"},          // D^T's problem: the weights fill the tiles' rows
@@ -127,6 +128,7 @@ TEST(FrontDoor, ComputesAndNamesItsKernel) {
       {1536, 2816, 512, false, true, false, "128x256x64"},
       {16, 4096, 1024, false, false, true, "small_n_tma_f16_n16_4box"},     // decode: f16's own ring
       {1, 8192, 8192, false, false, false, "small_n_tma_f16_n8_8box_3stage"},  // its long-K ring
+      {7, 2008, 528, false, false, false, "small_n_tma_f16_n8_8box_16row"},    // 16-row blocks, the last one partial
       {32, 4096, 1024, false, false, true, "128x64x64"},  // past the ring's 16 tokens: D^T's problem on the narrow tile
       {200, 328, 136, true, true, false, ""},
       {520, 1000, 264, false, false, false, "", gemm::Activation::kGeLU, true},

@@ -210,9 +210,18 @@ TEST(GemmSmallN, TmaRingSeveralRowBlocksPerCta) {
   ASSERT_TRUE(G::make_plan(args, plan).ok());
   EXPECT_EQ(plan.variant, G::kTmaVariant) << plan.reason;
   EXPECT_EQ(plan.chunk_k, 256) << plan.reason;
+  EXPECT_EQ(plan.rows, 32) << plan.reason;
   args.problem_size.k = args.ref_A.ld = args.ref_B.ld = 8192;
   ASSERT_TRUE(G::make_plan(args, plan).ok());
   EXPECT_EQ(plan.chunk_k, 512) << plan.reason;
+  // Where 32-row blocks leave SMs idle in the CTAs' last round, 16-row ones (kernel::small_n_tma_rows;
+  // several of the cases above take them too: 9000, 6000, 4300 and 5000 rows on 132 SMs).
+  args.problem_size.m = 14336;
+  args.problem_size.k = args.ref_A.ld = args.ref_B.ld = 4096;
+  ASSERT_TRUE(G::make_plan(args, plan).ok());
+  EXPECT_EQ(plan.rows, kernel::small_n_tma_rows(14336, plan.sms)) << plan.reason;
+  EXPECT_EQ(plan.row_blocks, (14336 + plan.rows - 1) / plan.rows) << plan.reason;
+  args.problem_size.k = args.ref_A.ld = args.ref_B.ld = 8192;
   args.problem_size.m = 512;  // 16 row blocks: too few for a ring that does not split K
   ASSERT_TRUE(G::make_plan(args, plan).ok());
   EXPECT_NE(plan.variant, G::kTmaVariant) << plan.reason;

@@ -63,13 +63,14 @@ def find_quantize(element: str, compute_capability: int):
 
 
 def find_small_n(ring: tuple, compute_capability: int):
-    """A tessel._core.Kernel of the small-N TMA ring (element, n8, boxes, stages) (jit/small_n.py)
+    """A tessel._core.Kernel of the small-N TMA ring (element, n8, boxes, stages, rows) (jit/small_n.py)
     whose cubin runs on the device, or None (a package built without nvcc or without sm_90a)."""
     from .. import _core
 
     def load(data: bytes, target: str):
         symbol = cubin.kernel_symbol(data, small_n.KERNEL_SYMBOL_PREFIX)
-        return _core.small_n_kernel(data, small_n.name(*ring), symbol, target, *ring[1:], element=ring[0])
+        element, n8, boxes, stages, rows = ring
+        return _core.small_n_kernel(data, small_n.name(*ring), symbol, target, n8, boxes, stages, element=element, rows=rows)
     return _first_runnable(_manifest().get("small_n", []), lambda e: tuple(e["ring"]) == tuple(ring), compute_capability, load)
 
 

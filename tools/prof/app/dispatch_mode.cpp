@@ -59,7 +59,7 @@ int run_dispatch(const Options& opt, std::ostream& out) {
     std::ostringstream row;
     row << "| " << s.m << " | " << s.n << " | " << s.k << " | ";
     if (ring) {
-      row << dispatch::small_n_ring_name(s.m, s.k, std::string(to_string(element))) << " | D^T | - | "
+      row << dispatch::small_n_ring_name(s.m, s.n, s.k, sms, std::string(to_string(element))) << " | D^T | - | "
           << dispatch::small_n_ring_reason(s.m, s.n, s.k, sms, std::string(to_string(element))) << " |";
     } else {
       const dispatch::Choice c = dispatch::choose_oriented(tiles, reads_c ? std::vector<dispatch::Candidate>{} : tiles, s.m,

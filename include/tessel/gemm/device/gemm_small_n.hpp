@@ -108,6 +108,7 @@ class GemmSmallN {
     int threads = 0, smem = 0;
     int n8 = 1;          // n8 blocks per CTA: N padded to 8 * n8
     int row_blocks = 0;  // row blocks of the variant's CTA height
+    int rows = 0;        // the TMA ring's rows a block (variant 11: kernel::small_n_tma_rows)
     int chunks = 0;      // k-chunks per row
     int chunk_k = 0;     // k per chunk
     int splits = 1;      // K slices per row block
@@ -322,7 +323,7 @@ class GemmSmallN {
     }
     auto const& p = a.problem_size;
     if (plan_.variant == kTmaVariant) {
-      if (auto s = make_tma_maps(a, plan_.n8); !s.ok()) return s;
+      if (auto s = make_tma_maps(a, plan_.n8, plan_.rows); !s.ok()) return s;
       // The ring reads A and B through the maps; params_ keeps bf16 pointers, null here.
       params_ = {p.m, p.n, p.k, nullptr, a.ref_A.ld, nullptr, a.ref_B.ld, a.ref_D.data, a.ref_D.ld,
                  a.epilogue.alpha, a.epilogue.beta, plan_.split, {}, a.d_col_stride};
@@ -355,7 +356,7 @@ class GemmSmallN {
     if (!initialized_) return {Status::kErrorInternal, "run() before a successful initialize(): call initialize(args) first"};
     if (plan_.variant == kTmaVariant) {
       void* tma_args[] = {&map_a_, &map_b_, &params_, &plan_.row_blocks, &plan_.chunks};
-      return launch(tma_ring(plan_.n8, params_.k).fn, tma_args, stream, "launching the small-N TMA kernel");
+      return launch(tma_ring(plan_.n8, params_.k, params_.m, plan_.sms).fn, tma_args, stream, "launching the small-N TMA kernel");
     }
     if constexpr (kRingOnly) {
       return {Status::kErrorInternal, "an f16 plan other than the TMA ring"};
@@ -435,22 +436,25 @@ class GemmSmallN {
   }
 
   // Variant 11: the TMA ring (kernel/sm90_gemm_small_n_tma.hpp), N <= 64, sm_90a code on a
-  // compute capability 9.0 GPU; one persistent CTA per SM over 32-row blocks, no K split.
-  // One compiled ring: its kernel, shared memory, stages in flight and k per stage.
+  // compute capability 9.0 GPU; one persistent CTA per SM over 32- or 16-row blocks, no K split.
+  // One compiled ring: its kernel, shared memory, stages in flight, k per stage and rows a block.
   struct RingInfo {
     void const* fn = nullptr;
-    int smem = 0, stages = 0, chunk_k = 0;
+    int smem = 0, stages = 0, chunk_k = 0, rows = 32;
   };
-  template <int N8, int Boxes, int Stages>
+  template <int N8, int Boxes, int Stages, int Rows = 32>
   static RingInfo ring_info() {
-    using Tile = kernel::SmallNTmaTile<N8, Boxes, Stages>;
-    return {reinterpret_cast<void const*>(&kernel::sm90_gemm_small_n_tma<N8, Boxes, Stages, ElementD, ElementA>), Tile::kSmemBytes,
-            Tile::kStages, Tile::kChunk};
+    using Tile = kernel::SmallNTmaTile<N8, Boxes, Stages, 2, Rows>;
+    return {reinterpret_cast<void const*>(&kernel::sm90_gemm_small_n_tma<N8, Boxes, Stages, ElementD, ElementA, Rows>),
+            Tile::kSmemBytes, Tile::kStages, Tile::kChunk, Rows};
   }
-  // The rings of kernel::small_n_tma_ring (kernel/small_n_rules.hpp): 256-k stages, as many as
-  // fit, for K < 8192 and for N > 16; 512-k stages, 3 of them, from K = 8192 on at N <= 16.
-  static RingInfo tma_ring(int n8, int k) {
-    if (kernel::small_n_tma_ring(k, n8).boxes == 8) return n8 == 1 ? ring_info<1, 8, 3>() : ring_info<2, 8, 3>();
+  // The rings of kernel::small_n_tma_ring (kernel/small_n_rules.hpp): for 32-row blocks 256-k
+  // stages, as many as fit, for K < 8192 and for N > 16, and 512-k stages, 3 of them, from K =
+  // 8192 on at N <= 16; 16-row blocks with 512-k stages where M rows on `sms` SMs take them.
+  static RingInfo tma_ring(int n8, int k, std::int64_t m = 0, int sms = 0) {
+    auto const ring = kernel::small_n_tma_ring(k, n8, 2, m, sms);
+    if (ring.rows == 16) return n8 == 1 ? ring_info<1, 8, 0, 16>() : ring_info<2, 8, 0, 16>();
+    if (ring.boxes == 8) return n8 == 1 ? ring_info<1, 8, 3>() : ring_info<2, 8, 3>();
     switch (n8) {
       case 1: return ring_info<1, 4, 0>();
       case 2: return ring_info<2, 4, 0>();
@@ -466,14 +470,15 @@ class GemmSmallN {
 
   static StatusInfo make_tma_plan(Arguments const& a, Plan& plan) {
     auto const& p = a.problem_size;
-    const RingInfo ring = tma_ring(plan.n8, p.k);
+    const RingInfo ring = tma_ring(plan.n8, p.k, p.m, plan.sms);
     if (auto s = arch::check_sm90a_image(ring.fn); !s.ok()) return s;
     using Tile1 = kernel::SmallNTmaTile<1>;
     plan.variant = kTmaVariant;
     plan.threads = Tile1::kThreads;
     plan.smem = ring.smem;
     plan.chunk_k = ring.chunk_k;
-    plan.row_blocks = (p.m + Tile1::kRows - 1) / Tile1::kRows;
+    plan.rows = ring.rows;
+    plan.row_blocks = (p.m + ring.rows - 1) / ring.rows;
     plan.chunks = (p.k + plan.chunk_k - 1) / plan.chunk_k;
     plan.splits = 1;
     plan.ctas_per_sm = 1;
@@ -483,7 +488,7 @@ class GemmSmallN {
     auto e = cudaFuncSetAttribute(ring.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, plan.smem);
     if (auto s = arch::status_from_cuda(e, "raising the TMA kernel's shared-memory limit"); !s.ok()) return s;
     plan.reason = std::string(variant_name(kTmaVariant)) + (a.variant >= 0 ? " (requested)" : "") + ", the TMA ring: " +
-                  std::to_string(plan.row_blocks) + " row blocks of " + std::to_string(Tile1::kRows) + " over " +
+                  std::to_string(plan.row_blocks) + " row blocks of " + std::to_string(ring.rows) + " over " +
                   std::to_string(plan.split.grid) + " persistent CTAs of " + std::to_string(plan.threads) + ", " +
                   std::to_string(plan.chunks) + " stages of " + std::to_string(plan.chunk_k) + " k each, " +
                   std::to_string(ring.stages) + " in flight; N padded to " +
@@ -491,11 +496,11 @@ class GemmSmallN {
     return {};
   }
 
-  StatusInfo make_tma_maps(Arguments const& a, int n8) {
+  StatusInfo make_tma_maps(Arguments const& a, int n8, int rows) {
     auto const& p = a.problem_size;
     using Tile = kernel::SmallNTmaTile<1>;
     const arch::TmaView va{a.ref_A.data, std::uint64_t(p.k), std::uint64_t(p.m), 1, std::uint64_t(a.ref_A.ld), 0,
-                           std::uint32_t(Tile::kBoxK), std::uint32_t(Tile::kRows)};
+                           std::uint32_t(Tile::kBoxK), std::uint32_t(rows)};
     const arch::TmaView vb{a.ref_B.data, std::uint64_t(p.k), std::uint64_t(p.n), 1, std::uint64_t(a.ref_B.ld), 0,
                            std::uint32_t(Tile::kBoxK), std::uint32_t(8 * n8)};
     constexpr auto kType = arch::tma_data_type<ElementA>();

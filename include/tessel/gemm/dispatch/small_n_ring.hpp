@@ -21,26 +21,37 @@ inline bool small_n_ring_takes(std::int64_t tokens, std::int64_t weights, int sm
          kernel::small_n_tma_takes(int(weights), int(tokens), sms);
 }
 
-/// tessel_sm90_gemm_small_n_tma_<element>_n<8|16>_<boxes>box[_<stages>stage]: the ring a call of
-/// `tokens` and K takes, named as the package's prebuilt cubins are (python/tessel/jit/small_n.py;
-/// a Python test holds the two spellings together). `element`: "bf16" or "f16", or the FP8 "e4m3"
-/// or "e5m2" (whose rows of K elements are half as many bytes: the ring follows the bytes).
-inline std::string small_n_ring_name(std::int64_t tokens, std::int64_t k, std::string const& element = "bf16") {
-  int const n8 = kernel::small_n_tma_n8(int(tokens));
+/// The ring a decode call of `tokens` against `weights` rows and K takes on `sms` SMs
+/// (kernel::small_n_tma_ring, in the bytes of `element`'s rows).
+inline kernel::SmallNTmaRing small_n_ring_of(std::int64_t tokens, std::int64_t weights, std::int64_t k, int sms,
+                                             std::string const& element) {
   int const element_bytes = element == "e4m3" || element == "e5m2" ? 1 : 2;
-  auto const ring = kernel::small_n_tma_ring(k > INT32_MAX ? INT32_MAX : int(k), n8, element_bytes);
-  return "tessel_sm90_gemm_small_n_tma_" + element + "_n" + std::to_string(8 * n8) + "_" +
-         std::to_string(ring.boxes) + "box" + (ring.stages ? "_" + std::to_string(ring.stages) + "stage" : "");
+  return kernel::small_n_tma_ring(k > INT32_MAX ? INT32_MAX : int(k), kernel::small_n_tma_n8(int(tokens)), element_bytes, weights, sms);
+}
+
+/// tessel_sm90_gemm_small_n_tma_<element>_n<8|16>_<boxes>box[_<stages>stage][_16row]: the ring a
+/// call takes, named as the package's prebuilt cubins are (python/tessel/jit/small_n.py; a Python
+/// test holds the two spellings together). `element`: "bf16" or "f16", or the FP8 "e4m3" or
+/// "e5m2" (whose rows of K elements are half as many bytes: the ring follows the bytes).
+inline std::string small_n_ring_name(std::int64_t tokens, std::int64_t weights, std::int64_t k, int sms,
+                                     std::string const& element = "bf16") {
+  auto const ring = small_n_ring_of(tokens, weights, k, sms, element);
+  std::string name = "tessel_sm90_gemm_small_n_tma_" + element + "_n" + std::to_string(8 * kernel::small_n_tma_n8(int(tokens)));
+  name += "_" + std::to_string(ring.boxes) + "box";
+  if (ring.stages) name += "_" + std::to_string(ring.stages) + "stage";
+  if (ring.rows != 32) name += "_" + std::to_string(ring.rows) + "row";
+  return name;
 }
 
 /// Why a call runs on the ring, in a sentence.
 inline std::string small_n_ring_reason(std::int64_t tokens, std::int64_t weights, std::int64_t k, int sms,
                                        std::string const& element = "bf16") {
-  std::int64_t const blocks = (weights + kernel::SmallNTmaTile<1>::kRows - 1) / kernel::SmallNTmaTile<1>::kRows;
+  int const rows = small_n_ring_of(tokens, weights, k, sms, element).rows;
+  std::int64_t const blocks = (weights + rows - 1) / rows;
   return "D^T = B^T A^T (" + std::to_string(weights) + "x" + std::to_string(tokens) + "x" + std::to_string(k) +
-         ", D^T column-major): the small-N TMA ring " + small_n_ring_name(tokens, k, element) + ", " + std::to_string(blocks) +
-         " row blocks of 32 weight rows over " + std::to_string(blocks < sms ? blocks : sms) +
-         " persistent CTAs, no K split (device::GemmSmallN's variant 11)";
+         ", D^T column-major): the small-N TMA ring " + small_n_ring_name(tokens, weights, k, sms, element) + ", " +
+         std::to_string(blocks) + " row blocks of " + std::to_string(rows) + " weight rows over " +
+         std::to_string(blocks < sms ? blocks : sms) + " persistent CTAs, no K split (device::GemmSmallN's variant 11)";
 }
 
 }  // namespace tessel::gemm::dispatch

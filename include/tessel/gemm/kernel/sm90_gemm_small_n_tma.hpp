@@ -18,11 +18,11 @@
 // holds a load in flight, and TMA fills rows past M, columns past N and k past K with zeros, so
 // nothing is masked.
 //
-// Work split. A row block is 32 rows (two m16 blocks) over the whole K; CTAs are persistent and
-// each takes a contiguous range of row blocks. Eight consumer warps share each stage: warp
-// (mw, part) takes m16 block mw and the 64-k boxes part, part + 4, ..., and at the end of a row
-// block the four parts' sums meet in shared memory, added in part order (the same bits on every
-// run). One CTA per SM.
+// Work split. A row block is 32 rows (two m16 blocks) or 16 (one) over the whole K; CTAs are
+// persistent and each takes a contiguous range of row blocks. Eight consumer warps share each
+// stage: warp (mw, part) takes m16 block mw and the 128-byte boxes part, part + parts, ... (four
+// parts of 32 rows, eight of 16), and at the end of a row block the parts' sums meet in shared
+// memory, added in part order (the same bits on every run). One CTA per SM.
 //
 // Shared-memory reads. The boxes use TMA's 128-byte swizzle: the 16-byte chunk c of row r sits
 // at chunk c ^ (r % 8). Lane (g, t) reads chunks 2t and 2t + 1 of its rows g and g + 8 (two mma
@@ -48,11 +48,11 @@ __device__ __forceinline__ void consumer_barrier(int threads) { asm volatile("ba
 /// `map_a`: A as (K, M), boxes of 128 bytes of K x 32 rows; `map_b`: B as (K, N), boxes of 128
 /// bytes x 8 N8; both with the 128-byte swizzle, of ElementAB (bf16 or f16, or FP8 with the
 /// scales in p). p's A and B pointers are not used (the maps carry them).
-template <int N8, int Boxes, int Stages, class ElementD, class ElementAB = bfloat16_t>
-__global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages, int(sizeof(ElementAB))>::kThreads, 1)
+template <int N8, int Boxes, int Stages, class ElementD, class ElementAB = bfloat16_t, int Rows = 32>
+__global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages, int(sizeof(ElementAB)), Rows>::kThreads, 1)
     sm90_gemm_small_n_tma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                           SmallNParams<ElementD> p, int row_blocks, int chunks) {
-  using Tile = SmallNTmaTile<N8, Boxes, Stages, int(sizeof(ElementAB))>;
+  using Tile = SmallNTmaTile<N8, Boxes, Stages, int(sizeof(ElementAB)), Rows>;
   static_assert(std::is_same_v<ElementAB, bfloat16_t> || std::is_same_v<ElementAB, half_t> || std::is_same_v<ElementAB, float_e4m3_t> ||
                     std::is_same_v<ElementAB, float_e5m2_t>,
                 "small-N TMA ring: bf16, f16, e4m3 or e5m2 A and B");
@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages, int(sizeof(El
     }
 
     // Consumers.
-    const int mw = warp % 2, part = warp / 2;
+    const int mw = warp % Tile::kMBlocks, part = warp / Tile::kMBlocks;
     const int g = lane / 4, t = lane % 4;
     float acc[Tile::kAccumulators] = {};
     for (int s = 0; s < stages; ++s) {
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages, int(sizeof(El
       if (s % chunks == chunks - 1) {  // the row block is complete: parts 1.. hand their sums to part 0
         constexpr int kConsumers = 32 * Tile::kConsumerWarps;
         if (part > 0) {
-          float* mine_red = red + ((part - 1) * 2 + mw) * Tile::kAccumulators * 32 + lane;
+          float* mine_red = red + ((part - 1) * Tile::kMBlocks + mw) * Tile::kAccumulators * 32 + lane;
 #pragma unroll
           for (int e = 0; e < Tile::kAccumulators; ++e) mine_red[e * 32] = acc[e];
         }
@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages, int(sizeof(El
         if (part == 0) {
 #pragma unroll 1
           for (int b = 1; b < Tile::kParts; ++b) {
-            const float* theirs = red + ((b - 1) * 2 + mw) * Tile::kAccumulators * 32 + lane;
+            const float* theirs = red + ((b - 1) * Tile::kMBlocks + mw) * Tile::kAccumulators * 32 + lane;
 #pragma unroll
             for (int e = 0; e < Tile::kAccumulators; ++e) acc[e] += theirs[e * 32];
           }

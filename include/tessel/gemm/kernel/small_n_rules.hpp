@@ -47,26 +47,32 @@ struct SmallNParams {
 /// every ElementBytes (2: bf16, f16; 1: FP8).
 /// NOTES: at K >= 8192, 8 boxes and 3 stages ran 3-4% faster than 4 boxes and 8 stages (28672 and
 /// 8192 rows, bench/NOTES.md "Decode through TMA", runs 12-13); at K = 4096 2% slower.
-template <int N8, int Boxes = 4, int Stages = 0, int ElementBytes = 2>
+/// Rows: 32 (two m16 blocks, four warps along K each), or 16 (one m16 block, eight warps along K:
+/// 8 boxes a stage), which halves the work of a CTA's last row block where 32-row blocks leave
+/// SMs idle in the last round (small_n_tma_rows).
+template <int N8, int Boxes = 4, int Stages = 0, int ElementBytes = 2, int Rows = 32>
 struct SmallNTmaTile {
   static_assert(N8 == 1 || N8 == 2 || N8 == 4 || N8 == 8, "SmallNTmaTile: N up to 8, 16, 32 or 64");
   static_assert(Boxes == 4 || Boxes == 8, "SmallNTmaTile: 4 or 8 boxes a stage");
   static_assert(ElementBytes == 1 || ElementBytes == 2, "SmallNTmaTile: 16-bit or FP8 elements");
-  static constexpr int kRows = 32;                   // rows of a row block: two m16 blocks
-  static constexpr int kBoxK = 128 / ElementBytes;   // k per box: one 128-byte swizzled row
-  static constexpr int kBoxes = Boxes;               // boxes per stage and operand
-  static constexpr int kChunk = kBoxK * kBoxes;      // k per stage
-  static constexpr int kParts = 4;                   // box groups: warp (mw, part) takes boxes part, part + 4, ...
-  static constexpr int kConsumerWarps = 2 * kParts;  // (m16 block, part)
+  static_assert(Rows == 32 || (Rows == 16 && Boxes == 8), "SmallNTmaTile: row blocks of 32 rows, or of 16 with 8 boxes a stage");
+  static constexpr int kRows = Rows;                       // rows of a row block
+  static constexpr int kMBlocks = Rows / 16;               // m16 blocks of a row block
+  static constexpr int kBoxK = 128 / ElementBytes;         // k per box: one 128-byte swizzled row
+  static constexpr int kBoxes = Boxes;                     // boxes per stage and operand
+  static constexpr int kChunk = kBoxK * kBoxes;            // k per stage
+  static constexpr int kParts = 8 / kMBlocks;              // box groups: warp (mw, part) takes boxes part, part + kParts, ...
+  static constexpr int kConsumerWarps = kMBlocks * kParts;  // (m16 block, part): eight
   static constexpr int kThreads = 32 * (kConsumerWarps + 1);  // and one producer warp
   static constexpr int kABoxBytes = kRows * 128;
   static constexpr int kBBoxBytes = 8 * N8 * 128;
   static constexpr int kStageBytes = kBoxes * (kABoxBytes + kBBoxBytes);
   // NOTES: as many stages as fit beside the reduction area: 64 KB (N8 = 8) to 160 KB (N8 = 1)
   // of A in flight per SM, against the ~33 KB Little's law asks for at 4.3 TB/s over 132 SMs.
-  static constexpr int kStages = Stages ? Stages : N8 == 1 ? 10 : N8 == 2 ? 8 : N8 == 4 ? 6 : 4;
+  // 16-row blocks: 6 stages (96 KB of A in flight, as the 32-row 8-box ring's 3).
+  static constexpr int kStages = Stages ? Stages : Rows == 16 ? 6 : N8 == 1 ? 10 : N8 == 2 ? 8 : N8 == 4 ? 6 : 4;
   static constexpr int kAccumulators = 4 * N8;
-  static constexpr int kReduceBytes = (kParts - 1) * 2 * kAccumulators * 32 * 4;
+  static constexpr int kReduceBytes = (kParts - 1) * kMBlocks * kAccumulators * 32 * 4;
   // The ring, 1024-byte aligned for the swizzle (+1024 of slack to align the dynamic base), the
   // reduction area, and a full and an empty barrier per stage.
   static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kReduceBytes + 2 * kStages * 8;
@@ -77,16 +83,33 @@ struct SmallNTmaTile {
 /// The TMA ring's N blocks of 8 for N columns (N <= 64).
 constexpr int small_n_tma_n8(int n) { return n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8; }
 
-/// Which ring a K (and N8) takes: 4 boxes a stage and as many stages as fit below rows of 16 KB
-/// (K = 8192 of a 16-bit type, 16384 of FP8), 8 boxes and 3 stages from there (SmallNTmaTile's
-/// NOTES); at N8 >= 4 always the 4-box ring, since three 1 KB-deep stages of 32 or 64 columns
-/// leave too little room.
+/// The rows of the ring's row blocks for M weight rows on `sms` CTAs: 16 where that evens out the
+/// CTAs' rounds by more than 1/20 of a round (a CTA takes whole row blocks: with 32-row blocks,
+/// 14336 rows are 448 blocks, 3.39 rounds on 132 SMs, so the busiest CTA streams 4 while the
+/// average streams 3.39; 16-row blocks make 896, 6.79 rounds of half the size, the busiest 7),
+/// else 32. Balance of b blocks: b / (sms * ceil(b / sms)).
+constexpr int small_n_tma_rows(std::int64_t m, int sms) {
+  if (m < 1 || sms < 1) return 32;
+  auto balance = [sms](std::int64_t blocks) { return double(blocks) / (double(sms) * double((blocks + sms - 1) / sms)); };
+  return balance((m + 15) / 16) > balance((m + 31) / 32) + 0.05 ? 16 : 32;
+}
+
+/// Which ring a problem takes: its boxes a stage, stages (0: as many as fit) and rows a block.
+/// 32-row blocks: 4 boxes a stage and as many stages as fit below rows of 16 KB (K = 8192 of a
+/// 16-bit type, 16384 of FP8), 8 boxes and 3 stages from there (SmallNTmaTile's NOTES); at N8 >= 4
+/// always the 4-box ring, since three 1 KB-deep stages of 32 or 64 columns leave too little room.
+/// 16-row blocks (small_n_tma_rows, at N8 <= 2; M and sms given): 8 boxes, stages as fit. Without
+/// M and sms, the 32-row ring.
 struct SmallNTmaRing {
-  int boxes, stages;
+  int boxes, stages, rows = 32;
 };
-constexpr SmallNTmaRing small_n_tma_ring(int k, int n8 = 1, int element_bytes = 2) {
+constexpr SmallNTmaRing small_n_tma_ring(int k, int n8 = 1, int element_bytes = 2, std::int64_t m = 0, int sms = 0) {
+  if (n8 <= 2 && small_n_tma_rows(m, sms) == 16) return SmallNTmaRing{8, 0, 16};
   return std::int64_t(k) * element_bytes >= 16384 && n8 <= 2 ? SmallNTmaRing{8, 3} : SmallNTmaRing{4, 0};
 }
+static_assert(small_n_tma_rows(14336, 132) == 16 && small_n_tma_rows(6144, 132) == 16 && small_n_tma_rows(4096, 132) == 32 &&
+                  small_n_tma_rows(28672, 132) == 32 && small_n_tma_rows(7168, 132) == 32,
+              "small_n_tma_rows: the examples of bench/NOTES.md, 'FP8 decode on the small-N ring'");
 
 /// The most columns (tokens) a plan gives the TMA ring on its own. The ring computes up to 64
 /// (SmallNTmaTile's N8 = 8); from 17 on it runs only when asked for (device::GemmSmallN's
