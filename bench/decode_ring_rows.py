@@ -12,6 +12,7 @@ import statistics
 import sys
 
 import torch
+from torch_timing import cpp_time, events_time
 
 import tessel
 from tessel import _core
@@ -24,24 +25,18 @@ DTYPES = {"bf16": torch.bfloat16, "e4m3": torch.float8_e4m3fn}
 
 
 def timed(fn, sets, reps=30):
+    """Median microseconds of fn(*set) over rotated sets (torch_timing's events, the GPU held first)."""
     fn(*sets[0])
     torch.cuda.synchronize()
-    ev = [torch.cuda.Event(enable_timing=True) for _ in range(reps + 1)]
-    torch.cuda._sleep(20_000_000)
-    ev[0].record()
-    for i in range(reps):
-        fn(*sets[i % len(sets)])
-        ev[i + 1].record()
-    ev[-1].synchronize()
-    return statistics.median(ev[i].elapsed_time(ev[i + 1]) for i in range(reps)) * 1e3
+    return statistics.median(events_time(fn, sets, reps)) * 1e3
 
 
 def ring_us(kernel, sets, reps=30):
-    stream = torch.cuda.current_stream().cuda_stream
-    _core.time_launches(kernel, [(x, W.t(), d) for x, W, d in sets], 3, stream, True)
+    """Median microseconds of a ring launched from C++ on D^T's problem of each (x, W, D) set."""
+    triples = [(x, W.t(), d) for x, W, d in sets]
+    cpp_time(kernel, triples, 3, transpose_d=True)
     torch.cuda.synchronize()
-    torch.cuda._sleep(20_000_000)
-    return 1e3 * statistics.median(_core.time_launches(kernel, [(x, W.t(), d) for x, W, d in sets], reps, stream, True))
+    return 1e3 * statistics.median(cpp_time(kernel, triples, reps, transpose_d=True))
 
 
 def main():

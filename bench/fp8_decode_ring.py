@@ -10,6 +10,7 @@ import statistics
 import sys
 
 import torch
+from torch_timing import events_time
 
 import tessel
 from tessel.jit.config import GemmConfig
@@ -20,16 +21,10 @@ DEFAULT_SHAPES = ((1, 4096, 4096), (1, 14336, 4096), (4, 4096, 14336), (16, 4096
 
 
 def timed(fn, sets, reps=30):
+    """Median microseconds of fn(*set) over rotated sets (torch_timing's events, the GPU held first)."""
     fn(*sets[0])
     torch.cuda.synchronize()
-    ev = [torch.cuda.Event(enable_timing=True) for _ in range(reps + 1)]
-    torch.cuda._sleep(20_000_000)
-    ev[0].record()
-    for i in range(reps):
-        fn(*sets[i % len(sets)])
-        ev[i + 1].record()
-    ev[-1].synchronize()
-    return statistics.median(ev[i].elapsed_time(ev[i + 1]) for i in range(reps)) * 1e3
+    return statistics.median(events_time(fn, sets, reps)) * 1e3
 
 
 def operands(m, n, k, count):
