@@ -45,7 +45,7 @@ namespace detail {
 __device__ __forceinline__ void consumer_barrier(int threads) { asm volatile("bar.sync 1, %0;" ::"r"(threads) : "memory"); }
 }  // namespace detail
 
-/// `map_a`: A as (K, M), boxes of 128 bytes of K x 32 rows; `map_b`: B as (K, N), boxes of 128
+/// `map_a`: A as (K, M), boxes of 128 bytes of K x Rows rows; `map_b`: B as (K, N), boxes of 128
 /// bytes x 8 N8; both with the 128-byte swizzle, of ElementAB (bf16 or f16, or FP8 with the
 /// scales in p). p's A and B pointers are not used (the maps carry them).
 template <int N8, int Boxes, int Stages, class ElementD, class ElementAB = bfloat16_t, int Rows = 32>
