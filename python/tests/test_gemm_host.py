@@ -449,9 +449,15 @@ def test_small_n_plan_is_the_cpp_handles():
     assert _core.small_n_plan(7168, 16, 4096, 132) == (2, 4, 0, 32)  # 224 or 448 blocks: 0.85 of the busiest CTA either way
     assert _core.small_n_plan(4096, 16, 4096, 114) == (2, 8, 0, 16)  # 128 blocks on 114 SMs: two rounds, the second 14 blocks
     # FP8 rows are half the bytes: the 8-box ring from K = 16384 on, where a row is 16 KB as at 8192 of bf16.
-    assert _core.small_n_plan(28672, 1, 8192, 132, 1) == (1, 4, 0, 32)
+    # FP8 takes the ring where the 128x64 tile would leave 3/4 of the SMs idle, or from K = 16384 on.
+    assert _core.small_n_plan(4096, 1, 8192, 132, 1) == (1, 4, 0, 32)
+    assert _core.small_n_plan(4224, 16, 4096, 132, 1) == (2, 4, 0, 32)  # 33 tiles of 128 rows: the ring
+    assert _core.small_n_plan(4225, 16, 4096, 132, 1) is None           # 34: the 128x64 tile
+    assert _core.small_n_plan(28672, 1, 8192, 132, 1) is None
+    assert _core.small_n_plan(14336, 16, 4096, 132, 1) is None
     assert _core.small_n_plan(28672, 16, 16384, 132, 1) == (2, 8, 3, 32)
-    assert _core.small_n_plan(28672, 16, 16383, 132, 1) == (2, 4, 0, 32)
+    assert _core.small_n_plan(28672, 16, 16383, 132, 1) is None
+    assert _core.small_n_plan(2056, 8, 528, 132, 1) == (1, 8, 0, 16)
     with pytest.raises(ValueError, match="element_bytes is 1"):
         _core.small_n_plan(28672, 16, 4096, 132, 4)
 
@@ -465,6 +471,8 @@ def test_small_n_ring_names_agree_between_cpp_and_python():
         assert _core.small_n_ring_name(tokens, weights, k, 132) == small_n.name("bf16", *_core.small_n_plan(weights, tokens, k, 132))
         for element in small_n.ELEMENTS:  # the C++ front door's default above; each ring's plan in its element's bytes
             plan = _core.small_n_plan(weights, tokens, k, 132, small_n.element_bytes(element))
+            if plan is None:  # FP8 keeps the 128x64 tile here (kernel::small_n_tma_takes_fp8)
+                continue
             assert _core.small_n_ring_name(tokens, weights, k, 132, element) == small_n.name(element, *plan)
             why = small_n.reason(small_n.Ring(element, *plan), tokens, weights, k, 132)
             assert why.startswith(f"D^T = B^T A^T ({weights}x{tokens}x{k}") and small_n.name(element, *plan) in why

@@ -150,24 +150,27 @@ def test_explain_prints_the_choice_and_reason(capsys):
 
 
 def test_explain_fp8_is_scaled_mms_choice(capsys):
-    """--dtype e4m3: tessel.scaled_mm's kernel, bf16 out. Up to 16 tokens the e4m3 small-N ring
-    on D^T, in either accumulation mode; beyond, fast accumulation runs decode on the narrow tile
-    on D^T and promoted keeps its one 128x128 kernel; e5m2 has no ring."""
+    """--dtype e4m3: tessel.scaled_mm's kernel, bf16 out. Up to 16 tokens the e4m3 small-N ring on
+    D^T, in either accumulation mode, where the 128x64 tile would leave 3/4 of the SMs idle or K
+    is 16384 or more (kernel::small_n_tma_takes_fp8); elsewhere fast accumulation runs decode on
+    the narrow tile on D^T and promoted keeps its one 128x128 kernel; e5m2 has no ring."""
     from tessel import explain
-    assert explain.main(["16x14336x4096", "32x14336x4096", "8192x14336x4096", "--dtype", "e4m3", "--fast-accum"]) == 0
+    assert explain.main(["16x4096x4096", "16x14336x4096", "32x14336x4096", "8192x14336x4096", "--dtype", "e4m3", "--fast-accum"]) == 0
     out = capsys.readouterr().out
-    # 14336 weight rows: 16-row blocks (896 of them, 6.79 rounds on 132 SMs, where 448 of 32 make 3.39).
-    assert "16x14336x4096: tessel_sm90_gemm_small_n_tma_e4m3_n16_8box_16row on D^T" in out and "small-N TMA ring" in out
+    assert "16x4096x4096: tessel_sm90_gemm_small_n_tma_e4m3_n16_4box on D^T" in out and "small-N TMA ring" in out
+    assert "16x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x64x128_c1x1_8stage_coop_tn on D^T" in out
     assert "32x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x64x128_c1x1_8stage_coop_tn on D^T" in out
     assert "8192x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x256x128_c1x1_4stage_coop_tn\n" in out
-    assert explain.main(["16x14336x4096", "32x14336x4096", "--dtype", "e4m3"]) == 0
+    assert explain.main(["16x4096x4096", "16x14336x4096", "--dtype", "e4m3"]) == 0
     out = capsys.readouterr().out
-    assert "16x14336x4096: tessel_sm90_gemm_small_n_tma_e4m3_n16_8box_16row on D^T" in out
-    assert "32x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x128x128_c1x1_6stage_coop_promoted_tn\n" in out
-    assert explain.main(["16x28672x16384", "--dtype", "e4m3"]) == 0  # rows of 16 KB: the 8-box ring
-    assert "16x28672x16384: tessel_sm90_gemm_small_n_tma_e4m3_n16_8box_3stage on D^T" in capsys.readouterr().out
-    assert explain.main(["16x14336x4096", "--dtype", "e5m2", "--fast-accum"]) == 0
-    assert "16x14336x4096: tessel_sm90_gemm_e5m2_e5m2_bf16_128x64x128_c1x1_8stage_coop_tn on D^T" in capsys.readouterr().out
+    assert "16x4096x4096: tessel_sm90_gemm_small_n_tma_e4m3_n16_4box on D^T" in out
+    assert "16x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x128x128_c1x1_6stage_coop_promoted_tn\n" in out
+    assert explain.main(["16x28672x16384", "8x2056x528", "--dtype", "e4m3"]) == 0  # rows of 16 KB; 16-row blocks
+    out = capsys.readouterr().out
+    assert "16x28672x16384: tessel_sm90_gemm_small_n_tma_e4m3_n16_8box_3stage on D^T" in out
+    assert "8x2056x528: tessel_sm90_gemm_small_n_tma_e4m3_n8_8box_16row on D^T" in out
+    assert explain.main(["16x4096x4096", "--dtype", "e5m2", "--fast-accum"]) == 0
+    assert "16x4096x4096: tessel_sm90_gemm_e5m2_e5m2_bf16_128x64x128_c1x1_8stage_coop_tn on D^T" in capsys.readouterr().out
     assert explain.main(["16x14336x4096", "--dtype", "e4m3", "--layout-b", "row"]) == 2
     assert "reads B column-major" in capsys.readouterr().err
     assert explain.main(["16x14336x4096", "--fast-accum"]) == 2

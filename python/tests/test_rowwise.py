@@ -288,13 +288,14 @@ def test_rowwise_on_the_mid_tiles(hopper, m, n, k, tile):
 def test_fp8_decode_on_the_small_n_ring(hopper, fast):
     """tessel.scaled_mm of at most 16 tokens against enough weight rows runs on the e4m3 small-N
     TMA ring on D^T's problem (kernel/small_n_rules.hpp, in bytes: the 8-box ring from K = 16384
-    of FP8), with per-tensor and row-wise scales, fast and promoted accumulation, ragged weight
-    rows and K; every element within the float64 budget. e5m2 and 17 tokens keep the GEMM tiles."""
+    of FP8; FP8 where small_n_tma_takes_fp8 says), with per-tensor and row-wise scales, fast and
+    promoted accumulation, ragged weight rows and K, 32- and 16-row blocks; every element within
+    the float64 budget. e5m2, 17 tokens and 14336 weight rows at K = 4096 keep the GEMM tiles."""
     torch = hopper
     from tessel.jit import small_n
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     e4 = torch.float8_e4m3fn
-    for m, n, k in [(1, 4096, 4096), (7, 2056, 528), (16, 3000, 1008), (9, 4096, 16384), (3, 28672, 8192)]:
+    for m, n, k in [(1, 4096, 4096), (7, 2056, 528), (16, 3000, 1008), (9, 4096, 16384), (3, 6144, 16384)]:
         a, w = _fp8(torch, (m, k), e4, 21), _fp8(torch, (n, k), e4, 22)
         plan = _core.small_n_plan(n, m, k, sms, 1)
         assert plan is not None, f"{m}x{n}x{k}: no ring on {sms} SMs"
@@ -306,6 +307,8 @@ def test_fp8_decode_on_the_small_n_ring(hopper, fast):
             _within(torch, got, a, w, sa, sb, fast, f"ring {m}x{n}x{k} scales {tuple(sa.shape)} fast={fast}")
     x, w = _fp8(torch, (17, 4096), e4, 25), _fp8(torch, (4096, 4096), e4, 26)
     assert not tessel.kernel_for(x, w.t(), out_dtype=torch.bfloat16).small_n
+    x16, w14 = _fp8(torch, (16, 4096), e4, 27), _fp8(torch, (14336, 4096), e4, 28)
+    assert not tessel.kernel_for(x16, w14.t(), out_dtype=torch.bfloat16).small_n  # 112 tiles of 128 rows: the tile
     x5, w5 = x[:16].to(torch.float8_e5m2), w.to(torch.float8_e5m2)
     assert not tessel.kernel_for(x5, w5.t(), out_dtype=torch.bfloat16).small_n
 
