@@ -1,7 +1,7 @@
 """C++ source for the decode kernels the package ships beside its GEMMs: the small-N TMA ring,
-tessel::gemm::kernel::sm90_gemm_small_n_tma<N8, Boxes, Stages, T, T>
+tessel::gemm::kernel::sm90_gemm_small_n_tma<N8, Boxes, Stages, D, AB, Rows>
 (kernel/sm90_gemm_small_n_tma.hpp), which C++'s device::GemmSmallN runs as its variant 11 (bf16 and f16).
-It streams the weights through TMA into a shared-memory ring in 32-row blocks, one persistent CTA
+It streams the weights through TMA into a shared-memory ring in 32- or 16-row blocks, one persistent CTA
 per SM, N <= 64 columns (tokens), bf16 or f16 in and the same out, or e4m3 in and bf16 out with
 torch._scaled_mm's scales (tessel.scaled_mm). The package ships the rings up to the dispatcher's
 token limit (kSmallNTmaAutoMaxN, 16), the only ones it runs on its own.
