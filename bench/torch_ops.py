@@ -23,6 +23,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import tessel  # noqa: E402
+from tessel.gemm import gemm_block_scaled  # noqa: E402 (the module, beside the function tessel.gemm)
 from torch_timing import events_time  # noqa: E402
 
 
@@ -233,6 +234,8 @@ def fp8_block_cases():
         eb = sb.double().repeat_interleave(128, dim=0)[:k].repeat_interleave(128, dim=1)[:, :b.shape[1]]  # (K,N)
         return (a.double() * ea) @ (b.double() * eb)
 
+    # Beside tessel.scaled_mm's kernel, the 128 x 192 tile (two blocks of B's scales per tile).
+    wide = tessel.GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, 192, 128), schedule="cooperative_blockscaled")
     for m, n, k in ((4096, 7168, 4096), (8192, 7168, 7168), (4096, 18432, 7168), (4096, 7168, 16384)):
         kb, nb = -(-k // 128), -(-n // 128)
         sets = [(uniform(m, k).to(e4m3), uniform(n, k).to(e4m3).t(),
@@ -240,6 +243,10 @@ def fp8_block_cases():
                 for _ in range(3)]
         cases.append((f"e4m3 block-scaled {m}x{n}x{k}", 2 * m * n * k,
                       lambda a, b, sa, sb: tessel.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16),
+                      lambda a, b, sa, sb: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16),
+                      sets, dequantized))
+        cases.append((f"e4m3 block-scaled {m}x{n}x{k}, 128x192 tile", 2 * m * n * k,
+                      lambda a, b, sa, sb: gemm_block_scaled(a, b, scale_a=sa, scale_b=sb, config=wide),
                       lambda a, b, sa, sb: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16),
                       sets, dequantized))
     return cases

@@ -398,29 +398,33 @@ def gemm_rowwise(A, B, C=None, *, beta=0.0, out_dtype=None, scale_a, scale_b, pr
     return D
 
 
-def _block_scaled_kernel(device: int, element: str = "e4m3", out: str = "bf16"):
-    """The kernel block-scaled FP8 runs on (config.block_scaled_config), refused where it cannot
-    run: the Hopper kernel only."""
+def _block_scaled_kernel(device: int, element: str = "e4m3", out: str = "bf16", config: GemmConfig | None = None):
+    """The kernel block-scaled FP8 runs on (config.block_scaled_config, or `config`), refused where
+    it cannot run: the Hopper kernel only."""
     cc = _core.compute_capability(device)
     if cc != 90:
         refuse("kErrorArchMismatch", f"block-scaled FP8 runs on tessel's Hopper kernel (compute capability 9.0); this GPU is "
                                      f"{cc // 10}.{cc % 10}: dequantize and use float16 or bfloat16 operands")
-    return _kernel_for(block_scaled_config(element, out), device)
+    if config is not None and not config.block_scaled:
+        raise ValueError(f"block-scaled FP8: configuration {config.name} has schedule {config.schedule!r}; per-block scales "
+                         "need schedule 'cooperative_blockscaled'")
+    return _kernel_for(config or block_scaled_config(element, out), device)
 
 
-def gemm_block_scaled(A, B, C=None, *, beta=0.0, scale_a, scale_b):
+def gemm_block_scaled(A, B, C=None, *, beta=0.0, scale_a, scale_b, config=None):
     """D = sum over K blocks kb of scale_a[m, kb] * scale_b[kb, n // 128] * (A @ B over the block) +
     beta * C, D a new bfloat16 (M, N) row-major tensor: torch.ops.tessel.scaled_mm's blockwise
     launch. A (M, K) float8_e4m3fn row-major, B (K, N) column-major, both read by TMA (16-byte
     aligned, K a multiple of 16); scale_a (M, ceil(K/128)) and scale_b (ceil(K/128), ceil(N/128))
     float32 CUDA tensors, any element strides (the kernel's TMA path where scale_a's rows and
     scale_b's K blocks are contiguous, its scale warp otherwise). Accumulation is always
-    promoted. Never transposed: A's and B's scales have different blocks."""
+    promoted. Never transposed: A's and B's scales have different blocks. config: a GemmConfig of
+    schedule 'cooperative_blockscaled' to run instead of the default (block_scaled_config)."""
     torch = _torch()
     D = torch.empty((A.shape[0], B.shape[1]), dtype=torch.bfloat16, device=A.device)
     # Operands off the GPU: the operand checks say which one and how to fix it.
     device = A.device.index if A.is_cuda else _dispatcher.operands_device(A, B, C, D)
-    kernel = _block_scaled_kernel(device)
+    kernel = _block_scaled_kernel(device, config=config)
     # scale_b is indexed (K block, N block) in torch's spelling; the kernel's B scales are
     # (N block, K block), so its strides go over in that order.
     sa = _scale_strides(scale_a, (0, 1))

@@ -37,7 +37,7 @@ def test_the_block_scaled_configuration():
     c = block_scaled_config()
     assert c.name == "tessel_sm90_gemm_e4m3_e4m3_bf16_128x128x128_c1x1_6stage_coop_blockscaled_tn"
     assert c.block_scaled and c.kernel_schedule == "cooperative_blockscaled" and c.tma_boxes == ((128, 128), (128, 128))
-    assert sm90_rules.scale_slots(6) == 2 and sm90_rules.scale_ring_bytes(128, 6) == 2 * (4 * (16 * 132 + 32) + 16) and c.stage_count == 6
+    assert sm90_rules.scale_slots(6) == 2 and sm90_rules.scale_ring_bytes(128, 128, 6) == 2 * (4 * (16 * 132 + 32) + 16) and c.stage_count == 6
     assert c.smem_bytes == sm90_rules.smem_bytes(c.tile, 6, True) + 128 <= sm90_rules.SMEM_BYTES
     assert sm90_rules.smem_bytes(c.tile, 7, True) > sm90_rules.SMEM_BYTES
     assert c in registry.configs() and not GemmConfig(arch="sm90a", element="e4m3", out="bf16").block_scaled
@@ -47,9 +47,20 @@ def test_the_block_scaled_configuration():
                                             schedule="cooperative_blockscaled").name
 
 
+def test_the_wide_block_scaled_configuration():
+    """128 x 192: a tile's columns start 0 or 64 into a block of B's scales and end in the next, so
+    a slot holds two boxes of B (128 bytes each); 40 KB stages leave room for 4 of them."""
+    c = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, 192, 128), schedule="cooperative_blockscaled")
+    assert sm90_rules.scale_blocks_b(192) == 2 and sm90_rules.scale_blocks_b(128) == sm90_rules.scale_blocks_b(64) == 1
+    assert sm90_rules.scale_ring_bytes(128, 192, 4) == 2 * (4 * (16 * 132 + 2 * 32) + 16)
+    assert c.stage_count == 4 and sm90_rules.smem_bytes(c.tile, 5, True) > sm90_rules.SMEM_BYTES
+    assert c.name == "tessel_sm90_gemm_e4m3_e4m3_bf16_128x192x128_c1x1_4stage_coop_blockscaled_tn"
+
+
 @pytest.mark.parametrize("kwargs, words", [
     (dict(element="bf16", tile=(128, 128, 64)), "per-block scales are for FP8"),
     (dict(element="e4m3", tile=(128, 256, 128)), "BN at most 192"),
+    (dict(element="e4m3", tile=(128, 192, 128), cluster=(1, 2, 1)), "span two \\(BN 192\\), without a cluster"),
     (dict(element="e4m3", tile=(128, 128, 128), cluster=(2, 1, 1)), "without a cluster"),
     (dict(element="e4m3", tile=(128, 128, 128), scheduler="stream_k"), "it does not split K"),
 ])
@@ -316,6 +327,25 @@ def test_block_scaled_matches_float64(hopper, m, n, k):
     # Other strides run the kernel's scale warp: the same scales, the same sums, the same bits.
     warp = tessel.scaled_mm(a, w.t(), sa.contiguous(), sb.contiguous())
     assert torch.equal(warp, got), f"{m}x{n}x{k}: the scale warp's result differs from TMA's"
+
+
+@pytest.mark.parametrize("m, n, k", [(200, 448, 4160), (77, 320, 4096), (256, 192, 1024)])
+def test_wide_block_scaled_tile_matches_float64(hopper, m, n, k):
+    """The 128 x 192 tile: its column tiles start on a block of B's scales (n0 = 0, 384) or half-way
+    into one (n0 = 192), and at N = 448 the last tile's second block lies past N."""
+    torch = hopper
+    from tessel.gemm import gemm_block_scaled
+    wide = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, 192, 128), schedule="cooperative_blockscaled")
+    a, w = _fp8(torch, m, k, 5), _fp8(torch, n, k, 6)
+    sa = _scales(torch, (blocks(k), m), 7).t()
+    sb = _scales(torch, (blocks(n), blocks(k)), 8).t()
+    got = gemm_block_scaled(a, w.t(), scale_a=sa, scale_b=sb, config=wide)
+    ref, ab = _reference(torch, a, w, sa, sb)
+    _within_budget(torch, got, ref, ab, f"128x192 {m}x{n}x{k}")
+    warp = gemm_block_scaled(a, w.t(), scale_a=sa.contiguous(), scale_b=sb.contiguous(), config=wide)
+    assert torch.equal(warp, got), f"128x192 {m}x{n}x{k}: the scale warp's result differs from TMA's"
+    with pytest.raises(ValueError, match="cooperative_blockscaled"):
+        gemm_block_scaled(a, w.t(), scale_a=sa, scale_b=sb, config=GemmConfig(arch="sm90a", element="e4m3", out="bf16"))
 
 
 @pytest.mark.parametrize("strides", ["torch", "contiguous", "both_by_tma"])

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sm90_test_support.hpp"
@@ -27,8 +28,8 @@ namespace {
 using e4m3 = float_e4m3_t;
 constexpr int kBlk = kernel::kBlockScaleK;
 
-template <class Scheduler = PersistentScheduler>
-using BlockScaled = test::Sm90Gemm<e4m3, RowMajor, ColumnMajor, bfloat16_t, 128, 128, 1,
+template <class Scheduler = PersistentScheduler, int BN = 128>
+using BlockScaled = test::Sm90Gemm<e4m3, RowMajor, ColumnMajor, bfloat16_t, 128, BN, 1,
                                    kernel::KernelTmaWarpSpecializedCooperativeFP8BlockScaled, collective::EpilogueScheduleAuto,
                                    epilogue::LinearCombination<bfloat16_t, bfloat16_t>, Scheduler>;
 
@@ -289,6 +290,21 @@ TEST(GemmSm90BlockScaled, DenseMatchesDequantizedReference) {
     run_and_check<G>(sh.k_major_sfa ? "dense, K-major A scales" : "dense", p);
   }
   EXPECT_NE(G::name().find("coop_blockscaled"), std::string::npos) << G::name();
+}
+
+// The 128 x 192 tile, whose columns span two blocks of B's scales: tiles starting on a block
+// (n0 = 0, 384) and half-way into one (n0 = 192), a second block past N (n0 = 384 with N = 448:
+// block 4 of 4), through TMA and the scale warp, dense and grouped.
+TEST(GemmSm90BlockScaled, WideTileSpansTwoBlocksOfB) {
+  TESSEL_SKIP_WITHOUT_SM90();
+  using G = BlockScaled<PersistentScheduler, 192>;
+  for (auto [m, n, k, k_major] : {std::tuple{200, 448, 4160, false}, std::tuple{136, 320, 8192, false}, std::tuple{77, 448, 4096, true}}) {
+    Problem p(m, n, k, 1, 2000 + k, k_major);
+    run_and_check<G>(k_major ? "dense 128x192, K-major A scales" : "dense 128x192", p);
+  }
+  EXPECT_NE(G::name().find("128x192x128"), std::string::npos) << G::name();
+  Problem p(300, 448, 4096, 3, 78);
+  run_and_check<BlockScaled<GroupedScheduler, 192>>("grouped 128x192", p, {0, 200, 277});
 }
 
 // Grouped, contiguous layout (torch._grouped_mm's offs): groups of 0, 200 and 77 rows, each with

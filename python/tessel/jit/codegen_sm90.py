@@ -100,7 +100,7 @@ def _asserts(config: GemmConfig) -> list[str]:
             (f"tessel::gemm::kernel::kScaleGroup == {sm90_rules.SCALE_GROUP}",
              "sm90_rules.SCALE_GROUP counts the scale ring otherwise than the kernel"),
             (f"Config::kScaleBytes + Config::ScaleRing::kSlots * 16 == "
-             f"{sm90_rules.scale_ring_bytes(config.tile[0], config.stage_count)}",
+             f"{sm90_rules.scale_ring_bytes(config.tile[0], config.tile[1], config.stage_count)}",
              "sm90_rules.scale_ring_bytes counts the scale ring otherwise than the kernel"),
             ("tessel::gemm::kernel::kBlockScaleK == 128 && tessel::gemm::kernel::kBlockScaleN == 128",
              "tessel.scaled_mm and the launcher take scales per 128 of K and 128 rows of B"),

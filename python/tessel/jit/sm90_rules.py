@@ -60,11 +60,17 @@ def scale_slots(stages: int) -> int:
     return (stages + SCALE_GROUP - 1) // SCALE_GROUP + 1
 
 
-def scale_ring_bytes(tile_m: int, stages: int) -> int:
+def scale_blocks_b(tile_n: int) -> int:
+    """kernel::sm90_scale_blocks_b: the blocks of B's scales one tile's columns lie in (two for BN
+    192, whose tiles start 0 or 64 columns into a block)."""
+    return 1 if tile_n <= BLOCK_SCALE_N else 2
+
+
+def scale_ring_bytes(tile_m: int, tile_n: int, stages: int) -> int:
     """kernel::sm90_scale_ring_bytes: per slot SCALE_GROUP K blocks of A's box (BM rows and up to
-    3 before them), B's box of SCALE_GROUP + 4 floats in its own 128 bytes, and a full and an
-    empty barrier."""
-    slot_floats = SCALE_GROUP * (tile_m + 4) + (SCALE_GROUP + 4 + 31) // 32 * 32
+    3 before them), per block of B a box of SCALE_GROUP + 4 floats in its own 128 bytes, and a
+    full and an empty barrier."""
+    slot_floats = SCALE_GROUP * (tile_m + 4) + scale_blocks_b(tile_n) * ((SCALE_GROUP + 4 + 31) // 32 * 32)
     return scale_slots(stages) * (slot_floats * 4 + 16)
 
 
@@ -82,7 +88,7 @@ def stage_bytes(tile) -> int:
 def smem_bytes(tile, stages: int, block_scaled: bool = False) -> int:
     """kernel::sm90_smem_bytes: the stages, the block scales' ring, the epilogue's buffers, the
     barriers (full and empty per stage, and the fixup's flag) and 1024 bytes of alignment slack."""
-    ring = scale_ring_bytes(tile[0], stages) if block_scaled else 0
+    ring = scale_ring_bytes(tile[0], tile[1], stages) if block_scaled else 0
     return stages * stage_bytes(tile) + ring + epilogue_bytes(block_scaled) + 2 * stages * 8 + 16 + 1024
 
 
@@ -148,10 +154,10 @@ def validate(c) -> None:
         refuse("kErrorNotSupported", f"tile {c.tile} with schedule {c.schedule!r} and scheduler {c.scheduler!r}: the promoted "
                                      "kernel keeps a second set of accumulators, so BM must be 128 and BN at most 192, and "
                                      "it does not split K (the persistent or grouped scheduler)")
-    if c.schedule == "cooperative_blockscaled" and (BLOCK_SCALE_N % bn or c.cluster != (1, 1, 1)):
+    if c.schedule == "cooperative_blockscaled" and ((BLOCK_SCALE_N % bn and bn != 192) or c.cluster != (1, 1, 1)):
         refuse("kErrorNotSupported", f"tile {c.tile} and cluster {c.cluster} with schedule 'cooperative_blockscaled': a tile's "
-                                     f"columns must lie in one {BLOCK_SCALE_N}-row block of B's scales (BN 64 or 128), without "
-                                     "a cluster")
+                                     f"columns must lie in one {BLOCK_SCALE_N}-row block of B's scales (BN 64 or 128) or "
+                                     "span two (BN 192), without a cluster")
     if bn not in TILE_N:
         refuse("kErrorNotSupported", f"tile {c.tile} with arch 'sm90a': BN must be 64, 128, 192 or 256 (a wgmma N)")
     kind = schedule(bm, c.schedule)

@@ -83,8 +83,8 @@ struct Sm90ScaleCursor {
   std::uint64_t* full;     // [kSlots]
   std::uint64_t* empty;    // [kSlots]
   int groups = 0;          // groups consumed over the CTA's tiles
-  int shift_a = 0;         // A's and B's shifts in the current group
-  int shift_b = 0;
+  int shift_a = 0;         // A's and B's (per block of B) shifts in the current group
+  int shift_b[2] = {0, 0};
 };
 
 /// The mainloop of one Sm90KernelConfig: the producer's loads and the consumers' wgmma over the
@@ -168,7 +168,7 @@ class Sm90CollectiveMma {
     for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
       for (int v = 0; v < Mma::kAccumulators; ++v) total[i][v] = 0.f;
-    kernel::Sm90ThreadScales<Cfg::kMmaM, BM> scale;
+    kernel::Sm90ThreadScales<Cfg::kMmaM, ScaleRing> scale;
     int const t = int(threadIdx.x) % 128, thread_row0 = wg_row0 + 16 * (t / 32) + (t % 32) / 4;
     // NOTES: the stage and its phase advance by one each K tile rather than being divided
     // out of `it` each time: the division sat on the path from one K tile's wait to the next.
@@ -177,6 +177,9 @@ class Sm90CollectiveMma {
     // tile: these kernels take whole tiles), and the group's scales.
     [[maybe_unused]] int g = 0;
     [[maybe_unused]] float const* group_scales = scales.slots;
+    // BN = 192: the tile's 8-column chunk where its second block of B begins (16 or 8).
+    [[maybe_unused]] int second = 0;
+    if constexpr (Cfg::kBlockScaled && ScaleRing::kBlocksB > 1) second = ScaleRing::second_block_chunk(tile);
     for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
       pipeline_.consumer_wait(s, phase);
       mma_k_tile(acc, s, /*fresh=*/true, wg_row0);
@@ -189,22 +192,22 @@ class Sm90CollectiveMma {
           int const slot = scales.groups % ScaleRing::kSlots;
           arch::mbarrier_wait(&scales.full[slot], (scales.groups / ScaleRing::kSlots) & 1);
           scales.shift_a = ScaleRing::shift_a(sf, tile);
-          scales.shift_b = ScaleRing::shift_b(sf, tile, kt);
+#pragma unroll
+          for (int j = 0; j < ScaleRing::kBlocksB; ++j) scales.shift_b[j] = ScaleRing::shift_b(sf, tile, kt, j);
           group_scales = scales.slots + slot * ScaleRing::kSlotFloats;
         }
-        scale.template read<ScaleRing>(group_scales, g, scales.shift_a, scales.shift_b, thread_row0);
+        scale.read(group_scales, g, scales.shift_a, scales.shift_b, thread_row0);
       }
       arch::wgmma_wait_group<0>();
 #pragma unroll
       for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
       if (leader) pipeline_.consumer_release(s);
-#pragma unroll
-      for (int i = 0; i < Cfg::kMmaM; ++i)
-#pragma unroll
-        for (int v = 0; v < Mma::kAccumulators; ++v) {
-          if constexpr (Cfg::kBlockScaled) total[i][v] += acc[i][v] * scale(i, v);
-          else total[i][v] += acc[i][v];
-        }
+      if constexpr (!Cfg::kBlockScaled) add_scaled<false, 0>(total, acc, scale);
+      else if constexpr (ScaleRing::kBlocksB == 1) add_scaled<true, 0>(total, acc, scale);
+      // NOTES: two copies of the loop, one per place of the block boundary, each with its
+      // scale per register known at compile time, rather than a select per register.
+      else if (second == 8) add_scaled<true, 8>(total, acc, scale);
+      else add_scaled<true, 16>(total, acc, scale);
       if constexpr (Cfg::kBlockScaled) {
         if (g == ScaleRing::G - 1 || kt == u.k_end - 1) {
           __syncwarp();
@@ -226,7 +229,23 @@ class Sm90CollectiveMma {
       for (int v = 0; v < Mma::kAccumulators; ++v) acc[i][v] = total[i][v];
   }
 
+  static_assert(!Cfg::kBlockScaled || ScaleRing::kBlocksB == 1 || BN == 192,
+                "Sm90CollectiveMma: a tile over two blocks of B's scales is 192 columns wide (boundary at chunk 8 or 16)");
+
  private:
+  /// total += acc (times the thread's block scales where Scaled; chunks from Second on in the
+  /// tile's second block of B).
+  template <bool Scaled, int Second, class Scales>
+  __device__ __forceinline__ static void add_scaled(Accumulators& total, Accumulators const& acc, Scales const& scale) {
+#pragma unroll
+    for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+      for (int v = 0; v < Mma::kAccumulators; ++v) {
+        if constexpr (Scaled) total[i][v] += acc[i][v] * scale.template at<Second>(i, v);
+        else total[i][v] += acc[i][v];
+      }
+  }
+
   /// One operand's share of a stage: of its Boxes::kCount boxes (rows r0.., K k0.., batch z), the
   /// ones of index `share` mod Split, multicast to the CTAs of `mask` where Split CTAs share the
   /// operand.

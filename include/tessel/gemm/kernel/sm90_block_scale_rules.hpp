@@ -39,12 +39,21 @@ constexpr int sm90_scale_slots(int stages) { return (stages + kScaleGroup - 1) /
 // any row: the box starts at the aligned row at or below it (grouped_gemm with TMA-carried block
 // scales stopped so on the H100, 2026-12-05).
 constexpr int sm90_scale_rows_a(int bm) { return bm + 4; }
-// A slot: kScaleGroup K blocks of A's box rows, then B's box of kScaleGroup + 4 floats in its own
-// 128 bytes (TMA writes shared memory at 128-byte-aligned addresses; 64 (bm + 4) bytes is a
-// multiple of 128 for even bm).
-constexpr int sm90_scale_slot_floats(int bm) { return kScaleGroup * sm90_scale_rows_a(bm) + (kScaleGroup + 4 + 31) / 32 * 32; }
+// Blocks of B's scales one tile of bn columns reads: one where bn divides 128; two for bn = 192,
+// whose tiles start at column offsets 0 or 64 of a 128-column block and so end in the next one.
+constexpr int sm90_scale_blocks_b(int bn) { return bn <= kBlockScaleN ? 1 : 2; }
+// B's box per block: kScaleGroup + 4 floats in its own 128 bytes.
+constexpr int sm90_scale_box_floats_b() { return (kScaleGroup + 4 + 31) / 32 * 32; }
+// A slot: kScaleGroup K blocks of A's box rows, then one B box per block the tile reads (TMA
+// writes shared memory at 128-byte-aligned addresses; 64 (bm + 4) bytes is a multiple of 128 for
+// even bm).
+constexpr int sm90_scale_slot_floats(int bm, int bn) {
+  return kScaleGroup * sm90_scale_rows_a(bm) + sm90_scale_blocks_b(bn) * sm90_scale_box_floats_b();
+}
 // Its shared memory: the slots, and a full and an empty barrier per slot.
-constexpr int sm90_scale_ring_bytes(int bm, int stages) { return sm90_scale_slots(stages) * (sm90_scale_slot_floats(bm) * 4 + 16); }
+constexpr int sm90_scale_ring_bytes(int bm, int bn, int stages) {
+  return sm90_scale_slots(stages) * (sm90_scale_slot_floats(bm, bn) * 4 + 16);
+}
 
 /// Whether TMA can carry these scales (`rows_a` rows of A, `k_blocks` blocks of K): A's rows one
 /// element apart, its K (and, for batches > 1, batch) strides multiples of 16 bytes that step past

@@ -87,7 +87,7 @@ constexpr int sm90_epilogue_buffers(bool block_scaled) { return block_scaled ? 1
 inline constexpr int kSm90StageBarrierBytes = 2 * 8;  // a stage's full and empty mbarriers
 inline constexpr int kSm90FixedSmemBytes = 16 + 1024;  // the fixup's flag, the alignment slack
 constexpr int sm90_smem_bytes(int stages, int bm, int bn, bool block_scaled, bool tma_store_d) {
-  return stages * (bm + bn) * 128 + (block_scaled ? sm90_scale_ring_bytes(bm, stages) : 0) +
+  return stages * (bm + bn) * 128 + (block_scaled ? sm90_scale_ring_bytes(bm, bn, stages) : 0) +
          (tma_store_d ? sm90_tma_store_bytes(sm90_epilogue_buffers(block_scaled)) : 0) + stages * kSm90StageBarrierBytes +
          kSm90FixedSmemBytes;
 }
@@ -144,8 +144,9 @@ struct Sm90KernelConfig {
   // NOTES: 2 x 96 accumulators at 128x192 compile without spills in the 232-register budget.
   static_assert(!kPromote || (kMmaM * BN / 2 <= 96 && !StreamK_),
                 "sm90 kernel: promoted accumulation keeps a second set of accumulators: BN <= 192 with BM = 128, no split-K");
-  static_assert(!kBlockScaled || (BK == kBlockScaleK && kBlockScaleN % BN == 0),
-                "sm90 kernel: block scales cover 128 of K (one K tile of 8-bit types) and 128 columns: BN must be 64 or 128");
+  static_assert(!kBlockScaled || (BK == kBlockScaleK && (kBlockScaleN % BN == 0 || BN == 192)),
+                "sm90 kernel: block scales cover 128 of K (one K tile of 8-bit types) and 128 columns: BN must be 64 or 128 "
+                "(one block of B's scales per tile) or 192 (two)");
   static_assert(!kStreamK || (!kPingpong && kClusterSize == 1 && kMmaM == 1),
                 "sm90 kernel: split-K and stream-K run with the cooperative schedule, BM = 128 and no cluster");
   static_assert(!kGrouped || (!kPingpong && !kStreamK && kClusterSize == 1),
@@ -162,7 +163,7 @@ struct Sm90KernelConfig {
                 "sm90 kernel: B's stage must split evenly among the cluster's CTAs along M (an N-major B needs BN >= 64 * ClusterM)");
   using Mma = arch::Wgmma<ElementA, BN, MajorA, MajorB>;
   // Block-scaled kernels: the scales' own ring (sm90_block_scales.hpp), floats and barriers.
-  using ScaleRing = Sm90ScaleRing<BM, Stages>;
+  using ScaleRing = Sm90ScaleRing<BM, BN, Stages>;
   static_assert(!kBlockScaled || (kClusterSize == 1 && !kStreamK),
                 "sm90 kernel: block-scaled FP8 runs without clusters and split-K (whole tiles, one CTA each)");
   static_assert(!kRowwiseScales || !kBlockScaled,

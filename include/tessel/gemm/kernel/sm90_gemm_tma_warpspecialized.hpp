@@ -146,7 +146,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if (!ScaleRing::starts_group(kt)) return;
         int const j = groups % ScaleRing::kSlots;
         wait_scale_slot(groups++);
-        ScaleRing::load(p.scales, smem_sf + j * ScaleRing::kSlotFloats, &scale_full[j], tile, kt, k_tiles, lane);
+        ScaleRing::load(p.scales, smem_sf + j * ScaleRing::kSlotFloats, &scale_full[j], tile, kt, k_tiles,
+                        (p.n + kBlockScaleN - 1) / kBlockScaleN, lane);
       });
     }
   } else {
