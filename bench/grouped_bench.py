@@ -160,12 +160,14 @@ def fp8_main(args, torch, tessel, events_time, write_report):
     like ratio is against per-tensor promoted."""
     has_sgmm = hasattr(torch, "_scaled_grouped_mm")
     e4m3 = torch.float8_e4m3fn
+    from tessel.grouped import block_scaled_config
+    wide = block_scaled_config().replace(tile=(128, 192, 128))  # the per-block kernel on 128x192 tiles
     lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, e4m3 in, bf16 out, uniform [-1, 1) "
              f"quantized, 2 operand sets rotated, medians of {args.rounds} rounds x {args.reps} calls, in turns",
              "shape | tokens | per-tensor TFLOP/s | per-tensor promoted | per-block | tessel row-wise | "
              "torch._scaled_grouped_mm (row-wise) | per-block / per-tensor | per-block / per-tensor promoted | "
              "tessel / torch row-wise | worst error vs float64 (per-tensor, per-tensor promoted, per-block, tessel row-wise, "
-             "torch row-wise)"]
+             "torch row-wise) | per-block on 128x192 TFLOP/s | per-block 128x192 / per-tensor"]
     for name, experts, k, n, counts, total, offs, bounds in routed(torch, args):
         kb, nb = -(-k // 128), -(-n // 128)
         sets = []
@@ -188,6 +190,9 @@ def fp8_main(args, torch, tessel, events_time, write_report):
         def per_block(a, b, d, blocks, rows):
             tessel.grouped_gemm(a, b, offs, out=d, scale_a=blocks[0], scale_b=blocks[1])
 
+        def per_block_wide(a, b, d, blocks, rows):
+            tessel.grouped_gemm(a, b, offs, out=d, scale_a=blocks[0], scale_b=blocks[1], config=wide)
+
         def tessel_rows(a, b, d, blocks, rows):
             tessel.grouped_gemm(a, b, offs, out=d, scale_a=rows[0], scale_b=rows[1])
 
@@ -197,7 +202,7 @@ def fp8_main(args, torch, tessel, events_time, write_report):
         def reference(label, e, a, b, blocks, rows):
             s, t = bounds[e], bounds[e + 1]
             ad, bd = a[s:t].double(), b[e].double()  # (rows,K), (K,N)
-            if label == "per-block":
+            if label.startswith("per-block"):
                 ad = ad * blocks[0][s:t].double().repeat_interleave(128, 1)[:, :k]
                 bd = bd * blocks[1][e].double().repeat_interleave(128, 0)[:k].repeat_interleave(128, 1)[:, :n]
             elif label in ("row-wise", "tessel row-wise"):
@@ -205,7 +210,7 @@ def fp8_main(args, torch, tessel, events_time, write_report):
             return ad @ bd
 
         providers = [("per-tensor", per_tensor), ("per-tensor promoted", per_tensor_promoted), ("per-block", per_block),
-                     ("tessel row-wise", tessel_rows)] + \
+                     ("tessel row-wise", tessel_rows), ("per-block 128x192", per_block_wide)] + \
             ([("row-wise", row_wise)] if has_sgmm else [])
         a, b, d, blocks, rows = sets[0]
         errs, live = {}, []
@@ -237,7 +242,8 @@ def fp8_main(args, torch, tessel, events_time, write_report):
                      f"{tf('tessel row-wise')} | {tf('row-wise')} | {med['per-tensor'] / med['per-block']:.3f} | "
                      f"{med['per-tensor promoted'] / med['per-block']:.3f} | {vs_torch} | "
                      + ", ".join(f"{errs.get(label, float('nan')):.2e}" for label in ("per-tensor", "per-tensor promoted",
-                                                                                     "per-block", "tessel row-wise", "row-wise")))
+                                                                                     "per-block", "tessel row-wise", "row-wise"))
+                     + f" | {tf('per-block 128x192')} | {med['per-tensor'] / med['per-block 128x192']:.3f}")
         print(lines[-1], flush=True)
         del sets
         torch.cuda.empty_cache()

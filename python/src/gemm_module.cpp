@@ -263,21 +263,21 @@ void bind_gemm(nb::module_& m) {
       "(tessel/jit/small_n.py); its threads and shared memory are the tile's.");
   m.def(
       "small_n_plan",
-      [](std::int64_t m_, std::int64_t n, std::int64_t k, std::int64_t sms, int element_bytes) -> nb::object {
+      [](std::int64_t m_, std::int64_t n, std::int64_t k, std::int64_t sms, int element_bytes, bool promoted) -> nb::object {
         if (element_bytes != 1 && element_bytes != 2) throw nb::value_error("small_n_plan: element_bytes is 1 (FP8) or 2 (bf16, f16)");
         // Extents past int are no decode problem: the ring is not the kernel (as for N > 16).
         constexpr std::int64_t kInt = std::numeric_limits<int>::max();
         if (m_ < 0 || n < 0 || k < 0 || sms < 0 || m_ > kInt || n > kInt || sms > kInt) return nb::none();
         if (!gemm::kernel::small_n_tma_takes(int(m_), int(n), int(sms))) return nb::none();
-        if (element_bytes == 1 && !gemm::kernel::small_n_tma_takes_fp8(m_, k, int(sms))) return nb::none();
+        if (element_bytes == 1 && !gemm::kernel::small_n_tma_takes_fp8(m_, k, int(sms), promoted)) return nb::none();
         int const n8 = gemm::kernel::small_n_tma_n8(int(n));
         auto const ring = gemm::kernel::small_n_tma_ring(int(std::min(k, kInt)), n8, element_bytes, m_, int(sms));
         return nb::make_tuple(n8, ring.boxes, ring.stages, ring.rows);
       },
-      nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("sms"), nb::arg("element_bytes") = 2,
+      nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("sms"), nb::arg("element_bytes") = 2, nb::arg("promoted") = false,
       "(n8, boxes, stages, rows) of the small-N TMA ring for D = A B with M weight rows and N <= 16 columns of `element_bytes`-byte "
-      "A and B on `sms` SMs, as device::GemmSmallN plans it (kernel/small_n_rules.hpp; FP8 also small_n_tma_takes_fp8); None "
-      "where the ring is not the decode kernel.");
+      "A and B on `sms` SMs, as device::GemmSmallN plans it (kernel/small_n_rules.hpp; FP8 also small_n_tma_takes_fp8, with "
+      "promoted accumulation or not); None where the ring is not the decode kernel.");
 
   nb::class_<Dispatcher>(m, "Dispatcher", "Operands to kernel to launch, with the automatic choice memoised.",
                          nb::type_slots(dispatcher_slots))

@@ -69,7 +69,7 @@ def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = 
             continue
         m, n, k = shape
         rings = small_n.takes(element, out_element, flipped, epilogue, promoted)
-        plan = _core.small_n_plan(n, m, k, sms, small_n.element_bytes(element)) if rings else None
+        plan = _core.small_n_plan(n, m, k, sms, small_n.element_bytes(element), promoted) if rings else None
         if plan is not None:  # a package built with the rings (nvcc, sm_90a) runs this one
             ring = small_n.Ring(element, *plan)
             out.append((shape, ring.name + " on D^T", small_n.reason(ring, m, n, k, sms)))

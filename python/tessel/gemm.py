@@ -15,7 +15,7 @@ import sys
 
 from . import _core
 from .jit import compiler, prebuilt, registry, small_n, tuning
-from .jit.config import ELEMENT_CODES, EPILOGUES, GemmConfig, block_scaled_config, default_config, element_name
+from .jit.config import ELEMENT_CODES, EPILOGUES, GemmConfig, block_scaled_config, block_scaled_tile_n, default_config, element_name
 from .jit.sm90_rules import ELEMENT_BYTES
 from .jit.status import is_integer, refuse
 
@@ -103,7 +103,7 @@ def _small_n_ring(element: str, out: str, a_row: bool, b_row: bool, epilogue: st
     if not small_n.takes(element, out, _flipped(a_row, b_row), epilogue, promoted):
         return None
     sms = _core.sm_count(device)
-    plan = _core.small_n_plan(n, m, k, sms, small_n.element_bytes(element))
+    plan = _core.small_n_plan(n, m, k, sms, small_n.element_bytes(element), promoted)
     if plan is None or prebuilt.find_small_n((element, *plan), _core.compute_capability(device)) is None:
         return None
     ring = small_n.Ring(element, *plan)
@@ -398,9 +398,10 @@ def gemm_rowwise(A, B, C=None, *, beta=0.0, out_dtype=None, scale_a, scale_b, pr
     return D
 
 
-def _block_scaled_kernel(device: int, element: str = "e4m3", out: str = "bf16", config: GemmConfig | None = None):
-    """The kernel block-scaled FP8 runs on (config.block_scaled_config, or `config`), refused where
-    it cannot run: the Hopper kernel only."""
+def _block_scaled_kernel(device: int, m: int, n: int, config: GemmConfig | None = None):
+    """The kernel block-scaled FP8 runs for D of m x n (config.block_scaled_config with the tile
+    config.block_scaled_tile_n chooses, or `config`), refused where it cannot run: the Hopper
+    kernel only."""
     cc = _core.compute_capability(device)
     if cc != 90:
         refuse("kErrorArchMismatch", f"block-scaled FP8 runs on tessel's Hopper kernel (compute capability 9.0); this GPU is "
@@ -408,7 +409,7 @@ def _block_scaled_kernel(device: int, element: str = "e4m3", out: str = "bf16", 
     if config is not None and not config.block_scaled:
         raise ValueError(f"block-scaled FP8: configuration {config.name} has schedule {config.schedule!r}; per-block scales "
                          "need schedule 'cooperative_blockscaled'")
-    return _kernel_for(config or block_scaled_config(element, out), device)
+    return _kernel_for(config or block_scaled_config(tile_n=block_scaled_tile_n(m, n, _core.sm_count(device))), device)
 
 
 def gemm_block_scaled(A, B, C=None, *, beta=0.0, scale_a, scale_b, config=None):
@@ -424,7 +425,7 @@ def gemm_block_scaled(A, B, C=None, *, beta=0.0, scale_a, scale_b, config=None):
     D = torch.empty((A.shape[0], B.shape[1]), dtype=torch.bfloat16, device=A.device)
     # Operands off the GPU: the operand checks say which one and how to fix it.
     device = A.device.index if A.is_cuda else _dispatcher.operands_device(A, B, C, D)
-    kernel = _block_scaled_kernel(device, config=config)
+    kernel = _block_scaled_kernel(device, A.shape[0], B.shape[1], config)
     # scale_b is indexed (K block, N block) in torch's spelling; the kernel's B scales are
     # (N block, K block), so its strides go over in that order.
     sa = _scale_strides(scale_a, (0, 1))
@@ -473,9 +474,12 @@ def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=
         device = _device_of(A)
         if device < 0:
             device = _dispatcher.operands_device(A, B, C, out if out is not None else _allocate(A, B, C, "bf16"))
-        kernel = _block_scaled_kernel(device)
-        reason = ("the block-scaled kernel (128x128 cooperative, promoted): the one kernel for FP8 with per-block scales, "
-                  "never transposed")
+        kernel = _block_scaled_kernel(device, A.shape[0], B.shape[1])
+        wide = "x192x" in kernel.name
+        reason = (f"the block-scaled kernel (128x{192 if wide else 128} cooperative, promoted), never transposed: "
+                  + ("its waves of 128x192 tiles, whose columns span two blocks of B's scales, take less time than 128x128's"
+                     if wide else "128x128 tiles, whose columns lie in one block of B's scales, fill the GPU's waves better "
+                                  "than 128x192's"))
         return (kernel, reason) if explain else kernel
     out_element = None if out_dtype is None else element_name(out_dtype)
     if config is not None:

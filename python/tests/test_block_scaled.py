@@ -47,6 +47,19 @@ def test_the_block_scaled_configuration():
                                             schedule="cooperative_blockscaled").name
 
 
+def test_the_block_scaled_tile_follows_the_waves():
+    """tessel.scaled_mm's block-scaled tile (config.block_scaled_tile_n): 128x192 where its waves
+    take less time at its measured rate, 128x128 where the wider tile leaves more of a wave empty."""
+    from tessel.jit.config import WIDE_BLOCK_SCALED_RATE, block_scaled_tile_n
+    assert 1.0 < WIDE_BLOCK_SCALED_RATE < 1.5
+    for m, n in ((4096, 7168), (8192, 7168), (4096, 18432), (2048, 4096)):  # 10 waves against 14; 19/28; 24/35; 3/4
+        assert block_scaled_tile_n(m, n, 132) == 192, (m, n)
+    for m, n in ((256, 384), (128, 128), (4096, 256)):  # one wave of either: the narrower tile is done sooner
+        assert block_scaled_tile_n(m, n, 132) == 128, (m, n)
+    assert block_scaled_config(tile_n=block_scaled_tile_n(4096, 7168, 132)).tile == (128, 192, 128)
+    assert block_scaled_config(tile_n=192) in registry.configs()
+
+
 def test_the_wide_block_scaled_configuration():
     """128 x 192: a tile's columns start 0 or 64 into a block of B's scales and end in the next, so
     a slot holds two boxes of B (128 bytes each); 40 KB stages leave room for 4 of them."""
@@ -523,6 +536,23 @@ def test_quantize_then_scaled_mm_end_to_end(hopper, m, n, k):
     except (RuntimeError, NotImplementedError, ValueError, TypeError):
         return  # no blockwise torch._scaled_mm here: test_block_scaled_against_torch says so
     _close_rms(torch, d, want.double(), 1e-2, "tessel against torch._scaled_mm")
+
+
+def test_block_scaled_runs_the_wide_tile_where_it_is_chosen(hopper):
+    """2048 x 4096: 3 waves of 128x192 tiles against 4 of 128x128 on 132 SMs, so tessel.scaled_mm
+    runs the wide tile, and says so."""
+    torch = hopper
+    m, n, k = 2048, 4096, 640
+    a, w = _fp8(torch, m, k, 11), _fp8(torch, n, k, 12)
+    sa, sb = _scales(torch, (blocks(k), m), 13).t(), _scales(torch, (blocks(n), blocks(k)), 14).t()
+    kernel, reason = tessel.kernel_for(a, w.t(), out_dtype=torch.bfloat16, block_scaled=True, explain=True)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    from tessel.jit.config import block_scaled_tile_n
+    assert ("128x192x128" in kernel.name) == (block_scaled_tile_n(m, n, sms) == 192), (kernel.name, sms)
+    assert ("128x192" in reason) == ("128x192x128" in kernel.name), reason
+    got = tessel.scaled_mm(a, w.t(), sa, sb, out_dtype=torch.bfloat16)
+    ref, ab = _reference(torch, a, w, sa, sb)
+    _within_budget(torch, got, ref, ab, f"{m}x{n}x{k} on {kernel.name}")
 
 
 def test_block_scaled_explain_and_opcheck(hopper):

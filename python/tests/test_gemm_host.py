@@ -458,6 +458,11 @@ def test_small_n_plan_is_the_cpp_handles():
     assert _core.small_n_plan(28672, 16, 16384, 132, 1) == (2, 8, 3, 32)
     assert _core.small_n_plan(28672, 16, 16383, 132, 1) is None
     assert _core.small_n_plan(2056, 8, 528, 132, 1) == (1, 8, 0, 16)
+    # Promoted accumulation takes the ring wherever bf16 would: the promoted tile is 128x128.
+    assert _core.small_n_plan(14336, 16, 4096, 132, 1, True) == (2, 8, 0, 16)
+    assert _core.small_n_plan(28672, 1, 8192, 132, 1, promoted=True) == (1, 4, 0, 32)  # 8 KB rows: the 4-box ring
+    assert _core.small_n_plan(6144, 16, 4096, 132, 1, True) is not None and _core.small_n_plan(6144, 16, 4096, 132, 1) is None
+    assert _core.small_n_plan(4096, 17, 4096, 132, 1, True) is None
     with pytest.raises(ValueError, match="element_bytes is 1"):
         _core.small_n_plan(28672, 16, 4096, 132, 4)
 

@@ -151,9 +151,10 @@ def test_explain_prints_the_choice_and_reason(capsys):
 
 def test_explain_fp8_is_scaled_mms_choice(capsys):
     """--dtype e4m3: tessel.scaled_mm's kernel, bf16 out. Up to 16 tokens the e4m3 small-N ring on
-    D^T, in either accumulation mode, where the 128x64 tile would leave 3/4 of the SMs idle or K
-    is 16384 or more (kernel::small_n_tma_takes_fp8); elsewhere fast accumulation runs decode on
-    the narrow tile on D^T and promoted keeps its one 128x128 kernel; e5m2 has no ring."""
+    D^T: with promoted accumulation always, with fast accumulation where the 128x64 tile would
+    leave 3/4 of the SMs idle or K is 16384 or more (kernel::small_n_tma_takes_fp8); elsewhere
+    fast accumulation runs decode on the narrow tile on D^T, and promoted past 16 tokens keeps its
+    128x128 kernel; e5m2 has no ring."""
     from tessel import explain
     assert explain.main(["16x4096x4096", "16x14336x4096", "32x14336x4096", "8192x14336x4096", "--dtype", "e4m3", "--fast-accum"]) == 0
     out = capsys.readouterr().out
@@ -161,10 +162,11 @@ def test_explain_fp8_is_scaled_mms_choice(capsys):
     assert "16x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x64x128_c1x1_8stage_coop_tn on D^T" in out
     assert "32x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x64x128_c1x1_8stage_coop_tn on D^T" in out
     assert "8192x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x256x128_c1x1_4stage_coop_tn\n" in out
-    assert explain.main(["16x4096x4096", "16x14336x4096", "--dtype", "e4m3"]) == 0
+    assert explain.main(["16x4096x4096", "16x14336x4096", "32x14336x4096", "--dtype", "e4m3"]) == 0
     out = capsys.readouterr().out
     assert "16x4096x4096: tessel_sm90_gemm_small_n_tma_e4m3_n16_4box on D^T" in out
-    assert "16x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x128x128_c1x1_6stage_coop_promoted_tn\n" in out
+    assert "16x14336x4096: tessel_sm90_gemm_small_n_tma_e4m3_n16_8box_16row on D^T" in out
+    assert "32x14336x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x128x128_c1x1_6stage_coop_promoted_tn" in out
     assert explain.main(["16x28672x16384", "8x2056x528", "--dtype", "e4m3"]) == 0  # rows of 16 KB; 16-row blocks
     out = capsys.readouterr().out
     assert "16x28672x16384: tessel_sm90_gemm_small_n_tma_e4m3_n16_8box_3stage on D^T" in out

@@ -290,14 +290,15 @@ def test_fp8_decode_on_the_small_n_ring(hopper, fast):
     TMA ring on D^T's problem (kernel/small_n_rules.hpp, in bytes: the 8-box ring from K = 16384
     of FP8; FP8 where small_n_tma_takes_fp8 says), with per-tensor and row-wise scales, fast and
     promoted accumulation, ragged weight rows and K, 32- and 16-row blocks; every element within
-    the float64 budget. e5m2, 17 tokens and 14336 weight rows at K = 4096 keep the GEMM tiles."""
+    the float64 budget. e5m2, 17 tokens and (fast accumulation) 14336 weight rows at K = 4096 keep
+    the GEMM tiles."""
     torch = hopper
     from tessel.jit import small_n
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     e4 = torch.float8_e4m3fn
     for m, n, k in [(1, 4096, 4096), (7, 2056, 528), (16, 3000, 1008), (9, 4096, 16384), (3, 6144, 16384)]:
         a, w = _fp8(torch, (m, k), e4, 21), _fp8(torch, (n, k), e4, 22)
-        plan = _core.small_n_plan(n, m, k, sms, 1)
+        plan = _core.small_n_plan(n, m, k, sms, 1, not fast)
         assert plan is not None, f"{m}x{n}x{k}: no ring on {sms} SMs"
         kernel, reason = tessel.kernel_for(a, w.t(), out_dtype=torch.bfloat16, explain=True)
         assert kernel.name == small_n.name("e4m3", *plan) and "small-N TMA ring" in reason, (kernel.name, reason)
@@ -309,6 +310,13 @@ def test_fp8_decode_on_the_small_n_ring(hopper, fast):
     assert not tessel.kernel_for(x, w.t(), out_dtype=torch.bfloat16).small_n
     x16, w14 = _fp8(torch, (16, 4096), e4, 27), _fp8(torch, (14336, 4096), e4, 28)
     assert not tessel.kernel_for(x16, w14.t(), out_dtype=torch.bfloat16).small_n  # 112 tiles of 128 rows: the tile
+    # Promoted accumulation runs the ring there too (small_n_tma_takes_fp8), on 16-row blocks.
+    if not fast:
+        assert _core.small_n_plan(14336, 16, 4096, sms, 1, True)[3] == 16
+        for sa, sb in ((torch.tensor(0.5, device="cuda"), torch.tensor(1.25, device="cuda")),
+                       (_scales(torch, (16, 1), 29), _scales(torch, (1, 14336), 30))):
+            got = tessel.scaled_mm(x16, w14.t(), sa, sb, out_dtype=torch.bfloat16, use_fast_accum=False)
+            _within(torch, got, x16, w14, sa, sb, False, f"ring 16x14336x4096 promoted scales {tuple(sa.shape)}")
     x5, w5 = x[:16].to(torch.float8_e5m2), w.to(torch.float8_e5m2)
     assert not tessel.kernel_for(x5, w5.t(), out_dtype=torch.bfloat16).small_n
 

@@ -313,10 +313,27 @@ def default_config(element: str, out: str, layout_a: str, layout_b: str, epilogu
     return GemmConfig(element=element, out=out, layout_a=layout_a, layout_b=layout_b, layout_c="row", epilogue=epilogue, **arch)
 
 
-def block_scaled_config(element: str = "e4m3", out: str = "bf16") -> GemmConfig:
-    """The kernel block-scaled FP8 runs on (tessel.scaled_mm with torch._scaled_mm's blockwise
-    scales): 128 x 128 x 128, cooperative, promoted, D row-major. The one tile shipped: the
-    widest the promoted accumulators allow, whose columns are one 128-row block of B's scales
-    (128 x 64 is a valid GemmConfig too, but tessel.scaled_mm runs this one)."""
+# The block-scaled 128 x 192 tile's rate per SM over the 128 x 128 tile's, where both fill their
+# last wave: 1.13x the throughput at 4096x18432x7168 with 24 waves of 23.3 against 35 of 34.9
+# (H100, 2026-12-06, bench/NOTES.md "Per-block FP8 on a 128x192 tile").
+WIDE_BLOCK_SCALED_RATE = 1.16
+
+
+def block_scaled_tile_n(m: int, n: int, sms: int) -> int:
+    """BN of the block-scaled tile tessel.scaled_mm runs for D of m x n on `sms` SMs: 192 where
+    its waves (of 128 x 192 tiles, at WIDE_BLOCK_SCALED_RATE) take no longer than 128 x 128's,
+    else 128. E.g. 4096 x 7168 on 132 SMs: 10 waves of 192 columns against 14 of 128, so 192;
+    256 x 384: one wave of either, so 128 (the narrower tile finishes its one wave sooner)."""
+    rows = -(-m // 128)
+    def time(bn, rate):
+        return -(-(rows * -(-n // bn)) // max(sms, 1)) * bn / rate
+    return 192 if time(192, WIDE_BLOCK_SCALED_RATE) <= time(128, 1.0) else 128
+
+
+def block_scaled_config(element: str = "e4m3", out: str = "bf16", tile_n: int = 128) -> GemmConfig:
+    """The kernels block-scaled FP8 runs on (tessel.scaled_mm with torch._scaled_mm's blockwise
+    scales): 128 x tile_n x 128, cooperative, promoted, D row-major. tile_n 128 (a tile's columns in
+    one 128-row block of B's scales) or 192 (the widest the promoted accumulators allow, over two
+    blocks); block_scaled_tile_n chooses by shape."""
     return GemmConfig(arch="sm90a", element=element, out=out, layout_a="row", layout_b="col", layout_c="row",
-                      tile=(128, 128, sm90_rules.BLOCK_SCALE_K), schedule="cooperative_blockscaled")
+                      tile=(128, tile_n, sm90_rules.BLOCK_SCALE_K), schedule="cooperative_blockscaled")

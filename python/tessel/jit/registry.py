@@ -160,7 +160,7 @@ def configs() -> list[GemmConfig]:
         out += hopper_configs(element, result, "row", "col", promoted=promoted)
     # torch._scaled_mm's blockwise scales (e4m3 -> bf16): tessel.scaled_mm launches it directly
     # (gemm.gemm_block_scaled), never the dispatcher's choice by shape.
-    out.append(block_scaled_config())
+    out += [block_scaled_config(), block_scaled_config(tile_n=192)]
     return out
 
 

@@ -83,14 +83,16 @@ struct SmallNTmaTile {
 /// The TMA ring's N blocks of 8 for N columns (N <= 64).
 constexpr int small_n_tma_n8(int n) { return n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8; }
 
-/// Whether FP8 (e4m3) decode of M weight rows and K takes the ring rather than the fast 128x64
-/// tile on D^T's problem: where that tile would leave three quarters of the SMs idle (at most
-/// sms / 4 tiles of 128 rows), or where rows are 16 KB or more. Measured (H100, 2026-12-06,
-/// bench/NOTES.md "FP8 decode on the small-N ring"): the ring 1.01-1.87x torch._scaled_mm at 4096
-/// rows and at K = 16384, the tile 0.94-1.02 at 6144-28672 rows with K = 4096-8192 where the ring
-/// ran 0.84-1.01 (per-tensor) and 0.84-0.96 (row-wise, at 14336 rows).
-constexpr bool small_n_tma_takes_fp8(std::int64_t m, std::int64_t k, int sms) {
-  return 4 * ((m + 127) / 128) <= sms || k >= 16384;
+/// Whether FP8 (e4m3) decode of M weight rows and K takes the ring rather than a GEMM tile on
+/// D^T's problem. Promoted accumulation: always (the ring adds every 32-deep mma in f32 at no cost,
+/// while the promoted tile is 128x128 and ran 0.64-0.95x torch._scaled_mm where the ring ran
+/// 0.84-1.11). Fast accumulation: where the 128x64 tile would leave three quarters of the SMs idle
+/// (at most sms / 4 tiles of 128 rows), or where rows are 16 KB or more. Measured (H100,
+/// 2026-12-06, bench/NOTES.md "FP8 decode on the small-N ring"): the ring 1.01-1.87x at 4096 rows
+/// and at K = 16384, the tile 0.94-1.14 at 6144-28672 rows with K = 4096-8192 where the ring ran
+/// 0.84-1.01 (per-tensor) and 0.84-0.96 (row-wise, at 14336 rows).
+constexpr bool small_n_tma_takes_fp8(std::int64_t m, std::int64_t k, int sms, bool promoted) {
+  return promoted || 4 * ((m + 127) / 128) <= sms || k >= 16384;
 }
 
 /// The rows of the ring's row blocks for M weight rows on `sms` CTAs: 16 where that evens out the
