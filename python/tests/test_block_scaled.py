@@ -73,8 +73,8 @@ def test_the_wide_block_scaled_configuration():
 @pytest.mark.parametrize("kwargs, words", [
     (dict(element="bf16", tile=(128, 128, 64)), "per-block scales are for FP8"),
     (dict(element="e4m3", tile=(128, 256, 128)), "BN at most 192"),
-    (dict(element="e4m3", tile=(128, 192, 128), cluster=(1, 2, 1)), "span two \\(BN 192\\), without a cluster"),
-    (dict(element="e4m3", tile=(128, 128, 128), cluster=(2, 1, 1)), "without a cluster"),
+    (dict(element="e4m3", tile=(128, 128, 128), cluster=(2, 1, 1), scheduler="grouped"), "scheduler 'grouped'"),
+    (dict(element="e4m3", tile=(128, 160, 128)), "one 128-row block of B.s scales \\(BN 64 or 128\\) or span two"),
     (dict(element="e4m3", tile=(128, 128, 128), scheduler="stream_k"), "it does not split K"),
 ])
 def test_block_scaled_configurationsrefused(kwargs, words):

@@ -154,10 +154,9 @@ def validate(c) -> None:
         refuse("kErrorNotSupported", f"tile {c.tile} with schedule {c.schedule!r} and scheduler {c.scheduler!r}: the promoted "
                                      "kernel keeps a second set of accumulators, so BM must be 128 and BN at most 192, and "
                                      "it does not split K (the persistent or grouped scheduler)")
-    if c.schedule == "cooperative_blockscaled" and ((BLOCK_SCALE_N % bn and bn != 192) or c.cluster != (1, 1, 1)):
-        refuse("kErrorNotSupported", f"tile {c.tile} and cluster {c.cluster} with schedule 'cooperative_blockscaled': a tile's "
-                                     f"columns must lie in one {BLOCK_SCALE_N}-row block of B's scales (BN 64 or 128) or "
-                                     "span two (BN 192), without a cluster")
+    if c.schedule == "cooperative_blockscaled" and BLOCK_SCALE_N % bn and bn != 192:
+        refuse("kErrorNotSupported", f"tile {c.tile} with schedule 'cooperative_blockscaled': a tile's columns must lie in "
+                                     f"one {BLOCK_SCALE_N}-row block of B's scales (BN 64 or 128) or span two (BN 192)")
     if bn not in TILE_N:
         refuse("kErrorNotSupported", f"tile {c.tile} with arch 'sm90a': BN must be 64, 128, 192 or 256 (a wgmma N)")
     kind = schedule(bm, c.schedule)

@@ -164,8 +164,9 @@ struct Sm90KernelConfig {
   using Mma = arch::Wgmma<ElementA, BN, MajorA, MajorB>;
   // Block-scaled kernels: the scales' own ring (sm90_block_scales.hpp), floats and barriers.
   using ScaleRing = Sm90ScaleRing<BM, BN, Stages>;
-  static_assert(!kBlockScaled || (kClusterSize == 1 && !kStreamK),
-                "sm90 kernel: block-scaled FP8 runs without clusters and split-K (whole tiles, one CTA each)");
+  // NOTES: each CTA of a cluster loads its own tile's scales on its own scale ring; only A's and
+  // B's stages are shared.
+  static_assert(!kBlockScaled || !kStreamK, "sm90 kernel: block-scaled FP8 runs without split-K (whole tiles, one CTA each)");
   static_assert(!kRowwiseScales || !kBlockScaled,
                 "sm90 kernel: row-wise scales and per-block scales are two recipes: a kernel applies one of them");
   static constexpr int kScaleBytes = kBlockScaled ? ScaleRing::kBytes : 0;
