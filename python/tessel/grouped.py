@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 from . import _core
 from .gemm import _kernel_for, _scale_strides, _stream, _dispatcher
-from .jit.config import EPILOGUES, GemmConfig
+from .jit.config import EPILOGUES, GemmConfig, block_scaled_tile_n
 from .jit.sm90_rules import BLOCK_SCALE_K, BLOCK_SCALE_N, FP8, tile_k
 
 _ELEMENTS = {"float16": "f16", "bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
@@ -72,12 +72,21 @@ def mma_sync_config(dtype_name: str, out_name: str, b_k_major: bool, cc: int) ->
     return config.replace(arch="sm75", stages=2) if cc < 80 else config
 
 
-def block_scaled_config() -> GemmConfig:
-    """The grouped kernel for per-block FP8 scales: the block-scaled tile of tessel.scaled_mm (128 x
-    128 x 128, cooperative, promoted: a tile's columns are one 128-row block of B's scales) on the
+def block_scaled_config(tile_n: int = BLOCK_SCALE_N) -> GemmConfig:
+    """The grouped kernel for per-block FP8 scales: tessel.scaled_mm's block-scaled kernel (128 x
+    tile_n x 128, cooperative, promoted; tile_n 128, or 192 over two blocks of B's scales) on the
     grouped scheduler."""
     return GemmConfig(arch="sm90a", element="e4m3", out="bf16", layout_a="row", layout_b="col",
-                      tile=(128, BLOCK_SCALE_N, BLOCK_SCALE_K), schedule="cooperative_blockscaled", scheduler="grouped")
+                      tile=(128, tile_n, BLOCK_SCALE_K), schedule="cooperative_blockscaled", scheduler="grouped")
+
+
+def _block_scaled_tile_n(A, B, device: int) -> int:
+    """The block-scaled tile for these operands: config.block_scaled_tile_n over all the rows A
+    holds (the groups' row tiles are at least that many rows over 128) and B's N. NOTES: 8 experts
+    4096 -> 14336 at 4096 tokens ran 1.105x faster on 128x192 than on 128x128, 231 tokens 0.97x
+    (H100, 2026-12-06); the rule takes 192 for the first and 128 for the second."""
+    rows = A.shape[0] * (A.shape[1] if A.dim() == 3 else 1)
+    return block_scaled_tile_n(rows, B.shape[-1], _core.sm_count(device))
 
 
 def _check(A, B, group_m, name, masked: bool):
@@ -279,7 +288,7 @@ def _config(A, B, masked: bool, dtype, device: int, mode: str, config, activatio
     (Scales.mode); `activation`: the epilogue's, None for the linear combination (or, with
     `config`, the configuration's own)."""
     if config is None:
-        chosen = block_scaled_config() if mode == "block" else _choose(A, B, masked, dtype, device)
+        chosen = block_scaled_config(_block_scaled_tile_n(A, B, device)) if mode == "block" else _choose(A, B, masked, dtype, device)
         if promoted:  # BN <= 128: the promoted accumulators are a second set
             chosen = chosen.replace(tile=(128, 128, chosen.tile[2]), schedule="cooperative_promoted")
         if mode == "rowwise":

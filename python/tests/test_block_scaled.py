@@ -361,10 +361,13 @@ def test_wide_block_scaled_tile_matches_float64(hopper, m, n, k):
         gemm_block_scaled(a, w.t(), scale_a=sa, scale_b=sb, config=GemmConfig(arch="sm90a", element="e4m3", out="bf16"))
 
 
+@pytest.mark.parametrize("tile_n", [128, 192])
 @pytest.mark.parametrize("strides", ["torch", "contiguous", "both_by_tma"])
-def test_grouped_block_scaled_matches_float64(hopper, strides):
+def test_grouped_block_scaled_matches_float64(hopper, strides, tile_n):
     """tessel.grouped_gemm with per-block scales: groups of 0, 200, 77 and 1 rows (5 rows past the
-    last group, which stay as they were), each group's rows against its own dequantized weights."""
+    last group, which stay as they were), each group's rows against its own dequantized weights;
+    the 128x128 tile (its choice here) and the 128x192 one (given as config: N = 384 puts a column
+    tile half-way into a block of B's scales)."""
     torch = hopper
     sizes, n, k = [0, 200, 77, 1], 384, 1024
     rows, g = sum(sizes) + 5, len(sizes)
@@ -384,8 +387,9 @@ def test_grouped_block_scaled_matches_float64(hopper, strides):
     ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
     out = torch.full((rows, n), float("nan"), device="cuda", dtype=torch.bfloat16)
     cfg = tessel.grouped.kernel_for(a, w.transpose(1, 2), ends, scale_a=sa, scale_b=sb)
-    assert cfg.block_scaled and cfg.scheduler == "grouped"
-    tessel.grouped_gemm(a, w.transpose(1, 2), ends, out=out, scale_a=sa, scale_b=sb)
+    assert cfg.block_scaled and cfg.scheduler == "grouped" and cfg.tile == (128, 128, 128)
+    given = tessel.grouped.block_scaled_config(192) if tile_n == 192 else None
+    tessel.grouped_gemm(a, w.transpose(1, 2), ends, out=out, scale_a=sa, scale_b=sb, config=given)
     start = 0
     for i, m in enumerate(sizes):
         if m:
@@ -393,6 +397,22 @@ def test_grouped_block_scaled_matches_float64(hopper, strides):
             _within_budget(torch, out[start:start + m], ref, ab, f"group {i} ({strides} scales)")
         start += m
     assert torch.isnan(out[start:].float()).all(), "rows of no group were written"
+
+
+def test_grouped_block_scaled_tile_follows_the_waves(hopper):
+    """8 experts 4096 -> 14336: 4096 routed tokens take the 128x192 tile (10% faster there on the
+    H100), 231 the 128x128 one (config.block_scaled_tile_n over all of A's rows)."""
+    torch = hopper
+    from tessel.jit.config import block_scaled_tile_n
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    w = torch.empty(8, 14336, 256, device="cuda", dtype=torch.float8_e4m3fn).transpose(1, 2)
+    sb = torch.ones(8, 2, 112, device="cuda")
+    for tokens in (4096, 231):
+        a = torch.empty(tokens, 256, device="cuda", dtype=torch.float8_e4m3fn)
+        ends = torch.full((8,), tokens, device="cuda", dtype=torch.int32)
+        cfg = tessel.grouped.kernel_for(a, w, ends, scale_a=torch.ones(2, tokens, device="cuda").t(), scale_b=sb)
+        assert cfg.tile == (128, block_scaled_tile_n(tokens, 14336, sms), 128), (tokens, cfg.name)
+    assert block_scaled_tile_n(4096, 14336, 132) == 192 and block_scaled_tile_n(231, 14336, 132) == 128
 
 
 @pytest.mark.parametrize("strides", ["contiguous", "rows"])
