@@ -148,10 +148,34 @@ __device__ __forceinline__ float to_f32(ElementD v) {
   else return __bfloat162float(v);
 }
 
-/// D = alpha * acc + beta * D for one warp's 16 rows starting at row0: in the C fragment, value
-/// (h, i) of n8 block q is D(row0 + 8h, 8q + 2t + i) (t = lane % 4). Edges are skipped.
+/// The FP8 dequantization factors (p.scale_a, p.scale_b) of one lane's C fragment, 1 where p has
+/// none or the element is past the edge. NOTES: loaded as a batch before the stores, and by the
+/// TMA ring before its row block's reduction: read between the stores, each waited for the one
+/// before it (a store through D may alias them), and cost the e4m3 ring about 4 us per call at
+/// 14336 weight rows with row-wise scales (bench/NOTES.md).
+template <int N8>
+struct SmallNFragmentScales {
+  float row[2];      // rows row0 and row0 + 8
+  float col[N8][2];  // columns 8q + 2t + i
+  template <class ElementD>
+  __device__ __forceinline__ void load(const SmallNParams<ElementD>& p, int row0, int t) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) row[h] = p.scale_a && row0 + 8 * h < p.m ? p.scale_a[(row0 + 8 * h) * p.scale_a_stride] : 1.f;
+#pragma unroll
+    for (int q = 0; q < N8; ++q)
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int c = 8 * q + 2 * t + i;
+        col[q][i] = p.scale_b && c < p.n ? p.scale_b[c * p.scale_b_stride] : 1.f;
+      }
+  }
+};
+
+/// D = alpha * scales * acc + beta * D for one warp's 16 rows starting at row0: in the C fragment,
+/// value (h, i) of n8 block q is D(row0 + 8h, 8q + 2t + i) (t = lane % 4). Edges are skipped.
 template <int N8, class ElementD>
-__device__ __forceinline__ void store_c_fragment(const SmallNParams<ElementD>& p, const float (&acc)[4 * N8], int row0, int t) {
+__device__ __forceinline__ void store_c_fragment(const SmallNParams<ElementD>& p, const float (&acc)[4 * N8], int row0, int t,
+                                                 const SmallNFragmentScales<N8>& scales) {
 #pragma unroll
   for (int q = 0; q < N8; ++q)
 #pragma unroll
@@ -163,13 +187,18 @@ __device__ __forceinline__ void store_c_fragment(const SmallNParams<ElementD>& p
         const int col = 8 * q + 2 * t + i;
         if (col >= p.n) continue;
         ElementD* out = p.D + row * p.ldd + col * p.d_col_stride;
-        float v = p.alpha * acc[4 * q + 2 * h + i];
-        if (p.scale_a) v *= p.scale_a[row * p.scale_a_stride];  // FP8's dequantization factors
-        if (p.scale_b) v *= p.scale_b[col * p.scale_b_stride];
+        float v = p.alpha * acc[4 * q + 2 * h + i] * scales.row[h] * scales.col[q][i];
         if (p.beta != 0.f) v += p.beta * to_f32(*out);
         *out = from_f32<ElementD>(v);
       }
     }
+}
+/// The same, its scales loaded here.
+template <int N8, class ElementD>
+__device__ __forceinline__ void store_c_fragment(const SmallNParams<ElementD>& p, const float (&acc)[4 * N8], int row0, int t) {
+  SmallNFragmentScales<N8> scales;
+  scales.load(p, row0, t);
+  store_c_fragment<N8>(p, acc, row0, t, scales);
 }
 }  // namespace detail
 

@@ -107,8 +107,12 @@ __global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages, int(sizeof(El
     const int mw = warp % Tile::kMBlocks, part = warp / Tile::kMBlocks;
     const int g = lane / 4, t = lane % 4;
     float acc[Tile::kAccumulators] = {};
+    detail::SmallNFragmentScales<N8> scales;  // the current row block's, for part 0's store
     for (int s = 0; s < stages; ++s) {
       const int slot = s % Tile::kStages;
+      // The row block's last stage: its scales are read now, in the shadow of this stage's mma
+      // and the reduction (SmallNFragmentScales says why).
+      if (part == 0 && s % chunks == chunks - 1) scales.load(p, (first + s / chunks) * Tile::kRows + mw * 16 + g, t);
       arch::mbarrier_wait(&full[slot], (s / Tile::kStages) & 1);
 #pragma unroll
       for (int j = 0; j < Tile::kBoxes / Tile::kParts; ++j) {  // a trip count ptxas knows: no guarded copies
@@ -145,7 +149,7 @@ __global__ void __launch_bounds__(SmallNTmaTile<N8, Boxes, Stages, int(sizeof(El
             for (int e = 0; e < Tile::kAccumulators; ++e) acc[e] += theirs[e * 32];
           }
           const int row_block = first + s / chunks;
-          detail::store_c_fragment<N8>(p, acc, row_block * Tile::kRows + mw * 16 + g, t);
+          detail::store_c_fragment<N8>(p, acc, row_block * Tile::kRows + mw * 16 + g, t, scales);
         }
         detail::consumer_barrier(kConsumers);  // the reduction area is free for the next row block
 #pragma unroll
