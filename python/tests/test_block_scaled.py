@@ -54,7 +54,7 @@ def test_the_block_scaled_tile_follows_the_waves():
     assert 1.0 < WIDE_BLOCK_SCALED_RATE < 1.5
     for m, n in ((4096, 7168), (8192, 7168), (4096, 18432), (2048, 4096)):  # 10 waves against 14; 19/28; 24/35; 3/4
         assert block_scaled_tile_n(m, n, 132) == 192, (m, n)
-    for m, n in ((256, 384), (128, 128), (4096, 256)):  # one wave of either: the narrower tile is done sooner
+    for m, n in ((256, 384), (128, 128), (4096, 256), (0, 4096)):  # one wave of either: the narrower tile is done sooner
         assert block_scaled_tile_n(m, n, 132) == 128, (m, n)
     assert block_scaled_config(tile_n=block_scaled_tile_n(4096, 7168, 132)).tile == (128, 192, 128)
     assert block_scaled_config(tile_n=192) in registry.configs()
