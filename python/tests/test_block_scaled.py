@@ -342,13 +342,16 @@ def test_block_scaled_matches_float64(hopper, m, n, k):
     assert torch.equal(warp, got), f"{m}x{n}x{k}: the scale warp's result differs from TMA's"
 
 
+@pytest.mark.parametrize("cluster", [(1, 1, 1), (2, 1, 1), (1, 2, 1)])
 @pytest.mark.parametrize("m, n, k", [(200, 448, 4160), (77, 320, 4096), (256, 192, 1024)])
-def test_wide_block_scaled_tile_matches_float64(hopper, m, n, k):
+def test_wide_block_scaled_tile_matches_float64(hopper, m, n, k, cluster):
     """The 128 x 192 tile: its column tiles start on a block of B's scales (n0 = 0, 384) or half-way
-    into one (n0 = 192), and at N = 448 the last tile's second block lies past N."""
+    into one (n0 = 192), and at N = 448 the last tile's second block lies past N; alone and on
+    clusters (each CTA its own scale ring, A's or B's stages shared)."""
     torch = hopper
     from tessel.gemm import gemm_block_scaled
-    wide = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, 192, 128), schedule="cooperative_blockscaled")
+    wide = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, 192, 128), schedule="cooperative_blockscaled",
+                      cluster=cluster)
     a, w = _fp8(torch, m, k, 5), _fp8(torch, n, k, 6)
     sa = _scales(torch, (blocks(k), m), 7).t()
     sb = _scales(torch, (blocks(n), blocks(k)), 8).t()
