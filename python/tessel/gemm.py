@@ -398,18 +398,20 @@ def gemm_rowwise(A, B, C=None, *, beta=0.0, out_dtype=None, scale_a, scale_b, pr
     return D
 
 
-def _block_scaled_kernel(device: int, m: int, n: int, config: GemmConfig | None = None):
-    """The kernel block-scaled FP8 runs for D of m x n (config.block_scaled_config with the tile
-    config.block_scaled_tile_n chooses, or `config`), refused where it cannot run: the Hopper
-    kernel only."""
+def _block_scaled_config(device: int, m: int, n: int) -> GemmConfig:
+    """The configuration block-scaled FP8 runs for D of m x n: the tile by waves
+    (config.block_scaled_tile_n)."""
+    return block_scaled_config(tile_n=block_scaled_tile_n(m, n, _core.sm_count(device)))
+
+
+def _block_scaled_kernel(device: int, config: GemmConfig):
+    """`config`'s kernel, refused where it cannot run: the Hopper kernel only. The launcher
+    (Dispatcher.run_block_scaled) refuses a configuration that is not block-scaled, or grouped."""
     cc = _core.compute_capability(device)
     if cc != 90:
         refuse("kErrorArchMismatch", f"block-scaled FP8 runs on tessel's Hopper kernel (compute capability 9.0); this GPU is "
                                      f"{cc // 10}.{cc % 10}: dequantize and use float16 or bfloat16 operands")
-    if config is not None and not config.block_scaled:
-        raise ValueError(f"block-scaled FP8: configuration {config.name} has schedule {config.schedule!r}; per-block scales "
-                         "need schedule 'cooperative_blockscaled'")
-    return _kernel_for(config or block_scaled_config(tile_n=block_scaled_tile_n(m, n, _core.sm_count(device))), device)
+    return _kernel_for(config, device)
 
 
 def gemm_block_scaled(A, B, C=None, *, beta=0.0, scale_a, scale_b, config=None):
@@ -425,7 +427,7 @@ def gemm_block_scaled(A, B, C=None, *, beta=0.0, scale_a, scale_b, config=None):
     D = torch.empty((A.shape[0], B.shape[1]), dtype=torch.bfloat16, device=A.device)
     # Operands off the GPU: the operand checks say which one and how to fix it.
     device = A.device.index if A.is_cuda else _dispatcher.operands_device(A, B, C, D)
-    kernel = _block_scaled_kernel(device, A.shape[0], B.shape[1], config)
+    kernel = _block_scaled_kernel(device, config or _block_scaled_config(device, A.shape[0], B.shape[1]))
     # scale_b is indexed (K block, N block) in torch's spelling; the kernel's B scales are
     # (N block, K block), so its strides go over in that order.
     sa = _scale_strides(scale_a, (0, 1))
@@ -474,9 +476,10 @@ def kernel_for(A, B, C=None, *, out_dtype=None, epilogue=None, config=None, out=
         device = _device_of(A)
         if device < 0:
             device = _dispatcher.operands_device(A, B, C, out if out is not None else _allocate(A, B, C, "bf16"))
-        kernel = _block_scaled_kernel(device, A.shape[0], B.shape[1])
-        wide = "x192x" in kernel.name
-        reason = (f"the block-scaled kernel (128x{192 if wide else 128} cooperative, promoted), never transposed: "
+        config = _block_scaled_config(device, A.shape[0], B.shape[1])
+        kernel = _block_scaled_kernel(device, config)
+        wide = config.tile[1] == 192
+        reason = (f"the block-scaled kernel (128x{config.tile[1]} cooperative, promoted), never transposed: "
                   + ("its waves of 128x192 tiles, whose columns span two blocks of B's scales, take less time than 128x128's"
                      if wide else "128x128 tiles, whose columns lie in one block of B's scales, fill the GPU's waves better "
                                   "than 128x192's"))

@@ -322,8 +322,9 @@ WIDE_BLOCK_SCALED_RATE = 1.16
 def block_scaled_tile_n(m: int, n: int, sms: int) -> int:
     """BN of the block-scaled tile tessel.scaled_mm runs for D of m x n on `sms` SMs: 192 where
     its waves (of 128 x 192 tiles, at WIDE_BLOCK_SCALED_RATE) take less time than 128 x 128's,
-    else 128 (an empty problem too: nothing to gain from another kernel). E.g. 4096 x 7168 on 132 SMs: 10 waves of 192 columns against 14 of 128, so 192;
-    256 x 384: one wave of either, so 128 (the narrower tile finishes its one wave sooner)."""
+    else 128 (an empty problem too: nothing to gain from another kernel). E.g. 4096 x 7168 on 132
+    SMs: 10 waves of 192 columns against 14 of 128, so 192; 256 x 384: one wave of either, so 128
+    (the narrower tile finishes its one wave sooner)."""
     rows = -(-m // 128)
     def time(bn, rate):
         return -(-(rows * -(-n // bn)) // max(sms, 1)) * bn / rate

@@ -84,7 +84,7 @@ struct Sm90ScaleCursor {
   std::uint64_t* empty;    // [kSlots]
   int groups = 0;          // groups consumed over the CTA's tiles
   int shift_a = 0;         // A's and B's (per block of B) shifts in the current group
-  int shift_b[2] = {0, 0};
+  int shift_b[kernel::kSm90MaxScaleBlocksB] = {};
 };
 
 /// The mainloop of one Sm90KernelConfig: the producer's loads and the consumers' wgmma over the
@@ -228,9 +228,6 @@ class Sm90CollectiveMma {
 #pragma unroll
       for (int v = 0; v < Mma::kAccumulators; ++v) acc[i][v] = total[i][v];
   }
-
-  static_assert(!Cfg::kBlockScaled || ScaleRing::kBlocksB == 1 || BN == 192,
-                "Sm90CollectiveMma: a tile over two blocks of B's scales is 192 columns wide (boundary at chunk 8 or 16)");
 
  private:
   /// total += acc (times the thread's block scales where Scaled; chunks from Second on in the

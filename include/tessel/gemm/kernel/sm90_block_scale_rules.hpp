@@ -41,7 +41,8 @@ constexpr int sm90_scale_slots(int stages) { return (stages + kScaleGroup - 1) /
 constexpr int sm90_scale_rows_a(int bm) { return bm + 4; }
 // Blocks of B's scales one tile of bn columns reads: one where bn divides 128; two for bn = 192,
 // whose tiles start at column offsets 0 or 64 of a 128-column block and so end in the next one.
-constexpr int sm90_scale_blocks_b(int bn) { return bn <= kBlockScaleN ? 1 : 2; }
+inline constexpr int kSm90MaxScaleBlocksB = 2;
+constexpr int sm90_scale_blocks_b(int bn) { return bn <= kBlockScaleN ? 1 : kSm90MaxScaleBlocksB; }
 // B's box per block: kScaleGroup + 4 floats in its own 128 bytes.
 constexpr int sm90_scale_box_floats_b() { return (kScaleGroup + 4 + 31) / 32 * 32; }
 // A slot: kScaleGroup K blocks of A's box rows, then one B box per block the tile reads (TMA

@@ -143,7 +143,7 @@ struct Sm90ThreadScales {
   /// slot: the group's scales (Sm90ScaleRing), g: the K tile's place in its group, shift_a and
   /// shift_b: the ring's shifts of the group, row0: the thread's first row within the tile (h = 0
   /// of its first 64).
-  __device__ __forceinline__ void read(float const* slot, int g, int shift_a, int const (&shift_b)[2], int row0) {
+  __device__ __forceinline__ void read(float const* slot, int g, int shift_a, int const (&shift_b)[kSm90MaxScaleBlocksB], int row0) {
     float b[kBlocks];
 #pragma unroll
     for (int j = 0; j < kBlocks; ++j) b[j] = slot[Ring::kB + j * Ring::kBoxStrideB + shift_b[j] + g];
@@ -158,7 +158,8 @@ struct Sm90ThreadScales {
       }
   }
   /// The scale of accumulator register v of the i-th 64 rows, where the tile's chunks from
-  /// `second` on lie in its second block of B.
+  /// Second on lie in its second block of B (BN = 192, the only width over two blocks:
+  /// Sm90KernelConfig's static_assert, so Second is 8 or 16).
   template <int Second>
   __device__ __forceinline__ float at(int i, int v) const {
     if constexpr (kBlocks == 1) return s[i][(v >> 1) & 1][0];
