@@ -317,6 +317,18 @@ def default_config(element: str, out: str, layout_a: str, layout_b: str, epilogu
 # last wave: 1.13x the throughput at 4096x18432x7168 with 24 waves of 23.3 against 35 of 34.9
 # (H100, 2026-12-06, bench/NOTES.md "Per-block FP8 on a 128x192 tile").
 WIDE_BLOCK_SCALED_RATE = 1.16
+# The promoted per-tensor 128 x 192 tile on a 2x1 cluster, the same against the promoted 128 x 128
+# tile alone: 1.044-1.055 at three shapes once their waves are counted (H100, 2026-12-06,
+# bench/NOTES.md "Promoted FP8 on 128x192 tiles in 2x1 clusters").
+WIDE_PROMOTED_RATE = 1.05
+
+
+def _waves_time(m: int, n: int, sms: int, bn: int, rate: float, cluster_m: int = 1) -> float:
+    """The time of D of m x n on 128 x bn tiles, in units of one 128 x 128 tile's time at rate 1:
+    whole waves of clusters of cluster_m tiles along M (sms // cluster_m of them at once), each
+    wave as long as one tile of bn columns at `rate`."""
+    clusters = -(-(-(-m // 128)) // cluster_m) * -(-n // bn)
+    return -(-clusters // max(sms // cluster_m, 1)) * bn / 128 / rate
 
 
 def block_scaled_tile_n(m: int, n: int, sms: int) -> int:
@@ -325,10 +337,16 @@ def block_scaled_tile_n(m: int, n: int, sms: int) -> int:
     else 128 (an empty problem too: nothing to gain from another kernel). E.g. 4096 x 7168 on 132
     SMs: 10 waves of 192 columns against 14 of 128, so 192; 256 x 384: one wave of either, so 128
     (the narrower tile finishes its one wave sooner)."""
-    rows = -(-m // 128)
-    def time(bn, rate):
-        return -(-(rows * -(-n // bn)) // max(sms, 1)) * bn / rate
-    return 192 if time(192, WIDE_BLOCK_SCALED_RATE) < time(128, 1.0) else 128
+    return 192 if _waves_time(m, n, sms, 192, WIDE_BLOCK_SCALED_RATE) < _waves_time(m, n, sms, 128, 1.0) else 128
+
+
+def promoted_wide_tile(m: int, n: int, sms: int) -> bool:
+    """Whether the promoted per-tensor FP8 kernel runs D of m x n (as the kernel runs it) on 128 x
+    192 tiles in 2x1 clusters rather than 128 x 128 tiles alone: where its waves (at
+    WIDE_PROMOTED_RATE) take less time. E.g. on 132 SMs, 8192 x 7168: 19 waves of 192 columns
+    against 28 of 128, so the wide tile; 4096 x 7168: 10 against 14, 1829 against 1792 in 128-column
+    units, so 128 x 128."""
+    return _waves_time(m, n, sms, 192, WIDE_PROMOTED_RATE, cluster_m=2) < _waves_time(m, n, sms, 128, 1.0)
 
 
 def block_scaled_config(element: str = "e4m3", out: str = "bf16", tile_n: int = 128) -> GemmConfig:

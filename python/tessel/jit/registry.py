@@ -13,8 +13,9 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
                                                           128x64 coop on 1x2, every epilogue
                                                           (cluster_twin: rows off 32-byte sectors)
     every other plain kind (f32 out, column-major A)      128x256 coop
-    FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256, 128x192, 128x128, 128x64 coop; 128x128 coop promoted
-    the same with blockwise scales (1x128 A, 128x128 B)    128x128 coop block-scaled (tessel.scaled_mm only)
+    FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256, 128x192, 128x128, 128x64 coop; 128x128 coop
+                                                          promoted, and 128x192 on 2x1 clusters (promoted_width)
+    the same with blockwise scales (1x128 A, 128x128 B)    128x128 and 128x192 coop block-scaled (tessel.scaled_mm only)
     TF32 (float32 in and out), A row, B col               128x256 coop
     any 16-bit kind on Ampere/Turing, or operands TMA     the Sm80 (or sm75) default tile
       cannot read (FP8 and TF32: Hopper only)
@@ -37,7 +38,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .config import EPILOGUES, GemmConfig, block_scaled_config, default_config
+from .config import EPILOGUES, WIDE_PROMOTED_RATE, GemmConfig, block_scaled_config, default_config, promoted_wide_tile
 from .paths import include_dir
 from .sm90_rules import ELEMENT_BYTES, FP8
 
@@ -130,7 +131,7 @@ def hopper_configs(element: str, out: str, layout_a: str, layout_b: str, epilogu
                    promoted: bool = False) -> list[GemmConfig]:
     """The Hopper kernels shipped for a kind, the default (128x256 cooperative) first; empty for an
     epilogue outside the full set's kinds (those compile on first use). `promoted`: FP8 with
-    promoted accumulation (one kernel, 128 x 128)."""
+    promoted accumulation (one kernel, 128 x 128, which promoted_width widens by shape)."""
     if not _full_set(element, out, layout_a):
         if epilogue != "linear":
             return []
@@ -158,6 +159,7 @@ def configs() -> list[GemmConfig]:
     # accumulation, and block-scaled) and float32 on TF32; the other FP8 kinds compile on first use.
     for element, result, promoted in (("e4m3", "bf16", False), ("e4m3", "bf16", True), ("tf32", "f32", False)):
         out += hopper_configs(element, result, "row", "col", promoted=promoted)
+    out.append(wide_promoted(default_config("e4m3", "bf16", "row", "col", hopper=True, promoted=True)))
     # torch._scaled_mm's blockwise scales (e4m3 -> bf16): tessel.scaled_mm launches it directly
     # (gemm.gemm_block_scaled), never the dispatcher's choice by shape.
     out += [block_scaled_config(), block_scaled_config(tile_n=192)]
@@ -238,6 +240,35 @@ def with_cluster_twin(choice: Choice, rows_straddle: bool, m: int, n: int, sms: 
     other = "" if twin.tile == choice.config.tile else \
         f" ({twin.tile[0]}x{twin.tile[1]}'s: {choice.config.tile[0]}x{choice.config.tile[1]}'s B stage cannot be split between two CTAs)"
     return Choice(twin, choice.transpose_d, reason + _core().dispatch_cluster_twin_reason(twin.cluster[0], twin.cluster[1]) + other)
+
+
+def wide_promoted(config: GemmConfig) -> GemmConfig:
+    """The promoted per-tensor FP8 kernel's wide variant of `config` (its 128 x 128 tile): 128 x 192
+    tiles on 2x1 clusters, the CTAs along M sharing B's loads."""
+    return config.replace(tile=(128, 192, config.tile[2]), cluster=(2, 1, 1))
+
+
+def promoted_width(choice: Choice, m: int, n: int, sms: int) -> Choice:
+    """`choice` for D of M x N on `sms` SMs; where it is the promoted per-tensor FP8 kernel, its
+    width by waves (config.promoted_wide_tile, on D^T's problem where the choice runs that): the
+    wide variant where its waves take less time, and the reason says which."""
+    c = choice.config
+    if c.schedule != "cooperative_promoted" or c.tile[:2] != (128, 128):
+        return choice
+    rows, cols = (n, m) if choice.transpose_d else (m, n)
+    base = f"{choice.reason}; " if choice.transpose_d else ""
+    if not promoted_wide_tile(rows, cols, sms):
+        return Choice(c, choice.transpose_d, f"{base}the promoted kernel on 128x128 tiles, whose waves take less time than those "
+                                             f"of 128x192 tiles in 2x1 clusters at {WIDE_PROMOTED_RATE}x the rate")
+    return Choice(wide_promoted(c), choice.transpose_d,
+                  f"{base}the promoted kernel on 128x192 tiles in 2x1 clusters (B's loads shared along M), whose waves at "
+                  f"{WIDE_PROMOTED_RATE}x the 128x128 tile's rate take less time than 128x128's")
+
+
+def refine(choice: Choice, rows_straddle: bool, m: int, n: int, sms: int) -> Choice:
+    """The heuristic's `choice` as it runs: the promoted kernel's width (promoted_width), then the
+    cluster twin where rows straddle sectors (with_cluster_twin)."""
+    return with_cluster_twin(promoted_width(choice, m, n, sms), rows_straddle, m, n, sms)
 
 
 def transposes(m: int, n: int, candidates: list[GemmConfig]) -> bool:
