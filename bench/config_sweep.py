@@ -33,10 +33,12 @@ def configs():
         return tessel.GemmConfig(arch="sm90a", element="bf16", out="bf16", layout_a="row", layout_b="col", layout_c="row",
                                  tile=tile, **kw)
     out = []
-    for tile, stages in (((128, 64, 64), None), ((128, 64, 64), 4), ((128, 128, 64), None), ((128, 192, 64), None),
-                         ((128, 256, 64), None)):
+    for tile, stages in (((64, 64, 64), None), ((64, 128, 64), None), ((128, 64, 64), None), ((128, 64, 64), 4),
+                         ((128, 128, 64), None), ((128, 192, 64), None), ((128, 256, 64), None)):
         for schedule in ("cooperative", "pingpong"):
             if schedule == "pingpong" and tile[1] > 128:  # one consumer holds 128 x BN accumulators: BN <= 128
+                continue
+            if schedule == "cooperative" and tile[0] < 128:  # two consumers split BM: 128 rows at least
                 continue
             for scheduler in ("persistent", "stream_k"):
                 if scheduler == "stream_k" and schedule == "pingpong":

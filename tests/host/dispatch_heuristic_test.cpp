@@ -3,6 +3,7 @@
 // registry asks the same code (python/tests/test_registry.py checks it from there).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <stdexcept>
 
 #include "tessel/gemm/dispatch/heuristic.hpp"
@@ -47,12 +48,40 @@ TEST(DispatchHeuristic, PicksTheMeasuredBestTile) {
 
 TEST(DispatchHeuristic, FewTilesGoToStreamKManyNever) {
   std::vector<Candidate> const all = shipped_tiles();
-  for (std::int64_t m : {1, 16, 64}) {
-    Choice const c = choose(all, m, m == 64 ? 8192 : 4096, m == 64 ? 8192 : 4096, kSms);
+  for (std::int64_t m : {1, 16}) {
+    Choice const c = choose(all, m, 4096, 4096, kSms);
     EXPECT_TRUE(all[c.index].stream_k) << c.reason;
     EXPECT_NE(c.reason.find("stream-K"), std::string::npos);
   }
   EXPECT_FALSE(all[choose(all, 4096, 4096, 4096, kSms).index].stream_k);
+}
+
+TEST(DispatchHeuristic, SixtyFourTokensTakeTheSixtyFourRowTile) {
+  // bench/runs/2026-12-06c_h100, run 3 (H100, bf16 as given, ratio to torch.matmul): 64x64
+  // ping-pong 1.139 at 128x4096x14336 (128x64: 1.012), 1.036 at 64x4096x14336, 0.989 at
+  // 64x8192x8192 (128x64 on D^T: 0.960); twice the SMs on the weights where 128x64 leaves half
+  // idle. Run 4 (H200) in turns with the D^T kernels: 1.016 against 0.950 (stream-K on D^T), 1.020
+  // against 1.002, and 0.957 against 0.790 at 64x4096x4096.
+  std::vector<Candidate> const all = shipped_tiles();
+  for (auto [m, n, k] : {std::array<std::int64_t, 3>{128, 4096, 14336}, {64, 4096, 14336}, {64, 8192, 8192}, {64, 4096, 4096}}) {
+    Choice const c = choose_oriented(all, all, m, n, k, kSms);
+    EXPECT_FALSE(c.transpose_d) << c.reason;
+    EXPECT_EQ(label(all[c.index]), "64x64 pingpong") << m << "x" << n << "x" << k << ": " << c.reason;
+  }
+  // Its k-step floor scales with its stage (112 of 128x64's 192 rows); the 128-row tiles keep theirs.
+  Estimate const small = estimate({64, 64, 64, "pingpong", false}, 64, 8192, 64 * 1000, kSms);
+  EXPECT_NEAR(small.compute / 1000, 2.0 * 64 * 64 * 64 / (989e12 / 132 * 0.33), 1e-9);
+  // D^T's 128x64 tiles where the weights' rows fill the SMs with them (run 4, H200: 64x14336x4096
+  // 1.022 against 0.958 for 64x64 as given; 64x28672x8192 0.954 against 0.905), and below 64
+  // tokens (32x14336x4096: 0.971 of torch on the H100, 0.95 on the H200).
+  for (auto [m, n, k] : {std::array<std::int64_t, 3>{64, 14336, 4096}, {64, 28672, 8192}, {32, 14336, 4096}}) {
+    Choice const d = choose_oriented(all, all, m, n, k, kSms);
+    EXPECT_TRUE(d.transpose_d) << d.reason;
+    EXPECT_EQ(label(all[d.index]), "128x64 cooperative") << m << "x" << n << "x" << k << ": " << d.reason;
+  }
+  // Where the problem as given wins, the reason gives D^T's time too.
+  EXPECT_NE(choose_oriented(all, all, 64, 4096, 4096, kSms).reason.find("; D^T's problem (4096x64x4096) would take"),
+            std::string::npos);
 }
 
 TEST(DispatchHeuristic, TheReasonNamesTheBound) {
@@ -89,7 +118,7 @@ TEST(DispatchHeuristic, DecodeRunsOnDTransposedOnTheNarrowestTile) {
 TEST(DispatchHeuristic, NarrowestNKeepsEveryTileOfThatWidth) {
   std::vector<Candidate> const all = shipped_tiles();
   std::vector<std::size_t> const narrow = narrowest_n(all);
-  ASSERT_EQ(narrow.size(), 2u);  // 128x64 data-parallel and stream-K
+  ASSERT_EQ(narrow.size(), 3u);  // 128x64 data-parallel and stream-K, 64x64 ping-pong
   for (std::size_t i : narrow) EXPECT_EQ(all[i].bn, 64);
 }
 

@@ -170,13 +170,18 @@ inline std::string cluster_twin_reason(int cluster_m, int cluster_n) {
 namespace detail {
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-/// The data-parallel tile with the most tiles per problem: where even it leaves SMs idle, stream-K.
-inline TileModel const& narrowest_persistent() {
+/// The data-parallel tile of `bm` rows with the most tiles per problem: where even it leaves SMs
+/// idle, stream-K (whose tiles have 128 rows).
+inline TileModel const& narrowest_persistent(int bm) {
   TileModel const* best = nullptr;
   for (TileModel const& t : kHopperTiles)
-    if (t.scheduler == "persistent" && (!best || t.bm * t.bn < best->bm * best->bn)) best = &t;
-  return *best;
+    if (t.scheduler == "persistent" && t.bm == bm && (!best || t.bn < best->bn)) best = &t;
+  return best ? *best : kHopperTiles[0];
 }
+
+/// The floors' tile: the k-step floors were measured on 128x64, whose stage is (128 + 64) rows of
+/// 128 bytes.
+inline constexpr int kFloorTileRows = 128 + 64;
 
 inline void require_problem(std::int64_t m, std::int64_t n, std::int64_t k, int sm_count) {
   if (m < 1 || n < 1 || k < 1 || sm_count < 1)
@@ -219,8 +224,11 @@ inline Estimate estimate(Candidate const& c, std::int64_t m, std::int64_t n, std
   std::int64_t const k_steps = detail::ceil_div(k, c.bk);
   double const peak_per_sm = K::peak_flops / K::peak_sms * 2.0 / element_bytes;
   // NOTES: the floor is higher where the tile's rows run past M (decode): TMA fills the missing
-  // rows with zeros. The same fill runs past N in D^T's problem, whose N is the tokens.
-  double const floor = (m < c.bm || n < c.bn ? K::step_floor_partial_us : K::step_floor_us) * 1e-6;
+  // rows with zeros. The same fill runs past N in D^T's problem, whose N is the tokens. A tile of
+  // a smaller stage than 128x64's streams it sooner: its floors scale down with the stage's rows
+  // (64x64 ping-pong measured 0.21 us a k-step against 128x64's 0.28; hopper_tiles.def).
+  double const stage_share = std::min(1.0, double(c.bm + c.bn) / detail::kFloorTileRows);
+  double const floor = (m < c.bm || n < c.bn ? K::step_floor_partial_us : K::step_floor_us) * 1e-6 * stage_share;
   double const step = std::max(2.0 * c.bm * c.bn * c.bk / (peak_per_sm * t.efficiency), floor);
   double const epilogue = c.bm * c.bn * (K::epilogue_us * 1e-6 / (128 * 256)) * t.epilogue_exposed;
   e.compute = double(e.waves) * (double(k_steps) * step + epilogue);
@@ -228,7 +236,7 @@ inline Estimate estimate(Candidate const& c, std::int64_t m, std::int64_t n, std
     // Where even the narrowest data-parallel tile leaves SMs idle, the tiles' k-steps spread over
     // every SM, each split tile's partials added once. Elsewhere the data-parallel kernels were as
     // fast or faster, so stream-K is modelled slower there.
-    TileModel const& narrow = detail::narrowest_persistent();
+    TileModel const& narrow = detail::narrowest_persistent(c.bm);
     double const most_tiles = double(detail::ceil_div(m, narrow.bm) * detail::ceil_div(n, narrow.bn));
     double const below = m < c.bm ? K::stream_k_below_partial : K::stream_k_below;
     if (most_tiles < below * sm_count)
@@ -236,7 +244,8 @@ inline Estimate estimate(Candidate const& c, std::int64_t m, std::int64_t n, std
     else
       e.compute *= K::stream_k_elsewhere;
   }
-  e.memory = double(element_bytes) * (double(m) * double(k) + double(k) * double(n) + double(m) * double(n)) / K::dram_bytes_per_s;
+  e.memory = double(element_bytes) * (double(m) * double(k) + double(k) * double(n) + double(m) * double(n)) / K::dram_bytes_per_s *
+             (c.stream_k ? K::stream_k_memory : 1.0);
   e.seconds = K::launch_us * 1e-6 + std::max(e.compute, e.memory);
   return e;
 }
@@ -274,18 +283,20 @@ inline Choice choose(std::vector<Candidate> const& candidates, std::int64_t m, s
               detail::microseconds(runner.seconds) + " us"};
 }
 
-/// Whether D = A @ B (D row-major, M x N) is better run as D^T = B^T A^T with D^T stored
-/// column-major, among D^T's `candidates`: where M is short of every tile's rows and N is not
-/// (decode: a few tokens against many weight rows), so that the tiles' rows hold weights instead
-/// of padding, and a tile 64 wide at most takes the tokens as its N.
+/// Whether D = A @ B (D row-major, M x N) may run as D^T = B^T A^T with D^T stored column-major,
+/// among D^T's `candidates`: where M is short of the widest tiles' rows and N is not short of
+/// the narrowest's (decode: a few tokens against many weight rows), so that the tiles' rows hold
+/// weights instead of padding, and a tile 64 wide at most takes the tokens as its N.
+/// choose_oriented then takes whichever problem the estimate says is faster.
 /// NOTES: wider tiles ran D^T's problem slower than the problem as given (at 28672x16x8192 a
 /// k-step took 0.54 us on 128x64 tiles, 0.83 on 128x128 and 2.7 on 128x256; bench/runs/
-/// 2026-12-04b_h200, run 3); the FP8 kinds ship 128 and 256 only, so they keep their problem.
+/// 2026-12-04b_h200, run 3); the FP8 kinds' narrowest tile is 128x64.
 inline bool transposes(std::int64_t m, std::int64_t n, std::vector<Candidate> const& candidates) {
   if (candidates.empty()) return false;
-  int rows = candidates[0].bm, cols = candidates[0].bn;
-  for (Candidate const& c : candidates) rows = std::min(rows, c.bm), cols = std::min(cols, c.bn);
-  return m < rows && rows <= n && cols <= 64;
+  int widest_rows = candidates[0].bm, rows = candidates[0].bm, cols = candidates[0].bn;
+  for (Candidate const& c : candidates)
+    widest_rows = std::max(widest_rows, c.bm), rows = std::min(rows, c.bm), cols = std::min(cols, c.bn);
+  return m < widest_rows && rows <= n && cols <= 64;
 }
 
 /// The indices of the candidates of the narrowest BN: the ones D^T's problem runs on.
@@ -299,23 +310,42 @@ inline std::vector<std::size_t> narrowest_n(std::vector<Candidate> const& candid
   return out;
 }
 
-/// `choose` over the problem as given, or over D^T's (N x M x K, among the narrowest of
-/// `transposed`: D^T's kind's kernels; empty where D cannot be transposed) where `transposes`
-/// says so. The index is into `transposed` when transpose_d, else into `candidates`.
+/// `choose` over D^T's problem (N x M x K, among the narrowest of `transposed`: D^T's kind's
+/// kernels; empty where D cannot be transposed) where `transposes` says it may run and M is short
+/// of every tile's rows; where M fills the narrowest tile's rows but not the widest's, over both
+/// problems, the faster by the estimate (ties to the one with less compute, then to the problem as
+/// given); elsewhere over the problem as given. The index is into `transposed` when transpose_d,
+/// else into `candidates`.
+/// NOTES: measured at 32-128 tokens (bench/runs/2026-12-06c_h100, run 4, H200): D^T's 128x64
+/// tiles fill the SMs where the weights have many rows (64x14336x4096: 1.02x torch against 0.96
+/// for 64x64 tiles as given), the 64-row tiles as given where they have few (64x4096x4096: 0.96
+/// against 0.79). Below 64 tokens the tiles as given run mostly padding (32x14336x4096: 128x128
+/// as given 0.63, 128x64 on D^T 0.95), which the estimate's floors undercount.
 inline Choice choose_oriented(std::vector<Candidate> const& candidates, std::vector<Candidate> const& transposed, std::int64_t m,
                               std::int64_t n, std::int64_t k, int sm_count, int element_bytes = 2) {
-  if (!transposed.empty() && transposes(m, n, transposed)) {
-    std::vector<std::size_t> const idx = narrowest_n(transposed);
-    std::vector<Candidate> narrow;
-    for (std::size_t i : idx) narrow.push_back(transposed[i]);
-    Choice c = choose(narrow, n, m, k, sm_count, element_bytes);
-    Candidate const& picked = narrow[c.index];
-    return {idx[c.index], true,
-            "D^T = B^T A^T (" + std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(k) +
-                ", D^T column-major: M = " + std::to_string(m) + " would fill " + std::to_string(m) + " of a tile's " +
-                std::to_string(picked.bm) + " rows): " + c.reason};
+  if (transposed.empty() || !transposes(m, n, transposed)) return choose(candidates, m, n, k, sm_count, element_bytes);
+  std::vector<std::size_t> const idx = narrowest_n(transposed);
+  std::vector<Candidate> narrow;
+  for (std::size_t i : idx) narrow.push_back(transposed[i]);
+  Estimate const flipped = ranked(narrow, n, m, k, sm_count, element_bytes)[0];
+  std::string const dt_shape = std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(k);
+  int rows = transposed[0].bm;
+  for (Candidate const& c : transposed) rows = std::min(rows, c.bm);
+  if (!candidates.empty() && m >= rows) {
+    Estimate const given = ranked(candidates, m, n, k, sm_count, element_bytes)[0];
+    auto const key = [](Estimate const& e) { return std::nearbyint(e.seconds * 1e9); };
+    if (key(given) < key(flipped) || (key(given) == key(flipped) && given.compute <= flipped.compute)) {
+      Choice c = choose(candidates, m, n, k, sm_count, element_bytes);
+      c.reason += "; D^T's problem (" + dt_shape + ") would take " + detail::microseconds(flipped.seconds) + " us on " +
+                  label(narrow[flipped.index]);
+      return c;
+    }
   }
-  return choose(candidates, m, n, k, sm_count, element_bytes);
+  Choice c = choose(narrow, n, m, k, sm_count, element_bytes);
+  Candidate const& picked = narrow[c.index];
+  return {idx[c.index], true,
+          "D^T = B^T A^T (" + dt_shape + ", D^T column-major: M = " + std::to_string(m) + " would fill " + std::to_string(m) +
+              " of a tile's " + std::to_string(picked.bm) + " rows): " + c.reason};
 }
 
 }  // namespace tessel::gemm::dispatch
