@@ -7,7 +7,8 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
 
     kind                                                  Hopper kernels shipped
     f16/bf16 in, same out, A row, B row or col (x @ W,    128x256 coop, 128x192 coop, 128x128 ping-pong,
-      x @ W.t()): the calls models make                   128x64 coop, with linear, relu, gelu, silu;
+      x @ W.t()): the calls models make                   128x64 coop, 64x64 ping-pong, with linear,
+                                                          relu, gelu, silu;
                                                           128x64 and 128x128 coop stream-K, linear;
                                                           128x256 and 128x192 coop on 2x1 clusters,
                                                           128x64 coop on 1x2, every epilogue
@@ -21,7 +22,8 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
       cannot read (FP8 and TF32: Hopper only)
 
 A decode call (M short of every tile's rows, no C) runs as D^T = B^T A^T with D^T stored
-column-major, on the narrowest N tile of D^T's kind (`choose_oriented`); up to 16 tokens in bf16
+column-major, on the narrowest N tiles of D^T's kind (`choose_oriented`; from 64 to 127 tokens
+where the estimate puts D^T's problem ahead of the problem as given); up to 16 tokens in bf16
 the dispatcher takes the small-N TMA ring (jit/small_n.py) before asking here. FP8 with fast
 accumulation has its 128x64 tile for that (FP8_NARROW_TILE).
 
@@ -272,9 +274,10 @@ def refine(choice: Choice, rows_straddle: bool, m: int, n: int, sms: int) -> Cho
 
 
 def transposes(m: int, n: int, candidates: list[GemmConfig]) -> bool:
-    """Whether D = A @ B (D row-major, M x N) is better run as D^T = B^T A^T with D^T stored
-    column-major, among D^T's `candidates` (dispatch::transposes: M short of every tile's rows
-    and N not, and a tile 64 wide at most to take the tokens as its N)."""
+    """Whether D = A @ B (D row-major, M x N) may run as D^T = B^T A^T with D^T stored
+    column-major, among D^T's `candidates` (dispatch::transposes: M short of the widest tiles'
+    rows and N not short of the narrowest's, and a tile 64 wide at most to take the tokens as its
+    N); choose_oriented decides."""
     return _core().dispatch_transposes(m, n, [_candidate(c) for c in candidates])
 
 
@@ -284,9 +287,11 @@ def narrowest_n(configs: list[GemmConfig]) -> list[GemmConfig]:
 
 
 def choose_oriented(candidates: list[GemmConfig], transposed: list[GemmConfig], m: int, n: int, k: int, sm_count: int) -> Choice:
-    """`choose` over the problem as given, or over D^T's (N x M x K, among the narrowest of
-    `transposed`: the kernels of that kind; empty where D cannot be transposed) where
-    `transposes` says so."""
+    """dispatch::choose_oriented: `choose` over D^T's problem (N x M x K, among the narrowest of
+    `transposed`: the kernels of that kind; empty where D cannot be transposed) where `transposes`
+    says it may run and M is short of every tile's rows; where M fills the narrowest tile's rows
+    but not the widest's, over both problems, the faster by the estimate; else over the problem
+    as given."""
     index, on_dt, reason = _core().dispatch_choose_oriented([_candidate(c) for c in candidates],
                                                             [_candidate(c) for c in transposed], m, n, k, sm_count,
                                                             _element_bytes(candidates or transposed))
