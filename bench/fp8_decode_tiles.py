@@ -1,6 +1,6 @@
 """FP8 tiles at decode and mid-sized token counts: torch._scaled_mm against tessel.scaled_mm (its
 choice, named) and against fast FP8 tiles run as configurations: 128x256, 128x192, 128x128,
-128x64 and 128x64 stream-K on the problem as given, 128x64 on D^T's. Fast accumulation everywhere, unit scales, e4m3, bf16 out;
+128x64, 128x64 stream-K, 64x64 and 64x128 ping-pong on the problem as given, 128x64 and 64x64 on D^T's. Fast accumulation everywhere, unit scales, e4m3, bf16 out;
 three operand sets rotated (past L2 for the larger weights), events around each call behind a
 held GPU, medians of 30; every configuration's relative error against torch's D is printed.
 
@@ -24,11 +24,12 @@ def timed(fn, sets, reps=30):
 
 one = torch.ones((), device="cuda")
 e4m3 = torch.float8_e4m3fn
-fast = lambda tile, scheduler="persistent": tessel.compile(GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=tile,  # noqa: E731
-                                                                       scheduler=scheduler))
+fast = lambda tile, scheduler="persistent", schedule="auto": tessel.compile(GemmConfig(  # noqa: E731
+    arch="sm90a", element="e4m3", out="bf16", tile=tile, scheduler=scheduler, schedule=schedule))
 tiles = {"128x256": fast((128, 256, 128)), "128x192": fast((128, 192, 128)), "128x128": fast((128, 128, 128)),
          "128x64": fast((128, 64, 128)),
-         "128x64 stream-K": fast((128, 64, 128), "stream_k")}
+         "128x64 stream-K": fast((128, 64, 128), "stream_k"),
+         "64x64 ping-pong": fast((64, 64, 128), schedule="pingpong"), "64x128 ping-pong": fast((64, 128, 128), schedule="pingpong")}
 DEFAULT_SHAPES = ((16, 14336, 4096), (64, 8192, 8192), (128, 4096, 14336), (256, 4096, 14336), (512, 4096, 4096), (1024, 4096, 4096))
 shapes = [tuple(int(v) for v in a.split("x")) for a in sys.argv[1:]] or DEFAULT_SHAPES
 for m, n, k in shapes:
@@ -45,8 +46,9 @@ for m, n, k in shapes:
     for t, c in tiles.items():
         c(x, W.t(), out=d)
         row[f"{t} (err {err(d):.0e})"] = timed(lambda x, W, d, dT, c=c: c(x, W.t(), out=d), sets)
-    c = tiles["128x64"]
-    c(W, x.t(), out=dT)
-    row[f"128x64 on D^T (err {err(dT.t()):.0e})"] = timed(lambda x, W, d, dT: c(W, x.t(), out=dT), sets)
+    for t in ("128x64", "64x64 ping-pong"):
+        c = tiles[t]
+        c(W, x.t(), out=dT)
+        row[f"{t} on D^T (err {err(dT.t()):.0e})"] = timed(lambda x, W, d, dT, c=c: c(W, x.t(), out=dT), sets)
     print(f"{m}x{n}x{k} (tessel.scaled_mm ran {chosen[0].name}): "
           + ", ".join(f"{k_} {v:.1f} us ({row['torch'] / v:.3f}x torch)" for k_, v in row.items()), flush=True)

@@ -172,21 +172,21 @@ def test_fast_fp8_narrow_tile_matches_float64(hopper, scheduler):
 
 
 @pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
-@pytest.mark.parametrize("m, n, k", [(16, 4104, 4096), (1, 320, 8320), (77, 640, 1024)])
+@pytest.mark.parametrize("m, n, k", [(16, 4104, 4096), (1, 320, 8320), (47, 640, 1024), (16, 14336, 1040)])
 def test_fast_fp8_decode_on_d_transposed(hopper, dtype, m, n, k):
-    """tessel.scaled_mm at decode without a bias: the 128 x 64 tile on D^T's problem
-    (registry.FP8_NARROW_TILE), D written column-major by the kernel; every element of the
-    pre-poisoned D within the budget of the float64 product."""
+    """tessel.scaled_mm at decode without a bias: the 128 x 64 or 64 x 64 tile on D^T's problem
+    (registry.FP8_NARROW_TILE, FP8_PINGPONG_TILE), D written column-major by the kernel; every
+    element of the pre-poisoned D within the budget of the float64 product."""
     torch = hopper
     from tessel.jit import registry
     dt = getattr(torch, dtype)
     a, w = fp8(torch, m, k, dtype=dt, seed=15), fp8(torch, n, k, dtype=dt, seed=16)
     sa, sb = torch.tensor(0.5, device="cuda"), torch.tensor(1.25, device="cuda")
     kernel, reason = tessel.kernel_for(a, w.t(), out_dtype=torch.bfloat16, explain=True)
-    tile = "x".join(map(str, registry.FP8_NARROW_TILE))
+    tiles = ["x".join(map(str, t)) for t in (registry.FP8_NARROW_TILE, registry.FP8_PINGPONG_TILE)]
     # At most 16 tokens against enough weight rows, e4m3 takes the small-N ring (test_rowwise's ring test).
     ring = dtype == "float8_e4m3fn" and _core.small_n_plan(n, m, k, torch.cuda.get_device_properties(0).multi_processor_count, 1)
-    assert (kernel.small_n if ring else tile in kernel.name) and "D^T" in reason, (kernel.name, reason)
+    assert (kernel.small_n if ring else any(t in kernel.name for t in tiles)) and "D^T" in reason, (kernel.name, reason)
     got = tessel.scaled_mm(a, w.t(), sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True)
     ref = (a.double() @ w.double().t()) * 0.625
     within(torch, got, ref, _fp8_budget(torch, a, w.t(), 0.625, ref, True), f"{dtype} {m}x{n}x{k} on D^T")
@@ -194,14 +194,16 @@ def test_fast_fp8_decode_on_d_transposed(hopper, dtype, m, n, k):
 
 @pytest.mark.parametrize("tile, m, n, k", [("FP8_MID_TILE", 512, 4096, 1024), ("FP8_MID_TILE", 500, 4000, 1008),
                                             ("FP8_MID_TILE", 1536, 640, 384), ("FP8_192_TILE", 768, 4096, 1024),
-                                            ("FP8_192_TILE", 700, 4040, 1008), ("FP8_192_TILE", 129, 200, 2048)])
+                                            ("FP8_192_TILE", 700, 4040, 1008), ("FP8_192_TILE", 129, 200, 2048),
+                                            ("FP8_PINGPONG_TILE", 64, 4096, 4096), ("FP8_PINGPONG_TILE", 100, 1000, 1040)])
 def test_fast_fp8_mid_tiles(hopper, tile, m, n, k):
-    """FP8 with fast accumulation on its 128 x 128 and 128 x 192 tiles (registry.FP8_MID_TILE,
-    FP8_192_TILE), ragged edges included (N = 4040 and 200 end inside a 192-wide tile): every
-    element of the pre-poisoned D within the budget of the float64 product; and on 132 SMs the
-    dispatcher takes each tile where it fills the wave (512 tokens: one wave of 128 tiles of
-    128x128, where 128x256 would fill 64 SMs and 128x64 take two; 768x4096: 132 tiles of 128x192,
-    where 128x256 makes 96)."""
+    """FP8 with fast accumulation on its 128 x 128, 128 x 192 and 64 x 64 ping-pong tiles
+    (registry.FP8_MID_TILE, FP8_192_TILE, FP8_PINGPONG_TILE), ragged edges included (N = 4040 and
+    200 end inside a 192-wide tile, 100 tokens inside a 64-row one): every element of the
+    pre-poisoned D within the budget of the float64 product; and on 132 SMs the dispatcher takes
+    each tile where it fills the wave (512 tokens: one wave of 128 tiles of 128x128, where 128x256
+    would fill 64 SMs and 128x64 take two; 768x4096: 132 tiles of 128x192, where 128x256 makes 96;
+    64x4096: 64 tiles of 64x64 as given, where D^T's 128x64 makes 32)."""
     torch = hopper
     from tessel.jit import registry
     from tessel.jit.config import GemmConfig

@@ -291,10 +291,11 @@ def test_prebuilt_set_covers_every_plain_call():
                 assert tiles == shipped
     assert {c.tile for c in hopper if c.out == "f32" and c.element != "tf32"} == {(128, 256, 64)}
     # Beyond 16 bits: torch._scaled_mm's e4m3 -> bf16 with both accumulations (fast: the wide tile,
-    # the 128x128 and 128x192 ones and decode's narrow one; promoted: 128x128, and 128x192 on 2x1
+    # the 128x128 and 128x192 ones and decode's narrow ones; promoted: 128x128, and 128x192 on 2x1
     # clusters) and with blockwise scales (128x128 and 128x192), and TF32.
     wide = {(c.element, c.out, c.tile, c.kernel_schedule) for c in hopper if c.element not in ("f16", "bf16")}
     assert wide == {("e4m3", "bf16", (128, 256, 128), "cooperative"), ("e4m3", "bf16", (128, 64, 128), "cooperative"),
+                    ("e4m3", "bf16", (64, 64, 128), "pingpong"),
                     ("e4m3", "bf16", (128, 128, 128), "cooperative"), ("e4m3", "bf16", (128, 192, 128), "cooperative"),
                     ("e4m3", "bf16", (128, 128, 128), "cooperative_promoted"),
                     ("e4m3", "bf16", (128, 192, 128), "cooperative_promoted"),

@@ -187,7 +187,8 @@ def test_explain_fp8_is_scaled_mms_choice(capsys):
     assert "16x28672x16384: tessel_sm90_gemm_small_n_tma_e4m3_n16_8box_3stage on D^T" in out
     assert "8x2056x528: tessel_sm90_gemm_small_n_tma_e4m3_n8_8box_16row on D^T" in out
     assert explain.main(["16x4096x4096", "--dtype", "e5m2", "--fast-accum"]) == 0
-    assert "16x4096x4096: tessel_sm90_gemm_e5m2_e5m2_bf16_128x64x128_c1x1_8stage_coop_tn on D^T" in capsys.readouterr().out
+    # 4096 weight rows: 64 tiles of 64x64 on D^T rather than 32 of 128x64.
+    assert "16x4096x4096: tessel_sm90_gemm_e5m2_e5m2_bf16_64x64x128_c1x1_12stage_pingpong_tn on D^T" in capsys.readouterr().out
     assert explain.main(["16x14336x4096", "--dtype", "e4m3", "--layout-b", "row"]) == 2
     assert "reads B column-major" in capsys.readouterr().err
     assert explain.main(["16x14336x4096", "--fast-accum"]) == 2
@@ -293,15 +294,22 @@ def test_kinds_without_a_narrow_tile_stay_as_given():
     assert registry.transposes(16, 28672, bf16)
 
 
-@pytest.mark.parametrize("shape", [(16, 14336, 4096), (64, 8192, 8192), (1, 4096, 4096)])
-def test_fast_fp8_decode_runs_on_its_narrow_tile(shape):
-    """FP8 with fast accumulation ships 128x64 beside 128x256: decode runs D^T's problem on it
-    (bench/NOTES.md, "FP8 at decode"); prefill keeps the wide tile."""
+@pytest.mark.parametrize("shape, tile, on_dt", [
+    ((16, 14336, 4096), (128, 64, 128), True),   # 112 tiles of D^T on 128x64
+    ((1, 4096, 4096), (64, 64, 128), True),      # 4096 weight rows: 64 tiles of 64x64 rather than 32
+    ((64, 8192, 8192), (64, 64, 128), False),    # 64 tokens fill the 64-row tile (run 6: 0.988x torch)
+    ((64, 4096, 14336), (64, 64, 128), False),   # 1.005x torch, where D^T's 128x64 stream-K ran 0.84
+    ((64, 14336, 4096), (128, 64, 128), True)])  # many weight rows: D^T's 128x64 fills the SMs
+def test_fast_fp8_decode_runs_on_its_narrow_tiles(shape, tile, on_dt):
+    """FP8 with fast accumulation ships 128x64 and 64x64 ping-pong beside 128x256: decode runs
+    D^T's problem on them (bench/NOTES.md, "FP8 at decode"), and from 64 tokens the problem the
+    estimate says is faster (bench/runs/2026-12-06c_h100, run 6); prefill keeps the wide tile."""
     fp8 = registry.hopper_configs("e4m3", "bf16", "row", "col")
     assert [c.tile for c in fp8] == [(128, 256, 128), *registry.FP8_FAST_TILES]
-    assert registry.FP8_FAST_TILES == (registry.FP8_MID_TILE, registry.FP8_192_TILE, registry.FP8_NARROW_TILE)
+    assert registry.FP8_FAST_TILES == (registry.FP8_MID_TILE, registry.FP8_192_TILE, registry.FP8_NARROW_TILE,
+                                       registry.FP8_PINGPONG_TILE)
     choice = registry.choose_oriented(fp8, fp8, *shape, SMS)
-    assert choice.transpose_d and choice.config.tile == registry.FP8_NARROW_TILE, choice
+    assert choice.transpose_d == on_dt and choice.config.tile == tile, choice
     prefill = registry.choose_oriented(fp8, fp8, 8192, 14336, 4096, SMS)
     assert not prefill.transpose_d and prefill.config.tile == (128, 256, 128), prefill
     # Promoted accumulation keeps its one kernel.

@@ -14,7 +14,8 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
                                                           128x64 coop on 1x2, every epilogue
                                                           (cluster_twin: rows off 32-byte sectors)
     every other plain kind (f32 out, column-major A)      128x256 coop
-    FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256, 128x192, 128x128, 128x64 coop; 128x128 coop
+    FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256, 128x192, 128x128, 128x64 coop, 64x64
+                                                          ping-pong; 128x128 coop
                                                           promoted, and 128x192 on 2x1 clusters (promoted_width)
     the same with blockwise scales (1x128 A, 128x128 B)    128x128 and 128x192 coop block-scaled (tessel.scaled_mm only)
     TF32 (float32 in and out), A row, B col               128x256 coop
@@ -117,11 +118,15 @@ def cluster_twin(config: GemmConfig) -> GemmConfig | None:
 # 128x64"). 128 x 128: where 128 x 256 leaves a wave partly empty and 128 x 64 needs two, as at
 # 512 and 1536 tokens (0.96 and 0.98x torch against 0.85 and 0.82; hopper_tiles.def's
 # TESSEL_MODELLED_TILE row says what the heuristic knows of it). 128 x 192: where its tiles fill a
-# wave that 128 x 256 leaves a quarter empty, as at 768x4096 (0.93x torch against 0.81).
+# wave that 128 x 256 leaves a quarter empty, as at 768x4096 (0.93x torch against 0.81). 64 x 64
+# ping-pong: 64-127 tokens, where the heuristic weighs the problem as given against D^T's
+# (dispatch::choose_oriented): 0.96-1.01x torch at 64-128 tokens against 4096 weight rows, where
+# 128 x 64 ran 0.84-0.92 (H100, bench/runs/2026-12-06c_h100 run 6).
 FP8_NARROW_TILE = (128, 64, 128)
 FP8_MID_TILE = (128, 128, 128)
 FP8_192_TILE = (128, 192, 128)
-FP8_FAST_TILES = (FP8_MID_TILE, FP8_192_TILE, FP8_NARROW_TILE)  # shipped after the default, in this order
+FP8_PINGPONG_TILE = (64, 64, 128)
+FP8_FAST_TILES = (FP8_MID_TILE, FP8_192_TILE, FP8_NARROW_TILE, FP8_PINGPONG_TILE)  # shipped after the default, in this order
 
 
 def _full_set(element: str, out: str, layout_a: str) -> bool:
