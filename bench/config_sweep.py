@@ -13,7 +13,6 @@ reported per configuration (NVRTC on this host; the disk cache makes a second ru
 
 import argparse
 import re
-import statistics
 import sys
 import time
 
@@ -21,7 +20,7 @@ import torch
 
 import tessel
 from front_door import operands, sets_for, verify
-from torch_timing import events_time, write_report
+from torch_timing import medians_in_turns, write_report
 
 DEFAULT_SHAPES = "1000x1000x1000,128x6144x4096,3000x5120x1536,2048x2048x2048,4096x6144x4096,8192x8192x8192"
 LARGE = 2 * 4096**3  # FLOP from which only the wide tiles are tried (issue 21's shapes)
@@ -96,12 +95,7 @@ def shape_rows(m, n, k, reps, rounds, only=None):
     if not verify(x, Wt, D) <= 1:
         raise SystemExit(f"{m}x{n}x{k}: tessel.gemm's own choice is wrong")
     chosen = tessel.kernel_for(x, Wt, out=D).name
-    times = {name: [] for name in runs}
-    for _ in range(rounds):
-        for name, run in runs.items():
-            run(*sets[0])
-            times[name] += events_time(run, sets, reps)
-    med = {name: statistics.median(v) for name, v in times.items()}
+    med = medians_in_turns(runs, sets, reps, rounds)
     flop = 2 * m * n * k
     lines = [f"### {m}x{n}x{k} bf16 (tessel.gemm chose {chosen})", "",
              "| provider | TFLOP/s | / torch | compile s |", "|---|---:|---:|---:|"]

@@ -12,14 +12,13 @@ held GPU, medians. Ratios are torch's time over the provider's (higher is better
 """
 
 import argparse
-import statistics
 import time
 
 import torch
 
 import tessel
 from front_door import operands, sets_for, verify
-from torch_timing import events_time, write_report
+from torch_timing import medians_in_turns, write_report
 
 SHAPES = ("32x14336x4096,48x4096x4096,64x4096x4096,64x14336x4096,64x8192x8192,64x28672x8192,64x4096x14336,"
           "96x14336x4096,96x4096x14336,128x4096x4096,128x14336x4096,128x4096x14336,128x8192x8192")
@@ -56,13 +55,7 @@ def shape_rows(m, n, k, reps, rounds):
         got = Dt.t() if label.endswith("D^T") else D
         checked[label] = verify(x, Wt, got)
     chosen = tessel.kernel_for(x, Wt, out=D).name
-    good = {label: run for label, run in runs.items() if checked[label] <= 1}
-    times = {label: [] for label in good}
-    for _ in range(rounds):
-        for label, run in good.items():
-            run(*sets[0])
-            times[label] += events_time(run, sets, reps)
-    med = {label: statistics.median(v) for label, v in times.items()}
+    med = medians_in_turns({label: run for label, run in runs.items() if checked[label] <= 1}, sets, reps, rounds)
     flop = 2 * m * n * k
     lines = [f"### {m}x{n}x{k} bf16 (tessel.gemm chose {chosen})", "",
              "| provider | us | TFLOP/s | torch / provider | worst error (share of budget) |", "|---|---:|---:|---:|---:|"]

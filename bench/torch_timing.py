@@ -2,6 +2,8 @@
 launch, the GPU held up first so that the events time the kernels) and the check of a 16-bit D
 against float64 within include/tessel/verify/tolerance.hpp's budget."""
 
+import statistics
+
 import torch
 
 from tessel import _core
@@ -26,6 +28,18 @@ def cpp_time(kernel, sets, reps, hold_cycles=HOLD_CYCLES, transpose_d=False):
     transpose_d: on D^T's problem, as the dispatcher runs decode shapes."""
     torch.cuda._sleep(hold_cycles)
     return _core.time_launches(kernel, sets, reps, torch.cuda.current_stream().cuda_stream, transpose_d)
+
+
+def medians_in_turns(runs, sets, reps, rounds):
+    """{label: median milliseconds} of each run(*set) of the dict `runs`, the providers taking
+    turns round by round (each warmed on sets[0] before its turn), so that a clock that drifts
+    over the rounds drifts under all of them alike."""
+    times = {label: [] for label in runs}
+    for _ in range(rounds):
+        for label, run in runs.items():
+            run(*sets[0])
+            times[label] += events_time(run, sets, reps)
+    return {label: statistics.median(v) for label, v in times.items()}
 
 
 def write_report(lines, out):
