@@ -14,9 +14,9 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
                                                           128x64 coop on 1x2, every epilogue
                                                           (cluster_twin: rows off 32-byte sectors)
     every other plain kind (f32 out, column-major A)      128x256 coop
-    FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256, 128x192, 128x128, 128x64 coop, 64x64
-                                                          ping-pong; 128x128 coop
-                                                          promoted, and 128x192 on 2x1 clusters (promoted_width)
+    FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256, 128x192, 128x128, 128x64 coop and
+                                                          64x64 ping-pong; promoted: 128x128 coop, and
+                                                          128x192 on 2x1 clusters (promoted_width)
     the same with blockwise scales (1x128 A, 128x128 B)    128x128 and 128x192 coop block-scaled (tessel.scaled_mm only)
     TF32 (float32 in and out), A row, B col               128x256 coop
     any 16-bit kind on Ampere/Turing, or operands TMA     the Sm80 (or sm75) default tile
@@ -26,7 +26,7 @@ A decode call (M short of every tile's rows, no C) runs as D^T = B^T A^T with D^
 column-major, on the narrowest N tiles of D^T's kind (`choose_oriented`; from 64 to 127 tokens
 where the estimate puts D^T's problem ahead of the problem as given); up to 16 tokens in bf16
 the dispatcher takes the small-N TMA ring (jit/small_n.py) before asking here. FP8 with fast
-accumulation has its 128x64 tile for that (FP8_NARROW_TILE).
+accumulation has its 128x64 and 64x64 tiles for that (FP8_NARROW_TILE, FP8_PINGPONG_TILE).
 
 The heuristic (`estimate`, `choose`, ...) is C++'s (include/tessel/gemm/dispatch/heuristic.hpp),
 asked through tessel._core, so that the C++ front door, tessel-prof's dispatch mode and this

@@ -290,7 +290,7 @@ inline Choice choose(std::vector<Candidate> const& candidates, std::int64_t m, s
 /// choose_oriented then takes whichever problem the estimate says is faster.
 /// NOTES: wider tiles ran D^T's problem slower than the problem as given (at 28672x16x8192 a
 /// k-step took 0.54 us on 128x64 tiles, 0.83 on 128x128 and 2.7 on 128x256; bench/runs/
-/// 2026-12-04b_h200, run 3); the FP8 kinds' narrowest tile is 128x64.
+/// 2026-12-04b_h200, run 3); the narrowest tiles, 128x64 and 64x64, take D^T's problem.
 inline bool transposes(std::int64_t m, std::int64_t n, std::vector<Candidate> const& candidates) {
   if (candidates.empty()) return false;
   int widest_rows = candidates[0].bm, rows = candidates[0].bm, cols = candidates[0].bn;
