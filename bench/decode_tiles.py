@@ -30,7 +30,9 @@ def config(tile, schedule, scheduler="persistent"):
 
 
 GIVEN = {"64x64 ping": config((64, 64, 64), "pingpong"), "128x64 coop": config((128, 64, 64), "cooperative"),
-         "128x128 ping": config((128, 128, 64), "pingpong"), "128x256 coop": config((128, 256, 64), "cooperative")}
+         "128x128 ping": config((128, 128, 64), "pingpong"), "128x256 coop": config((128, 256, 64), "cooperative"),
+         "128x64 stream-K": config((128, 64, 64), "cooperative", "stream_k"),
+         "128x128 stream-K": config((128, 128, 64), "cooperative", "stream_k")}
 ON_DT = {"128x64 coop on D^T": config((128, 64, 64), "cooperative"),
          "128x64 stream-K on D^T": config((128, 64, 64), "cooperative", "stream_k"),
          "64x64 ping on D^T": config((64, 64, 64), "pingpong")}

@@ -187,8 +187,8 @@ def test_explain_fp8_is_scaled_mms_choice(capsys):
     assert "16x28672x16384: tessel_sm90_gemm_small_n_tma_e4m3_n16_8box_3stage on D^T" in out
     assert "8x2056x528: tessel_sm90_gemm_small_n_tma_e4m3_n8_8box_16row on D^T" in out
     assert explain.main(["16x4096x4096", "--dtype", "e5m2", "--fast-accum"]) == 0
-    # 4096 weight rows: 64 tiles of 64x64 on D^T rather than 32 of 128x64.
-    assert "16x4096x4096: tessel_sm90_gemm_e5m2_e5m2_bf16_64x64x128_c1x1_12stage_pingpong_tn on D^T" in capsys.readouterr().out
+    # 16 tokens fill a quarter of a 64-wide tile: 128x64 (dispatch's detail::fills).
+    assert "16x4096x4096: tessel_sm90_gemm_e5m2_e5m2_bf16_128x64x128_c1x1_8stage_coop_tn on D^T" in capsys.readouterr().out
     assert explain.main(["16x14336x4096", "--dtype", "e4m3", "--layout-b", "row"]) == 2
     assert "reads B column-major" in capsys.readouterr().err
     assert explain.main(["16x14336x4096", "--fast-accum"]) == 2
@@ -296,7 +296,9 @@ def test_kinds_without_a_narrow_tile_stay_as_given():
 
 @pytest.mark.parametrize("shape, tile, on_dt", [
     ((16, 14336, 4096), (128, 64, 128), True),   # 112 tiles of D^T on 128x64
-    ((1, 4096, 4096), (64, 64, 128), True),      # 4096 weight rows: 64 tiles of 64x64 rather than 32
+    ((1, 4096, 4096), (128, 64, 128), True),     # one token fills no 64-wide tile: 128x64 (detail::fills)
+    ((48, 4096, 4096), (64, 64, 128), True),     # 48 fill three quarters: 64 tiles of 64x64 (run 7: 0.906x torch)
+    ((96, 4096, 14336), (128, 64, 128), True),   # 96 fill half of the second: D^T's 128x64 (run 6: 0.864 against 0.764)
     ((64, 8192, 8192), (64, 64, 128), False),    # 64 tokens fill the 64-row tile (run 6: 0.988x torch)
     ((64, 4096, 14336), (64, 64, 128), False),   # 1.005x torch, where D^T's 128x64 stream-K ran 0.84
     ((64, 14336, 4096), (128, 64, 128), True)])  # many weight rows: D^T's 128x64 fills the SMs

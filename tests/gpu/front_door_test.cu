@@ -72,7 +72,7 @@ void run_case(Case const& c, DataType type) {
   if (!c.with_workspace) EXPECT_EQ(choice.workspace_bytes, 0u) << choice.kernel;
   EXPECT_NE(choice.kernel.find(c.kernel_part), std::string::npos) << choice.kernel << ": " << choice.reason;
   // Decode (fewer tokens than the narrowest tile's 64 rows) without C runs on D^T's problem (the
-  // reason says so); a C keeps the problem as given. (64-127 tokens take either: not asserted.)
+  // reason says so); a C keeps the problem as given. (64-127 tokens may take either: not asserted.)
   bool const decode = c.m < 64 && c.n >= 128, either = c.m >= 64 && c.m < 128 && c.n >= 128;
   if (!either) EXPECT_EQ(choice.reason.rfind("D^T = B^T A^T", 0) == 0, decode && !c.with_c && !c.bias) << choice.reason;
   std::printf("  %dx%dx%d -> %s\n", c.m, c.n, c.k, choice.kernel.c_str());  // which case a hang would be in
@@ -115,7 +115,7 @@ TEST(FrontDoor, ComputesAndNamesItsKernel) {
       {1536, 2816, 512, false, false, false, "128x256x64_c2x1", gemm::Activation::kReLU, true},
       {520, 1000, 264, false, false, false, "", gemm::Activation::kGeLU, true},
       {300, 2048, 512, false, true, false, "", gemm::Activation::kSiLU},
-      {16, 4096, 1024, false, false, true, "64x64x64", gemm::Activation::kSiLU},  // decode, fused: D^T on 64 tiles of 64 rows
+      {16, 4096, 1024, false, false, true, "128x64x64", gemm::Activation::kSiLU},  // decode, fused: D^T on the narrow tile
       // B's rows 1072 bytes apart, off 32-byte sectors: the wide tile's 2x1-cluster twin (fused
       // too: the ReLU case above, A's rows 1040 bytes apart); with A's and B's rows on sectors
       // (1056 and 1088 bytes), the plain tile.

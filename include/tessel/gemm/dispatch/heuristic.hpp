@@ -179,6 +179,16 @@ inline TileModel const& narrowest_persistent(int bm) {
   return best ? *best : kHopperTiles[0];
 }
 
+/// Whether `m` tokens fill tiles of `rows` rows (or columns) well enough to run on them: a whole
+/// number of tiles, or a last one at least three quarters full.
+/// NOTES: the 64x64 ping-pong tile whose last token tile was a quarter or half full ran 0.63-0.83x
+/// torch at 80 and 96 tokens on either problem, where D^T's 128x64 ran 0.88-0.96; at 48 and 112
+/// tokens 0.95-0.98 (bench/runs/2026-12-06c_h100, runs 4 and 9). The estimate's floors do not see
+/// it, so choose_oriented keeps such token counts off the 64-row tiles: on D^T's problem, on the
+/// 128x64 tiles, as the dispatcher ran them before the 64-row tile.
+inline constexpr int kTokenRows = 64;
+inline bool fills(std::int64_t m, int rows) { return m % rows == 0 || 4 * (m % rows) >= 3 * rows; }
+
 /// The floors' tile: the k-step floors were measured on 128x64, whose stage is (128 + 64) rows of
 /// 128 bytes.
 inline constexpr int kFloorTileRows = 128 + 64;
@@ -312,10 +322,11 @@ inline std::vector<std::size_t> narrowest_n(std::vector<Candidate> const& candid
 
 /// `choose` over D^T's problem (N x M x K, among the narrowest of `transposed`: D^T's kind's
 /// kernels; empty where D cannot be transposed) where `transposes` says it may run and M is short
-/// of every tile's rows; where M fills the narrowest tile's rows but not the widest's, over both
-/// problems, the faster by the estimate (ties to the one with less compute, then to the problem as
-/// given); elsewhere over the problem as given. The index is into `transposed` when transpose_d,
-/// else into `candidates`.
+/// of every tile's rows; where M fills the narrowest tile's rows but not the widest's
+/// (detail::fills: its last row of them at least three quarters full), over both problems, the
+/// faster by the estimate (ties to the one with less compute, then to the problem as given);
+/// elsewhere over the problem as given. The index is into `transposed` when transpose_d, else
+/// into `candidates`.
 /// NOTES: measured at 32-128 tokens (bench/runs/2026-12-06c_h100, run 4, H200): D^T's 128x64
 /// tiles fill the SMs where the weights have many rows (64x14336x4096: 1.02x torch against 0.96
 /// for 64x64 tiles as given), the 64-row tiles as given where they have few (64x4096x4096: 0.96
@@ -324,14 +335,16 @@ inline std::vector<std::size_t> narrowest_n(std::vector<Candidate> const& candid
 inline Choice choose_oriented(std::vector<Candidate> const& candidates, std::vector<Candidate> const& transposed, std::int64_t m,
                               std::int64_t n, std::int64_t k, int sm_count, int element_bytes = 2) {
   if (transposed.empty() || !transposes(m, n, transposed)) return choose(candidates, m, n, k, sm_count, element_bytes);
-  std::vector<std::size_t> const idx = narrowest_n(transposed);
+  std::vector<std::size_t> idx = narrowest_n(transposed);
+  std::erase_if(idx, [&](std::size_t i) { return transposed[i].bm == detail::kTokenRows && !detail::fills(m, detail::kTokenRows); });
+  if (idx.empty()) idx = narrowest_n(transposed);
   std::vector<Candidate> narrow;
   for (std::size_t i : idx) narrow.push_back(transposed[i]);
   Estimate const flipped = ranked(narrow, n, m, k, sm_count, element_bytes)[0];
   std::string const dt_shape = std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(k);
   int rows = transposed[0].bm;
   for (Candidate const& c : transposed) rows = std::min(rows, c.bm);
-  if (!candidates.empty() && m >= rows) {
+  if (!candidates.empty() && m >= rows && detail::fills(m, rows)) {
     Estimate const given = ranked(candidates, m, n, k, sm_count, element_bytes)[0];
     auto const key = [](Estimate const& e) { return std::nearbyint(e.seconds * 1e9); };
     if (key(given) < key(flipped) || (key(given) == key(flipped) && given.compute <= flipped.compute)) {
