@@ -79,6 +79,16 @@ TEST(DispatchHeuristic, SixtyFourTokensTakeTheSixtyFourRowTile) {
     EXPECT_TRUE(d.transpose_d) << d.reason;
     EXPECT_EQ(label(all[d.index]), "128x64 cooperative") << m << "x" << n << "x" << k << ": " << d.reason;
   }
+  // Tokens that fill less than three quarters of their last 64-row tile stay off the 64-row tiles,
+  // on either problem (run 9: 0.63-0.83x torch at 80 and 96 tokens on 64x64, 0.88-0.96 on D^T's
+  // 128x64); 112 tokens fill them (0.93-0.95).
+  for (std::int64_t m : {16, 32, 80, 96, 100}) {
+    Choice const d = choose_oriented(all, all, m, 4096, 14336, kSms);
+    EXPECT_TRUE(d.transpose_d) << d.reason;
+    EXPECT_EQ(all[d.index].bm, 128) << m << " tokens: " << d.reason;
+  }
+  Choice const full = choose_oriented(all, all, 112, 4096, 4096, kSms);
+  EXPECT_EQ(label(all[full.index]), "64x64 pingpong") << full.reason;
   // Where the problem as given wins, the reason gives D^T's time too.
   EXPECT_NE(choose_oriented(all, all, 64, 4096, 4096, kSms).reason.find("; D^T's problem (4096x64x4096) would take"),
             std::string::npos);
