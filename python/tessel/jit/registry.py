@@ -24,7 +24,8 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
 
 A decode call (M short of every tile's rows, no C) runs as D^T = B^T A^T with D^T stored
 column-major, on the narrowest N tiles of D^T's kind (`choose_oriented`; from 64 to 127 tokens
-where the estimate puts D^T's problem ahead of the problem as given); up to 16 tokens in bf16
+where the estimate puts D^T's problem ahead of the problem as given; the 64-row tiles only for
+token counts that fill three quarters of their last one); up to 16 tokens in bf16
 the dispatcher takes the small-N TMA ring (jit/small_n.py) before asking here. FP8 with fast
 accumulation has its 128x64 and 64x64 tiles for that (FP8_NARROW_TILE, FP8_PINGPONG_TILE).
 
@@ -295,8 +296,8 @@ def choose_oriented(candidates: list[GemmConfig], transposed: list[GemmConfig], 
     """dispatch::choose_oriented: `choose` over D^T's problem (N x M x K, among the narrowest of
     `transposed`: the kernels of that kind; empty where D cannot be transposed) where `transposes`
     says it may run and M is short of every tile's rows; where M fills the narrowest tile's rows
-    but not the widest's, over both problems, the faster by the estimate; else over the problem
-    as given."""
+    (its last one at least three quarters full) but not the widest's, over both problems, the
+    faster by the estimate; else over the problem as given."""
     index, on_dt, reason = _core().dispatch_choose_oriented([_candidate(c) for c in candidates],
                                                             [_candidate(c) for c in transposed], m, n, k, sm_count,
                                                             _element_bytes(candidates or transposed))
