@@ -596,3 +596,19 @@ def test_hopper_many_tiles_and_reused_tensor_maps(hopper):
     A.copy_(make(torch, 2048, 256, "bfloat16", True, 55))
     tessel.gemm(A, B, out=D)
     check(torch, D, A, B)
+
+
+@pytest.mark.parametrize("m, n, k, dtype", [(64, 4096, 4096, "bfloat16"), (112, 1000, 1040, "float16"), (64, 8192, 512, "bfloat16")])
+def test_sixty_four_row_tile_with_every_epilogue(hopper, m, n, k, dtype):
+    """64 and 112 tokens run the 64x64 ping-pong tile as given (dispatch::choose_oriented, where
+    the estimate puts it ahead of D^T's problem): the plain and each fused activation, on a
+    NaN-poisoned D, within the float64 budget; ragged N and K included."""
+    torch = hopper
+    x, W = make(torch, m, k, dtype, True, 80), make(torch, n, k, dtype, True, 81)
+    for act, fn in ((None, None), ("relu", torch.relu), ("gelu", torch.nn.functional.gelu), ("silu", torch.nn.functional.silu)):
+        kernel, reason = tessel.kernel_for(x, W.t(), epilogue=act, explain=True)
+        if act is not None or m == 64:  # 112 tokens take stream-K for the plain call (no fused stream-K kernels)
+            assert "_64x64x64_" in kernel.name and "pingpong" in kernel.name, (kernel.name, reason)
+        D = torch.full((m, n), float("nan"), device="cuda", dtype=getattr(torch, dtype))
+        tessel.gemm(x, W.t(), out=D, epilogue=act)
+        check(torch, D, x, W.t(), activation=fn)
