@@ -238,7 +238,10 @@ inline Estimate estimate(Candidate const& c, std::int64_t m, std::int64_t n, std
   // a smaller stage than 128x64's streams it sooner: its floors scale down with the stage's rows
   // (64x64 ping-pong measured 0.21 us a k-step against 128x64's 0.28; hopper_tiles.def).
   double const stage_share = std::min(1.0, double(c.bm + c.bn) / detail::kFloorTileRows);
-  double const floor = (m < c.bm || n < c.bn ? K::step_floor_partial_us : K::step_floor_us) * 1e-6 * stage_share;
+  // NOTES: a tile three quarters full runs at the full floor: 64x64 on D^T's problem took 0.2 us
+  // a k-step at 48 tokens as at 64 (bench/runs/2026-12-06c_h100, run 4).
+  bool const partial = (m < c.bm && !detail::fills(m, c.bm)) || (n < c.bn && !detail::fills(n, c.bn));
+  double const floor = (partial ? K::step_floor_partial_us : K::step_floor_us) * 1e-6 * stage_share;
   double const step = std::max(2.0 * c.bm * c.bn * c.bk / (peak_per_sm * t.efficiency), floor);
   double const epilogue = c.bm * c.bn * (K::epilogue_us * 1e-6 / (128 * 256)) * t.epilogue_exposed;
   e.compute = double(e.waves) * (double(k_steps) * step + epilogue);
