@@ -1,8 +1,9 @@
 """FP8 tiles at decode and mid-sized token counts: torch._scaled_mm against tessel.scaled_mm (its
 choice, named) and against fast FP8 tiles run as configurations: 128x256, 128x192, 128x128,
-128x64, 128x64 stream-K, 64x64 and 64x128 ping-pong on the problem as given, 128x64 and 64x64 on D^T's. Fast accumulation everywhere, unit scales, e4m3, bf16 out;
-three operand sets rotated (past L2 for the larger weights), events around each call behind a
-held GPU, medians of 30; every configuration's relative error against torch's D is printed.
+128x64, 128x64 stream-K, 64x64 and 64x128 ping-pong on the problem as given, 128x64 and 64x64 on
+D^T's. Fast accumulation everywhere, unit scales, e4m3, bf16 out; three operand sets rotated
+(past L2 for the larger weights), events around each call behind a held GPU, medians of 30; every
+configuration's relative error against torch's D is printed.
 
     python3 bench/fp8_decode_tiles.py [MxNxK ...]   (default: decode and mid-sized shapes)"""
 import statistics

@@ -35,7 +35,7 @@ import torch.nn.functional as F
 import tessel
 from tessel import _core
 from tessel.jit import compiler, prebuilt, registry
-from torch_timing import cpp_time, events_time, worst_error_share
+from torch_timing import cpp_time, events_time, medians_in_turns, worst_error_share
 
 # (tokens M, out features N, in features K, dtype): LLM projections at decode and prefill token
 # counts (Llama-3 8B/70B, Mixtral, Qwen2 sizes), ragged sizes, a short K.
@@ -140,13 +140,7 @@ def fused_row(m, n, k, dt, act, reps, rounds):
         raise SystemExit(f"{m}x{n}x{k} {act}: verification failed ({worst:.2f})")
     runs = {"torch": lambda A, B, D: fn(torch.matmul(A, B, out=D)),
             "tessel": lambda A, B, D: tessel.gemm(A, B, out=D, epilogue=act)}
-    for run in runs.values():
-        run(*sets[0])
-    times = {name: [] for name in runs}
-    for _ in range(rounds):
-        for name, run in runs.items():
-            times[name] += events_time(run, sets, reps)
-    med = {name: statistics.median(v) for name, v in times.items()}
+    med = medians_in_turns(runs, sets, reps, rounds)
     del sets
     return dict(shape=f"{m}x{n}x{k}", dtype=dt, act=act, kernel=kernel.name, torch_us=med["torch"] * 1e3,
                 tessel_us=med["tessel"] * 1e3, worst=worst)
