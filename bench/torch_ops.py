@@ -2,8 +2,9 @@
 turns in one process, on the same operands, verified before timing.
 
 1. A Llama-style MLP block, forward and backward: gate and up projections, SiLU-and-multiply,
-   down projection (hidden 4096, intermediate 14336, bf16), once with torch.nn.Linear and once
-   with tessel.nn.Linear sharing the same parameters. Same loss within 1e-2 relative first.
+   down projection (hidden 4096, intermediate 14336, bf16), with torch.nn.Linear, with
+   tessel.nn.Linear, and as tessel.nn.GatedMLP (tessel's Linears and the fused SiLU-and-multiply),
+   all sharing the same parameters. Same loss within 1e-2 relative first.
 2. Batched matmul: tessel.bmm against torch.bmm.
 3. Linear with bias and a fused activation against torch's linear then the activation.
 4. FP8: tessel.scaled_mm against torch._scaled_mm (per-tensor scales, bf16 out), fast and
@@ -24,7 +25,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import tessel  # noqa: E402
 from tessel.gemm import gemm_block_scaled  # noqa: E402 (the module, beside the function tessel.gemm)
-from torch_timing import events_time  # noqa: E402
+from torch_timing import events_time, medians_in_turns  # noqa: E402
 
 
 class MLP(torch.nn.Module):
@@ -54,26 +55,29 @@ def bench_mlp(args, lines):
     with torch.no_grad():
         for layer in ref:  # uniform random weights of unit scale after the projection
             layer.weight.uniform_(-1, 1).mul_(layer.in_features ** -0.5)
-    torch_mlp = MLP(ref)
-    tessel_mlp = MLP([tessel.nn.Linear.from_linear(layer) for layer in ref])
+    models = {"torch": MLP(ref), "tessel": MLP([tessel.nn.Linear.from_linear(layer) for layer in ref]),
+              "tessel GatedMLP": tessel.nn.GatedMLP.from_projections(*ref)}
     xs = [(torch.rand(args.tokens, h, device="cuda") * 2 - 1).to(torch.bfloat16).requires_grad_() for _ in range(2)]
 
     # Correct first: loss and every gradient against the torch block's, same parameters.
     results = {}
-    for name, model in (("torch", torch_mlp), ("tessel", tessel_mlp)):
+    for name, model in models.items():
         for p in model.parameters():
             p.grad = None
         xs[0].grad = None
         loss = mlp_step(model, xs[0])
         results[name] = (loss.item(), xs[0].grad.clone(), [p.grad.clone() for p in model.parameters()])
-    (lt, gxt, gwt), (lx, gxx, gwx) = results["torch"], results["tessel"]
-    loss_rel = abs(lx - lt) / abs(lt)
-    grad_rel = max([rel(gxx, gxt)] + [rel(a, b) for a, b in zip(gwx, gwt)])
-    ok = loss_rel <= 1e-2 and grad_rel <= 2e-2
-    lines.append(f"MLP block {args.tokens} tokens, hidden {h}, intermediate {f}, bf16: loss torch {lt:.6g} tessel {lx:.6g} "
-                 f"(relative {loss_rel:.2e}), worst gradient relative error {grad_rel:.2e}: {'ok' if ok else 'FAILED'}")
-    if not ok:
-        return False
+    lt, gxt, gwt = results["torch"]
+    for name in ("tessel", "tessel GatedMLP"):
+        lx, gxx, gwx = results[name]
+        loss_rel = abs(lx - lt) / abs(lt)
+        grad_rel = max([rel(gxx, gxt)] + [rel(a, b) for a, b in zip(gwx, gwt)])
+        ok = loss_rel <= 1e-2 and grad_rel <= 2e-2
+        lines.append(f"MLP block {args.tokens} tokens, hidden {h}, intermediate {f}, bf16, {name}: loss torch {lt:.6g} "
+                     f"{name} {lx:.6g} (relative {loss_rel:.2e}), worst gradient relative error {grad_rel:.2e}: "
+                     f"{'ok' if ok else 'FAILED'}")
+        if not ok:
+            return False
 
     def run(model):
         def step(x):
@@ -83,26 +87,18 @@ def bench_mlp(args, lines):
             mlp_step(model, x)
         return step
 
-    runs = {"torch": run(torch_mlp), "tessel": run(tessel_mlp)}
-    times = {k: [] for k in runs}
-    for _ in range(args.rounds):
-        for name, fn in runs.items():
-            times[name] += events_time(fn, [(x,) for x in xs], args.reps)[1:]
     flops = 6 * 3 * 2 * args.tokens * h * f / 2  # forward 2*M*N*K per GEMM, backward twice that
-    t_ms = {k: statistics.median(v) for k, v in times.items()}
-    lines.append(f"  forward+backward median: torch {t_ms['torch']:.3f} ms ({flops / t_ms['torch'] / 1e9:.0f} TFLOP/s), "
-                 f"tessel {t_ms['tessel']:.3f} ms ({flops / t_ms['tessel'] / 1e9:.0f} TFLOP/s): "
-                 f"tessel/torch speed {t_ms['torch'] / t_ms['tessel']:.3f}")
+    times = medians_in_turns({k: run(m) for k, m in models.items()}, [(x,) for x in xs], args.reps, args.rounds)
+    for name in ("tessel", "tessel GatedMLP"):
+        lines.append(f"  forward+backward median, {name}: torch {times['torch']:.3f} ms "
+                     f"({flops / times['torch'] / 1e9:.0f} TFLOP/s), {name} {times[name]:.3f} ms "
+                     f"({flops / times[name] / 1e9:.0f} TFLOP/s): {name}/torch speed {times['torch'] / times[name]:.3f}")
     # The same block's forward alone, without autograd (inference).
     with torch.no_grad():
-        fwd = {"torch": torch_mlp, "tessel": tessel_mlp}
-        times = {k: [] for k in fwd}
-        for _ in range(args.rounds):
-            for name, model in fwd.items():
-                times[name] += events_time(lambda x, m=model: m(x), [(x,) for x in xs], args.reps)[1:]
-    t_ms = {k: statistics.median(v) for k, v in times.items()}
-    lines.append(f"  forward only (no_grad) median: torch {t_ms['torch']:.3f} ms, tessel {t_ms['tessel']:.3f} ms: "
-                 f"tessel/torch speed {t_ms['torch'] / t_ms['tessel']:.3f}")
+        times = medians_in_turns({k: (lambda x, m=m: m(x)) for k, m in models.items()}, [(x,) for x in xs],
+                                 args.reps, args.rounds)
+    lines.append("  forward only (no_grad) median: " + ", ".join(f"{k} {v:.3f} ms" for k, v in times.items()) + ": "
+                 + ", ".join(f"{k}/torch speed {times['torch'] / times[k]:.3f}" for k in models if k != "torch"))
     return True
 
 

@@ -8,10 +8,11 @@
     D = kernel(A, B.t())
 
 tessel.layout holds the algebra (Layout, composition, logical_divide, ...). tessel.matmul,
-tessel.linear, tessel.bmm, tessel.scaled_mm, tessel.scaled_grouped_mm, tessel.quantize_fp8_1x128
-and tessel.nn.Linear are the PyTorch-facing layer (tessel/ops.py: the torch.library operators
-torch.ops.tessel.mm, bmm, grouped_mm, with autograd, scaled_mm, with per-tensor, row-wise or
-blockwise FP8 scales, scaled_grouped_mm, with row-wise ones, and quantize_fp8_1x128); they
+tessel.linear, tessel.bmm, tessel.scaled_mm, tessel.scaled_grouped_mm, tessel.quantize_fp8_1x128,
+tessel.silu_mul, tessel.nn.Linear and tessel.nn.GatedMLP are the PyTorch-facing layer
+(tessel/ops.py: the torch.library operators torch.ops.tessel.mm, bmm, grouped_mm, with autograd,
+scaled_mm, with per-tensor, row-wise or blockwise FP8 scales, scaled_grouped_mm, with row-wise
+ones, quantize_fp8_1x128, and silu_mul, the fused SwiGLU gate with autograd); they
 import torch on first use, and `import tessel` alone does not. tessel.distributed holds the
 tensor-parallel GEMMs on torch.distributed process groups (all_gather_gemm, gemm_reduce_scatter).
 
@@ -55,7 +56,7 @@ def compile(obj, *args, **kwargs):  # noqa: A001 (tessel.compile is the API)
 __version__ = "0.1.0"
 
 _TORCH_NAMES = {"matmul": "ops", "linear": "ops", "bmm": "ops", "scaled_mm": "ops", "grouped_mm": "ops", "scaled_grouped_mm": "ops",
-                "quantize_fp8_1x128": "ops", "ops": None, "nn": None, "distributed": None}
+                "quantize_fp8_1x128": "ops", "silu_mul": "ops", "ops": None, "nn": None, "distributed": None}
 
 
 def __getattr__(name):
@@ -67,4 +68,4 @@ def __getattr__(name):
     return module if _TORCH_NAMES[name] is None else getattr(module, name)
 
 
-__all__ = ["distributed", "dsl", "kernel", "jit", "from_dlpack", "fake_tensor", "arch", "Tensor", "DSLError", "bmm", "linear", "matmul", "nn", "ops", "quantize_fp8_1x128", "scaled_grouped_mm", "scaled_mm", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "grouped_gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]
+__all__ = ["distributed", "dsl", "kernel", "jit", "from_dlpack", "fake_tensor", "arch", "Tensor", "DSLError", "bmm", "linear", "matmul", "nn", "ops", "quantize_fp8_1x128", "scaled_grouped_mm", "scaled_mm", "silu_mul", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "grouped_gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]

@@ -19,6 +19,9 @@ autograd formulas, and the functions a model calls (matmul, linear) on top of th
     torch.ops.tessel.quantize_fp8_1x128(x)
         (q, scale): bfloat16/float16 x (M, K) to e4m3 with one float32 scale per row and 128 of K,
         scale (M, ceil(K/128)) with strides (1, M): scaled_mm's a and blockwise scale_a.
+    torch.ops.tessel.silu_mul(g, u)
+        silu(g) * u in one pass, the gate of a SwiGLU MLP block, with a one-pass backward
+        (tessel/gated.py); tessel.nn.GatedMLP calls it between its projections.
 
 float32 operands run on TF32 tensor cores (Hopper) where torch.backends.cuda.matmul.allow_tf32
 allows it, as torch.matmul does; otherwise the ops refuse them with a TypeError.
@@ -49,6 +52,9 @@ from .grouped import _check as _grouped_check
 from .grouped import _check_scales as _grouped_check_scales
 from .grouped import _out_dtype as _grouped_out_dtype
 from .grouped import grouped_gemm as _grouped_gemm
+from .gated import check_operands as _check_gated
+from .gated import silu_mul as _silu_mul
+from .gated import silu_mul_backward as _silu_mul_backward
 from .quant import check_quantize_input as _check_quantize_input
 from .quant import empty_outputs as _quantize_outputs
 from .quant import quantize_fp8_1x128 as _quantize_fp8_1x128
@@ -517,6 +523,47 @@ def quantize_fp8_1x128(x: Tensor) -> tuple[Tensor, Tensor]:
 def _quantize_fp8_1x128_fake(x):
     _check_quantize_input(x, "tessel::quantize_fp8_1x128")
     return _quantize_outputs(x)
+
+
+# ---- tessel::silu_mul ------------------------------------------------------------------------
+
+@torch.library.custom_op("tessel::silu_mul", mutates_args=())
+def silu_mul(g: Tensor, u: Tensor) -> Tensor:
+    """silu(g) * u in one pass (tessel/gated.py): g and u one shape, float32, float16 or
+    bfloat16, on a CUDA device. Its backward is one pass too, recomputing the sigmoid from g
+    rather than saving silu(g)."""
+    return _silu_mul(g, u)
+
+
+@silu_mul.register_fake
+def _silu_mul_fake(g, u):
+    _check_gated("tessel::silu_mul", ("g", "u"), (g, u))
+    return torch.empty_like(g, memory_format=torch.contiguous_format)
+
+
+@torch.library.custom_op("tessel::silu_mul_backward", mutates_args=())
+def silu_mul_backward(dh: Tensor, g: Tensor, u: Tensor) -> tuple[Tensor, Tensor]:
+    """(dg, du) = (dh * u * silu'(g), dh * silu(g)): silu_mul's gradient in one pass."""
+    return _silu_mul_backward(dh, g, u)
+
+
+@silu_mul_backward.register_fake
+def _silu_mul_backward_fake(dh, g, u):
+    _check_gated("tessel::silu_mul_backward", ("dh", "g", "u"), (dh, g, u))
+    return (torch.empty_like(g, memory_format=torch.contiguous_format),
+            torch.empty_like(u, memory_format=torch.contiguous_format))
+
+
+def _silu_mul_setup(ctx, inputs, output):
+    ctx.save_for_backward(*inputs)
+
+
+def _silu_mul_grad(ctx, grad):
+    g, u = ctx.saved_tensors
+    return silu_mul_backward(grad, g, u)
+
+
+silu_mul.register_autograd(_silu_mul_grad, setup_context=_silu_mul_setup)
 
 
 # ---- what a model calls -------------------------------------------------------------------------
