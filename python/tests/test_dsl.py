@@ -284,6 +284,48 @@ def test_gpu_examples_match_torch(torch_cuda, toolkit):
                 assert torch.equal(c, a + b), (fn, dtype, "direct")
 
 
+
+def test_direct_call_key_of_torch_arguments(torch_cpu):
+    """A direct @jit call keys its replays by what decides them: dtype, shape, strides, device and
+    address mod 16 of each tensor, type and value of each plain argument; anything else takes the
+    checked path (None)."""
+    torch = torch_cpu
+    import importlib
+    key = importlib.import_module("tessel.dsl.jit")._direct_key
+    buf = torch.zeros(4096, dtype=torch.float16)
+    a, same, shifted = buf[:1024].view(32, 32), buf[1024:2048].view(32, 32), buf[1:1025].view(32, 32)
+    k, facts = key((a, 3, None))
+    assert facts == [((32, 32), (32, 1), a.data_ptr(), -1)]
+    assert key((same, 3, None))[0] == k  # another address, 16-byte aligned alike
+    for other in ((shifted, 3, None), (a.t(), 3, None), (a.view(64, 16), 3, None), (a.bfloat16(), 3, None), (a, 4, None),
+                  (a, 3.0, None), (a, True, None)):
+        assert key(other)[0] != k, other
+    assert key((HostTensor(tessel.Float16, (32, 32), (32, 1), 0x10000, 0, 16),)) is None
+    assert key((a, object())) is None
+
+
+def test_direct_call_with_torch_tensors_skips_the_checks(torch_cuda, toolkit, monkeypatch):
+    """Repeated direct calls with PyTorch tensors of one argument set go straight to their replays
+    (no conversion, no classification) and still compute each call's own tensors; another
+    alignment or shape is another set."""
+    torch = torch_cuda
+    from elementwise_add import add
+    checked = []
+    args_of = add._args
+    monkeypatch.setattr(add, "_direct", {})  # no set remembered from an earlier test
+    monkeypatch.setattr(add, "_args", lambda *a: (checked.append(1), args_of(*a))[1])
+    buf = torch.rand(3, 256 * 256 + 8, device="cuda", dtype=torch.float16)
+    for start, shape, expect_checked in ((0, (256, 256), 1), (0, (256, 256), 1), (8, (256, 256), 1), (1, (256, 256), 2),
+                                         (1, (128, 512), 3), (1, (256, 256), 3)):
+        a, b = (buf[i, start:start + 65536].view(*shape) for i in (0, 1))
+        a.copy_(torch.rand_like(a))
+        c = torch.full(shape, float("nan"), device="cuda", dtype=torch.float16)
+        add(a, b, c)
+        torch.cuda.synchronize()
+        assert torch.equal(c, a + b), (start, shape)
+        assert len(checked) == expect_checked, (start, shape, len(checked))
+
+
 # ---- the Hopper GEMM example (TMA, mbarriers, wgmma, warp specialization) ------------------------
 
 def _gemm_fakes(m=4096, n=4096, k=4096, dtype=tessel.BFloat16):

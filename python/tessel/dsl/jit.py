@@ -43,6 +43,52 @@ def _is_torch_tensor(x) -> bool:
     return type(x).__module__.startswith("torch") and hasattr(x, "data_ptr") and hasattr(x, "stride")
 
 
+_PLAIN = (int, float, bool, str, type(None))
+
+
+def _direct_key(args):
+    """(key, facts) for a direct @jit call whose arguments are all PyTorch tensors or plain values:
+    the key holds what decides the compiled function and its replays (each tensor's dtype, shape,
+    strides, device and address alignment, its address mod 16 deciding HostTensor.align; each
+    value's type and value), facts each tensor's (shape, strides, address, device). None where an
+    argument is anything else (a HostTensor, a stream), which then takes the checked path.
+    NOTES: a PyTorch tensor passed to a @jit function is converted to a HostTensor and classified
+    (its signature walks the layout) before the compiled function is found: about 40 us a call on
+    an H100 host (2026-12-06, bench/dsl_bench.py). Calls that repeat an argument set find their
+    replays from this key instead, and skip both."""
+    tensor_type, strided = _torch_types()
+    key, facts = [], []
+    for a in args:
+        if type(a) in _PLAIN:
+            key.append((type(a), a))
+        elif isinstance(a, tensor_type) and a.layout is strided:
+            shape, stride, ptr, device = tuple(a.shape), a.stride(), a.data_ptr(), a.get_device()
+            key.append((a.dtype, shape, stride, device, ptr & 15))
+            facts.append((shape, stride, ptr, device))
+        else:
+            return None
+    return tuple(key), facts
+
+
+_torch_classes = None
+
+
+def _torch_types():
+    """(torch.Tensor, torch.strided), or (a class no argument is, None) while torch is not loaded."""
+    global _torch_classes
+    if _torch_classes is None:
+        import sys
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return _NoTensor, None
+        _torch_classes = (torch.Tensor, torch.strided)
+    return _torch_classes
+
+
+class _NoTensor:
+    pass
+
+
 def _is_stream(x) -> bool:
     return hasattr(x, "cuda_stream") and not _is_torch_tensor(x)
 
@@ -456,6 +502,7 @@ class JitFunction:
         self._bind = _Binder(fn)
         self._compiled: dict = {}
         self._traceable = None
+        self._direct: dict = {}  # _direct_key(args) -> (replays, [(index, tessel dtype, align, leading)])
 
     def _args(self, args, kwargs):
         bound = self._bind(args, kwargs)
@@ -469,6 +516,18 @@ class JitFunction:
             if self._traceable is None:
                 self._traceable = rewrite(self.fn)
             return self._traceable(*args, **kwargs)
+        found = None if kwargs else _direct_key(args)
+        direct = found and found[0]
+        if direct is not None:
+            hit = self._direct.get(direct)
+            if hit is not None:
+                replays, tensors = hit
+                values = list(args)
+                for (i, dtype, align, leading), (shape, stride, ptr, device) in zip(tensors, found[1]):
+                    values[i] = HostTensor(dtype, shape, stride, ptr, device, align, True, args[i], leading=leading)
+                for r in replays:
+                    r.run(values)
+                return None
         values, anns = self._args(args, kwargs)
         # Keyed by the device too: a function compiled for another target (tessel.compile(...,
         # target="sm_80") on an sm_90 machine) is not what this device runs.
@@ -478,7 +537,16 @@ class JitFunction:
         if compiled is None:
             tensors = [v for v in values if isinstance(v, HostTensor)]
             compiled = self._compiled[key] = CompiledFunction(self, values, anns, _target_of(tensors) if tensors else None)
-        return compiled._call_values(values)
+        result = compiled._call_values(values)
+        if direct is not None and result is None and compiled.replay:
+            replays = compiled._replays.get(compiled._key(values))
+            tensors = [(i, v.element_type, v.align, v.leading) for i, v in enumerate(values)
+                       if isinstance(v, HostTensor) and v.owner is args[i]]
+            if replays is not None and len(tensors) == len(found[1]):  # every tensor argument, in order
+                if len(self._direct) >= REPLAY_SETS:
+                    del self._direct[next(iter(self._direct))]
+                self._direct[direct] = (replays, tensors)
+        return result
 
     def __repr__(self):
         return f"<tessel jit function {self.__qualname__}>"
