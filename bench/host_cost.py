@@ -34,6 +34,11 @@ def _child():
     calls = {"compiled call, static layouts": lambda: compiled(*static),
              "compiled call, dynamic layouts": lambda: compiled_dyn(*dynamic),
              "RawKernel.launch alone (C++ and nanobind)": lambda: raw.launch(256, 1, 1, 256, 1, 1, 0, 0, 0, params, 1, 1, 1)}
+    replay = compiled._replays_for(static)[0]
+    offsets = [offset for offset, _, _ in replay.ptrs]
+    again = raw.replay(params, offsets, 256, 1, 1, 256, 1, 1, 0)
+    pointers = [t.data_ptr for t in static]
+    calls["RawKernel.replay's launch alone (the compiled call's launcher)"] = lambda: again(0, 0, *pointers)
     for name, call in calls.items():
         call()
         samples = timeit.repeat(call, number=20000, repeat=15)

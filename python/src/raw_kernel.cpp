@@ -13,6 +13,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -44,6 +45,19 @@ class RawKernel {
   // what the kernel declared when it was built), `cluster` CTAs per cluster along x, y, z.
   void launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, int smem, std::uintptr_t stream,
               int device, nb::bytes params, unsigned cx, unsigned cy, unsigned cz) {
+    launch_buffer({gx, gy, gz, bx, by, bz, smem, cx, cy, cz}, stream, device, const_cast<char*>(params.c_str()), params.size());
+  }
+
+  // The grid, block, dynamic shared memory and cluster of a launch.
+  struct Geometry {
+    unsigned gx, gy, gz, bx, by, bz;
+    int smem;
+    unsigned cx, cy, cz;
+  };
+
+  // launch() on a buffer of `size` parameter bytes the caller owns until the launch is enqueued.
+  void launch_buffer(Geometry const& g, std::uintptr_t stream, int device, char* buffer, std::size_t size) {
+    auto [gx, gy, gz, bx, by, bz, smem, cx, cy, cz] = g;
     cuda::Driver const* d = cuda::driver();
     if (!d) {
       std::string why;
@@ -69,11 +83,10 @@ class RawKernel {
     cuda::CUfunction fn = last->fn;
     cuda::CUcontext context = last->context;
     if (smem < smem_) smem = smem_;
-    char* buffer = const_cast<char*>(params.c_str());
     void* args[kMaxParams];
     if (offsets_.size() > kMaxParams) throw StatusError{{Status::kErrorInvalidProblem, symbol_ + " has more than 512 parameters"}};
     for (std::size_t i = 0; i < offsets_.size(); ++i) {
-      if (offsets_[i] < 0 || static_cast<std::size_t>(offsets_[i]) >= params.size())
+      if (offsets_[i] < 0 || static_cast<std::size_t>(offsets_[i]) >= size)
         throw StatusError{{Status::kErrorInvalidProblem, "the parameter buffer of " + symbol_ + " is shorter than its plan"}};
       args[i] = buffer + offsets_[i];
     }
@@ -95,6 +108,7 @@ class RawKernel {
 
   std::string const& symbol() const { return symbol_; }
   std::string const& target() const { return target_; }
+  static constexpr std::size_t kMaxParamBytes = 4096;  // the parameter bytes a replayed launch holds (the DSL's plans stay far below)
 
  private:
   static std::string dims(unsigned x, unsigned y, unsigned z) {
@@ -152,6 +166,43 @@ class RawKernel {
   std::vector<cuda::CUfunction> functions_;
 };
 
+// One recorded launch of a RawKernel, replayed with new addresses (the DSL's compiled calls): the
+// geometry and the parameter bytes that do not depend on the arguments are kept here, and a call
+// passes only the stream, the device and each pointer parameter's new value.
+// NOTES: packing the pointers into a copy of the bytes in Python (bytearray, struct.pack_into,
+// bytes) and passing 13 launch arguments took 0.7 us of a compiled call's 2.0 on the build host;
+// here a call converts three kinds of integer and copies the bytes on the stack.
+class ReplayLaunch {
+ public:
+  ReplayLaunch(RawKernel& kernel, nb::bytes params, std::vector<int> pointer_offsets, RawKernel::Geometry const& g)
+      : kernel_(kernel), params_(params.c_str(), params.size()), pointers_(std::move(pointer_offsets)), geometry_(g) {
+    if (params_.size() > RawKernel::kMaxParamBytes)
+      throw StatusError{{Status::kErrorInvalidProblem, kernel.symbol() + ": more than 4 KiB of parameters"}};
+    for (int offset : pointers_)
+      if (offset < 0 || static_cast<std::size_t>(offset) + sizeof(std::uint64_t) > params_.size())
+        throw StatusError{{Status::kErrorInvalidProblem, kernel.symbol() + ": a pointer parameter lies past the parameter bytes"}};
+  }
+
+  void call(std::uintptr_t stream, int device, nb::args pointers) {
+    if (pointers.size() != pointers_.size())
+      throw StatusError{{Status::kErrorInvalidProblem, kernel_.symbol() + ": " + std::to_string(pointers.size()) +
+                                                           " pointers for " + std::to_string(pointers_.size()) + " pointer parameters"}};
+    alignas(16) char buffer[RawKernel::kMaxParamBytes];
+    std::memcpy(buffer, params_.data(), params_.size());
+    for (std::size_t i = 0; i < pointers_.size(); ++i) {
+      auto const value = nb::cast<std::uint64_t>(pointers[i]);
+      std::memcpy(buffer + pointers_[i], &value, sizeof(value));
+    }
+    kernel_.launch_buffer(geometry_, stream, device, buffer, params_.size());
+  }
+
+ private:
+  RawKernel& kernel_;  // kept alive by the Python object (keep_alive in the binding)
+  std::string params_;
+  std::vector<int> pointers_;
+  RawKernel::Geometry geometry_;
+};
+
 // A TMA descriptor (CUtensorMap, 128 bytes) of `inner` x `outer` x `batches` elements of
 // `elem_bytes` bytes at `base` (strides `ld` and `batch_stride` in elements), read in boxes of
 // box_inner x box_outer with a `swizzle_bytes` swizzle (0, 32, 64 or 128): the DSL's tma_load reads it.
@@ -184,8 +235,20 @@ void bind_raw_kernel(nb::module_& m) {
       .def("launch", &RawKernel::launch, nb::arg("gx"), nb::arg("gy"), nb::arg("gz"), nb::arg("bx"), nb::arg("by"), nb::arg("bz"),
            nb::arg("smem"), nb::arg("stream"), nb::arg("device"), nb::arg("params"), nb::arg("cx") = 1, nb::arg("cy") = 1,
            nb::arg("cz") = 1, "Launch with the parameters packed as the kernel's parameter list lays them out.")
+      .def(
+          "replay",
+          [](RawKernel& k, nb::bytes params, std::vector<int> pointer_offsets, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+             unsigned by, unsigned bz, int smem, unsigned cx, unsigned cy, unsigned cz) {
+            return new ReplayLaunch(k, params, std::move(pointer_offsets), {gx, gy, gz, bx, by, bz, smem, cx, cy, cz});
+          },
+          nb::arg("params"), nb::arg("pointer_offsets"), nb::arg("gx"), nb::arg("gy"), nb::arg("gz"), nb::arg("bx"), nb::arg("by"),
+          nb::arg("bz"), nb::arg("smem"), nb::arg("cx") = 1, nb::arg("cy") = 1, nb::arg("cz") = 1, nb::keep_alive<0, 1>(),
+          "A launch kept with its geometry and parameter bytes; call it with (stream, device, *pointers) to launch it again "
+          "with each pointer parameter (at pointer_offsets) replaced.")
       .def_prop_ro("symbol", &RawKernel::symbol)
       .def_prop_ro("target", &RawKernel::target);
+  nb::class_<ReplayLaunch>(m, "ReplayLaunch", "RawKernel.replay's launch: call(stream, device, *pointers).")
+      .def("__call__", &ReplayLaunch::call);
 }
 
 }  // namespace tessel::py

@@ -161,6 +161,17 @@ class _Recorder:
     def launch(self, gx, gy, gz, bx, by, bz, smem, stream, device, params, cx=1, cy=1, cz=1):
         self.calls.append(((gx, gy, gz), params, (bx, by, bz)))
 
+    def replay(self, params, pointer_offsets, gx, gy, gz, bx, by, bz, smem, cx=1, cy=1, cz=1):
+        """RawKernel.replay as the C++ launcher does it: the kept bytes with each pointer written in."""
+        import struct
+
+        def call(stream, device, *pointers):
+            buf = bytearray(params)
+            for offset, p in zip(pointer_offsets, pointers, strict=True):
+                struct.pack_into("<Q", buf, offset, p)
+            self.launch(gx, gy, gz, bx, by, bz, smem, stream, device, bytes(buf), cx, cy, cz)
+        return call
+
 
 def _real(shape, base, dtype=tessel.Float16, n=3, dynamic=True):
     """HostTensors with addresses on device 0 (nothing is read: the launcher is a _Recorder)."""

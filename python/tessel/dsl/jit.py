@@ -806,19 +806,14 @@ class _Replay:
             _is_torch_tensor(v.tensor.root.owner) for v in rec.values if isinstance(v, HostTmaDescriptor))
         self.geometry = (*rec.grid, *rec.block, rec.smem)
         self.cluster = rec.cluster
-        self._launch = None  # spec.raw.launch, bound at the first run (loading the cubin needs the GPU)
+        self._launch = None  # spec.raw.replay(...), made at the first run (loading the cubin needs the GPU)
 
     def run(self, values):
-        buf = bytearray(self.template)
-        pack_into = _ADDRESS.pack_into
-        for offset, i, delta in self.ptrs:
-            p = values[i].data_ptr
-            if p is None:
-                raise ValueError(f"{self.spec.name}: a fake_tensor has no memory: compile with it, then call the compiled "
-                                 "function with real tensors")
-            pack_into(buf, offset, p + delta)
-        for offset, i, (view, box, swizzle, cache) in self.tmas:
-            buf[offset:offset + 128] = HostTmaDescriptor(view.over(values[i]), box, swizzle, cache).encode()
+        try:
+            pointers = [values[i].data_ptr + delta for _, i, delta in self.ptrs]
+        except TypeError:  # None + delta: a fake_tensor's address
+            raise ValueError(f"{self.spec.name}: a fake_tensor has no memory: compile with it, then call the compiled "
+                             "function with real tensors") from None
         device = values[self.device_arg].device if self.device_arg is not None else None
         if device is None or device < 0:
             raise ValueError(f"{self.spec.name}: no argument is a CUDA tensor (kernels read device memory)")
@@ -828,11 +823,20 @@ class _Replay:
             s = _current_torch_stream(device) if self.torch_owned else 0
         else:
             s = _stream_handle(stream, [], device)
-        if self._launch is None:
-            self._launch = self.spec.raw.launch
+        if not self.tmas:
+            # The launcher keeps the bytes and geometry; a call passes the pointers alone.
+            if self._launch is None:
+                self._launch = self.spec.raw.replay(self.template, [offset for offset, _, _ in self.ptrs], *self.geometry,
+                                                    *self.cluster)
+            self._launch(s, device, *pointers)
+            return
+        buf = bytearray(self.template)
+        for (offset, _, _), p in zip(self.ptrs, pointers):
+            _ADDRESS.pack_into(buf, offset, p)
+        for offset, i, (view, box, swizzle, cache) in self.tmas:
+            buf[offset:offset + 128] = HostTmaDescriptor(view.over(values[i]), box, swizzle, cache).encode()
         g, c = self.geometry, self.cluster
-        self._launch(g[0], g[1], g[2], g[3], g[4], g[5], g[6], s, device, bytes(buf), c[0], c[1], c[2])
-
+        self.spec.raw.launch(g[0], g[1], g[2], g[3], g[4], g[5], g[6], s, device, bytes(buf), c[0], c[1], c[2])
 
 _torch_stream = None
 
