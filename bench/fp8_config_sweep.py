@@ -38,6 +38,11 @@ def configs():
         out.append((f"promoted 128x192 {name}", "promoted", fp8((128, 192, 128), "cooperative_promoted", c)))
         out.append((f"block 128x192 {name}", "block", fp8((128, 192, 128), "cooperative_blockscaled", c)))
     out.append(("block 128x128 c1x1", "block", fp8((128, 128, 128), "cooperative_blockscaled")))
+    # The fast kernel's other schedules: ping-pong hides each consumer's epilogue under the
+    # other's mainloop, at 64 or 128 rows per consumer tile.
+    out.append(("fast 128x128 pingpong", "fast", fp8((128, 128, 128), "pingpong")))
+    out.append(("fast 64x256 pingpong", "fast", fp8((64, 256, 128), "pingpong")))
+    out.append(("fast 128x192 c1x1", "fast", fp8((128, 192, 128))))
     return out
 
 
