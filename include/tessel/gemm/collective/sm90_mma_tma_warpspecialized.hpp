@@ -158,6 +158,10 @@ class Sm90CollectiveMma {
                                                [[maybe_unused]] kernel::Sm90BlockScales const& sf,
                                                [[maybe_unused]] kernel::GroupedTile const& tile,
                                                [[maybe_unused]] Sm90ScaleCursor& scales) const {
+    if constexpr (kOverlappedPromotion) {
+      mma_promoted_overlapped(acc, u, it, wg_row0, leader);
+      return;
+    }
     // NOTES: each K tile's partial sum is read as soon as its wgmma is done (wait 0), so no
     // wgmma stays in flight across K tiles; the other consumer warpgroup's wgmma keeps the
     // tensor cores busy meanwhile.
@@ -230,6 +234,75 @@ class Sm90CollectiveMma {
   }
 
  private:
+  /// Per-tensor promoted kernels whose consumers hold at most 64 accumulators a thread (BM x BN
+  /// <= 128 x 128): a second set of partial-sum registers, so that the next K tile's wgmma runs
+  /// while the last one is added up.
+  static constexpr bool kOverlappedPromotion = !Cfg::kBlockScaled && Cfg::kMmaM * Mma::kAccumulators <= 64;
+
+  /// mma_promoted() with two partial sums in turn: K tile k + 1 is issued into one set before K
+  /// tile k, in the other, is waited for (wait 1) and added into the total. NOTES: with one set,
+  /// each K tile's sum is waited for (wait 0) and added while this consumer's next wgmma cannot
+  /// start; the other consumer, issuing at the same moments, adds up at the same time, and the
+  /// tensor cores wait out the adds (tried: the consumers taking turns per K tile did not
+  /// separate them, bench/NOTES.md). 64 + 64 + 64 accumulators fit the consumers' 232 registers.
+  __device__ __forceinline__ void mma_promoted_overlapped(Accumulators& acc, kernel::WorkUnit const& u, int& it, int wg_row0,
+                                                          bool leader) const {
+    Accumulators total, other;
+#pragma unroll
+    for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+      for (int v = 0; v < Mma::kAccumulators; ++v) total[i][v] = 0.f;
+    int s = it % Stages, phase = (it / Stages) & 1, held = s;  // held: the stage of the K tile in flight
+    auto advance = [&] {
+      ++it;
+      if (++s == Stages) {
+        s = 0;
+        phase ^= 1;
+      }
+    };
+    auto add = [&](Accumulators& done) {
+#pragma unroll
+      for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(done[i]);
+      if (leader) pipeline_.consumer_release(held);
+#pragma unroll
+      for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+        for (int v = 0; v < Mma::kAccumulators; ++v) total[i][v] += done[i][v];
+    };
+    // Issue the next K tile into `next`, then add up `done` (the K tile before it).
+    auto step = [&](Accumulators& next, Accumulators& done) {
+      pipeline_.consumer_wait(s, phase);
+      mma_k_tile(next, s, /*fresh=*/true, wg_row0);
+      arch::wgmma_wait_group<1>();
+      add(done);
+      held = s;
+      advance();
+    };
+    int left = u.k_end - u.k_begin;
+    if (left > 0) {
+      pipeline_.consumer_wait(s, phase);
+      mma_k_tile(acc, s, /*fresh=*/true, wg_row0);
+      held = s;
+      advance();
+      for (--left; left >= 2; left -= 2) {
+        step(other, acc);
+        step(acc, other);
+      }
+      if (left == 1) {
+        step(other, acc);
+        arch::wgmma_wait_group<0>();
+        add(other);
+      } else {
+        arch::wgmma_wait_group<0>();
+        add(acc);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+      for (int v = 0; v < Mma::kAccumulators; ++v) acc[i][v] = total[i][v];
+  }
+
   /// total += acc (times the thread's block scales where Scaled; chunks from Second on in the
   /// tile's second block of B).
   template <bool Scaled, int Second, class Scales>
