@@ -364,16 +364,16 @@ def _build(name, source, target, plan, smem, start) -> CompiledKernel:
     from ..jit import cache, nvrtc
     options = [f"-arch={target}", *_OPTIONS]
     key = cache.entry_key(kind="dsl", source=source, target=target, options=options, nvrtc=list(nvrtc.toolkit().version))
-    hit = cache.load(key)
-    if hit is not None:
-        cubin, meta = hit
-        return CompiledKernel(name, source, meta.get("ptx", ""), cubin, target, plan, smem, time.perf_counter() - start, True)
-    try:
-        cubin, ptx, _log = nvrtc.compile_program(source, f"{name}.cu", options)
-    except nvrtc.CompileError as e:
-        raise _nvrtc_error(e) from None
-    cache.store(key, cubin, {"kernel": name, "target": target, "ptx": ptx})
-    return CompiledKernel(name, source, ptx, cubin, target, plan, smem, time.perf_counter() - start, False)
+
+    def build():
+        try:
+            cubin, ptx, _log = nvrtc.compile_program(source, f"{name}.cu", options)
+        except nvrtc.CompileError as e:
+            raise _nvrtc_error(e) from None
+        return cubin, {"kernel": name, "target": target, "ptx": ptx}
+
+    cubin, meta, hit = cache.fetch(key, build)
+    return CompiledKernel(name, source, meta.get("ptx", ""), cubin, target, plan, smem, time.perf_counter() - start, hit)
 
 
 def _nvrtc_error(e):

@@ -96,6 +96,17 @@ def store(key: str, cubin: bytes, meta: dict) -> Path:
     return d / f"{key}.cubin"
 
 
+def fetch(key: str, build):
+    """(cubin, metadata, hit): the entry of `key`, or build()'s (cubin, metadata), stored under
+    `key` first. The one path every NVRTC compilation takes through the cache."""
+    found = load(key)
+    if found is not None:
+        return (*found, True)
+    cubin, meta = build()
+    store(key, cubin, meta)
+    return cubin, meta, False
+
+
 def clear() -> int:
     """Deletes every entry; returns how many files went."""
     d = cache_dir()

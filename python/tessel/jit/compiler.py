@@ -168,19 +168,17 @@ def compile(config: GemmConfig, target=None, *, use_cache: bool = True) -> Compi
     key = cache_key(config, target)
     if use_cache and key in _memo:
         return _memo[key]
-    hit = cache.load(key) if use_cache else None
-    if hit is not None:
-        cubin, meta = hit
-        result = CompiledGemm(config, target, meta["symbol"], cubin, True, time.perf_counter() - start, key)
-    else:
+    log = ""
+
+    def build():
+        nonlocal log
         expression = codegen.kernel_expression(config)
         cubin, lowered, log = nvrtc.compile_to_cubin(codegen.source(config), f"{config.name}.cu", options(target), [expression])
-        seconds = time.perf_counter() - start
-        symbol = lowered[expression]
-        if use_cache:
-            cache.store(key, cubin, {"config": config.key(), "name": config.name, "target": target, "symbol": symbol,
-                                     "nvrtc": list(nvrtc.toolkit().version), "compile_seconds": round(seconds, 3)})
-        result = CompiledGemm(config, target, symbol, cubin, False, seconds, key, log)
+        return cubin, {"config": config.key(), "name": config.name, "target": target, "symbol": lowered[expression],
+                       "nvrtc": list(nvrtc.toolkit().version), "compile_seconds": round(time.perf_counter() - start, 3)}
+
+    cubin, meta, hit = cache.fetch(key, build) if use_cache else (*build(), False)
+    result = CompiledGemm(config, target, meta["symbol"], cubin, hit, time.perf_counter() - start, key, log)
     if use_cache:
         _memo[key] = result
     return result

@@ -63,16 +63,15 @@ def compile_kernels(element: str, target: str) -> dict:
     opts = compiler.options(target)
     key = cache.entry_key(source=src, expressions=exprs, target=target, options=opts[:4],
                           nvrtc=list(nvrtc.toolkit().version), headers=compiler.headers_hash())
-    hit = cache.load(key)
-    if hit is not None:
-        cubin, meta = hit
-        symbols = meta["symbols"]
-    else:
+
+    def build():
         start = time.perf_counter()
         cubin, lowered, _ = nvrtc.compile_to_cubin(src, f"tessel_silu_mul_{element}.cu", opts, exprs)
-        symbols = [lowered[e] for e in exprs]
-        cache.store(key, cubin, {"name": f"tessel_silu_mul_{element}", "target": target, "symbols": symbols,
-                                 "compile_seconds": round(time.perf_counter() - start, 3)})
+        return cubin, {"name": f"tessel_silu_mul_{element}", "target": target, "symbols": [lowered[e] for e in exprs],
+                       "compile_seconds": round(time.perf_counter() - start, 3)}
+
+    cubin, meta, _ = cache.fetch(key, build)
+    symbols = meta["symbols"]
     names = [(k, v) for k in KERNELS for v in (1, vector(element, True))]
     result = _memo[memo_key] = {name: (cubin, symbol) for name, symbol in zip(names, symbols)}
     return result
