@@ -168,7 +168,7 @@ def linear_cases():
 def fp8_cases():
     """e4m3 x (M, K) row-major, W (N, K) row-major as b = W.t(), one-element scales, bf16 out; and
     the promoted kernel's 128 x 128 tile alone run as a configuration (unit scales) against torch's
-    slow accumulation, beside tessel.scaled_mm's choice (128 x 192 in 2x1 clusters where the waves
+    slow accumulation, beside tessel.scaled_mm's choice (128 x 192 where the waves
     say so: registry.promoted_width)."""
     cases = []
     e4m3 = torch.float8_e4m3fn

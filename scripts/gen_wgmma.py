@@ -6,7 +6,7 @@ text; generating them keeps the register lists and operand numbers consistent.
     python3 scripts/gen_wgmma.py > include/tessel/arch/wgmma_sm90_ops.hpp
 """
 
-NS = (64, 128, 192, 256)
+NS = (64, 96, 128, 192, 256)
 # (suffix, PTX type, K per instruction, takes the transpose immediates)
 # Every kind's instruction covers 32 bytes of K: k16 of 16-bit types, k32 of 8-bit ones, k8 of tf32
 # (float32 in memory, read by the tensor core with a 10-bit mantissa).

@@ -343,11 +343,12 @@ def test_block_scaled_matches_float64(hopper, m, n, k):
 
 
 @pytest.mark.parametrize("cluster", [(1, 1, 1), (2, 1, 1), (1, 2, 1)])
-@pytest.mark.parametrize("m, n, k", [(200, 448, 4160), (77, 320, 4096), (256, 192, 1024)])
+@pytest.mark.parametrize("m, n, k", [(200, 448, 4160), (77, 320, 4096), (256, 192, 1024), (300, 640, 640), (130, 384, 384)])
 def test_wide_block_scaled_tile_matches_float64(hopper, m, n, k, cluster):
     """The 128 x 192 tile: its column tiles start on a block of B's scales (n0 = 0, 384) or half-way
     into one (n0 = 192), and at N = 448 the last tile's second block lies past N; alone and on
-    clusters (each CTA its own scale ring, A's or B's stages shared)."""
+    clusters (each CTA its own scale ring, A's or B's stages shared). K tiles: 33, 32, 8, 5 and 3
+    (mma_promoted_halves' turns and the K tiles left after them)."""
     torch = hopper
     from tessel.gemm import gemm_block_scaled
     wide = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, 192, 128), schedule="cooperative_blockscaled",

@@ -155,21 +155,25 @@ def test_promoted_tiles_match_float64(hopper, tile):
     within(torch, d, ref, _fp8_budget(torch, a, w.t(), 1.0, ref, False), f"promoted {tile}")
 
 
-@pytest.mark.parametrize("k", [64, 256, 384, 1152])
-def test_promoted_128x128_across_k_tiles_and_tiles(hopper, k):
-    """The 128 x 128 promoted tile runs two partial-sum sets in turn (mma_promoted_overlapped):
-    one, two, three and nine K tiles (odd and even counts end on either set), and 256 tiles on
-    the persistent CTAs, so that most CTAs carry the ring's stages and phases from one tile into
-    the next."""
+@pytest.mark.parametrize("tile_n", [128, 192])
+@pytest.mark.parametrize("k", [64, 256, 384, 512, 640, 1152])
+def test_promoted_tiles_across_k_tiles_and_tiles(hopper, tile_n, k):
+    """The promoted tiles' mainloops that keep the tensor cores busy while a consumer adds up:
+    128 x 128 runs two partial-sum sets in turn (mma_promoted_overlapped), 128 x 192 two halves
+    of 96 columns in turns of kHalvesTurn K tiles and then one K tile at a time
+    (mma_promoted_halves). One to five and nine K tiles (odd and even counts end on either set;
+    a whole turn, a turn and a K tile, and K tiles left before one), and 2048 x 2048 on the
+    persistent CTAs, so that most CTAs carry the ring's stages and phases from one tile into the
+    next (and 2048 ends inside a 192-wide tile)."""
     torch = hopper
     from tessel.jit.config import GemmConfig
-    config = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, 128, 128), schedule="cooperative_promoted")
+    config = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, tile_n, 128), schedule="cooperative_promoted")
     a = fp8(torch, 2048, k, dtype=torch.float8_e4m3fn, seed=21, scale=448)
     w = fp8(torch, 2048, k, dtype=torch.float8_e4m3fn, seed=22, scale=448)
     d = torch.full((2048, 2048), float("nan"), device="cuda", dtype=torch.bfloat16)
     tessel.compile(config)(a, w.t(), out=d)
     ref = a.double() @ w.double().t()
-    within(torch, d, ref, _fp8_budget(torch, a, w.t(), 1.0, ref, False), f"promoted 128x128, K = {k}")
+    within(torch, d, ref, _fp8_budget(torch, a, w.t(), 1.0, ref, False), f"promoted 128x{tile_n}, K = {k}")
 
 
 @pytest.mark.parametrize("scheduler", ["persistent", "stream_k"])

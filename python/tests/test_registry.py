@@ -201,10 +201,10 @@ def test_explain_fp8_is_scaled_mms_choice(capsys):
 
 
 def test_promoted_fp8_width_follows_the_waves(capsys):
-    """The promoted per-tensor FP8 kernel runs 128x192 tiles in 2x1 clusters where their waves, at
+    """The promoted per-tensor FP8 kernel runs 128x192 tiles where their waves, at
     WIDE_PROMOTED_RATE, take less time than 128x128's (config.promoted_wide_tile), on 132 SMs:
-    8192x7168 19 waves against 28, so wide; 4096x7168 10 against 14 (1829 against 1792 columns of
-    work per SM), so 128x128; a narrow M (one row of tiles) never fills the clusters."""
+    8192x7168 19 waves against 28, so wide; 4096x7168 10 against 14 (1429 against 1400 columns of
+    work per SM at the rate), so 128x128; one row of tiles at 28672 columns, two waves either way."""
     from tessel import explain
     from tessel.jit.config import WIDE_PROMOTED_RATE, promoted_wide_tile
     assert 1.0 < WIDE_PROMOTED_RATE < 1.2
@@ -212,9 +212,9 @@ def test_promoted_fp8_width_follows_the_waves(capsys):
     assert not promoted_wide_tile(4096, 7168, 132) and not promoted_wide_tile(128, 28672, 132) and not promoted_wide_tile(0, 0, 132)
     assert explain.main(["8192x7168x7168", "4096x7168x4096", "--dtype", "e4m3"]) == 0
     out = capsys.readouterr().out
-    assert "8192x7168x7168: tessel_sm90_gemm_e4m3_e4m3_bf16_128x192x128_c2x1_4stage_coop_promoted_tn\n" in out
+    assert "8192x7168x7168: tessel_sm90_gemm_e4m3_e4m3_bf16_128x192x128_c1x1_4stage_coop_promoted_tn\n" in out
     assert "4096x7168x4096: tessel_sm90_gemm_e4m3_e4m3_bf16_128x128x128_c1x1_6stage_coop_promoted_tn\n" in out
-    assert "on 128x192 tiles in 2x1 clusters" in out and "on 128x128 tiles, whose waves take less time" in out
+    assert "on 128x192 tiles, whose waves at" in out and "on 128x128 tiles, whose waves take less time" in out
     # Fast accumulation has its own tiles; the rule is the promoted kernel's alone.
     assert explain.main(["8192x7168x7168", "--dtype", "e4m3", "--fast-accum"]) == 0
     assert "promoted" not in capsys.readouterr().out

@@ -287,9 +287,8 @@ def test_rowwise_on_the_mid_tiles(hopper, m, n, k, tile):
 @pytest.mark.parametrize("scaling", ["tensor", "rowwise"])
 def test_promoted_wide_tile_where_it_is_chosen(hopper, scaling):
     """tessel.scaled_mm with promoted accumulation at 333x5680x1104, where the waves choose 128x192
-    tiles in 2x1 clusters (registry.promoted_width; an odd count of row tiles, so one cluster's
-    second CTA finds no rows; N and K ending inside a tile), per-tensor and row-wise scales, within
-    the promoted budget of float64."""
+    tiles (registry.promoted_width; M, N and K ending inside a tile, 9 K tiles in halves of 96
+    columns), per-tensor and row-wise scales, within the promoted budget of float64."""
     torch = hopper
     m, n, k = 333, 5680, 1104
     a, w = _fp8(torch, (m, k), torch.float8_e4m3fn, 17), _fp8(torch, (n, k), torch.float8_e4m3fn, 18)
@@ -297,7 +296,7 @@ def test_promoted_wide_tile_where_it_is_chosen(hopper, scaling):
         (torch.tensor(0.75, device="cuda"), torch.tensor(1.5, device="cuda"))
     if torch.cuda.get_device_properties(0).multi_processor_count == 132:
         from tessel.explain import explain
-        assert "128x192x128_c2x1_4stage_coop_promoted" in explain([(m, n, k)], dtype="e4m3")[0][1]
+        assert "128x192x128_c1x1_4stage_coop_promoted" in explain([(m, n, k)], dtype="e4m3")[0][1]
     got = tessel.scaled_mm(a, w.t(), sa, sb, out_dtype=torch.bfloat16, use_fast_accum=False)
     if scaling == "rowwise":
         _within(torch, got, a, w, sa, sb, False, f"row-wise promoted {m}x{n}x{k}")

@@ -105,7 +105,7 @@ __device__ __forceinline__ void wgmma_fence_registers(float (&d)[R]) {
 /// float for TF32).
 template <class Ab, int N, Major MajorA = Major::K, Major MajorB = Major::K>
 struct Wgmma {
-  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "wgmma: tessel wraps N = 64, 128, 192 and 256");
+  static_assert(N == 64 || N == 96 || N == 128 || N == 192 || N == 256, "wgmma: tessel wraps N = 64, 96, 128, 192 and 256");
   static constexpr bool kIs16Bit = sizeof(Ab) == 2;
   static_assert(kIs16Bit || (MajorA == Major::K && MajorB == Major::K),
                 "wgmma: 8-bit and TF32 operands must both be K-major (the instruction transposes only 16-bit types)");
@@ -131,6 +131,7 @@ struct Wgmma {
   }
 #define TESSEL_WGMMA_ALL_N(CALL16, CALLK) \
   TESSEL_WGMMA_DISPATCH(64, CALL16, CALLK)   \
+  TESSEL_WGMMA_DISPATCH(96, CALL16, CALLK)   \
   TESSEL_WGMMA_DISPATCH(128, CALL16, CALLK)  \
   TESSEL_WGMMA_DISPATCH(192, CALL16, CALLK)  \
   TESSEL_WGMMA_DISPATCH(256, CALL16, CALLK)

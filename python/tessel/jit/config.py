@@ -317,9 +317,10 @@ def default_config(element: str, out: str, layout_a: str, layout_b: str, epilogu
 # last wave: 1.13x the throughput at 4096x18432x7168 with 24 waves of 23.3 against 35 of 34.9
 # (H100, 2026-12-06, bench/NOTES.md "Per-block FP8 on a 128x192 tile").
 WIDE_BLOCK_SCALED_RATE = 1.16
-# The promoted per-tensor 128 x 192 tile on a 2x1 cluster, the same against the promoted 128 x 128
-# tile alone: 1.044-1.055 at three shapes once their waves are counted (H100, 2026-12-06,
-# bench/NOTES.md "Promoted FP8 on 128x192 tiles in 2x1 clusters").
+# The promoted per-tensor 128 x 192 tile (its K tiles in halves of 96 columns), the same against the
+# promoted 128 x 128 tile (two partial-sum sets): 0.98-1.17 at six shapes once their waves are
+# counted, 1.03 at the median, where 1.02-1.13 would have chosen right at five of them (H100,
+# 2026-12-06, bench/NOTES.md "Promoted and block-scaled FP8 128x192 in halves").
 WIDE_PROMOTED_RATE = 1.05
 
 
@@ -342,11 +343,10 @@ def block_scaled_tile_n(m: int, n: int, sms: int) -> int:
 
 def promoted_wide_tile(m: int, n: int, sms: int) -> bool:
     """Whether the promoted per-tensor FP8 kernel runs D of m x n (as the kernel runs it) on 128 x
-    192 tiles in 2x1 clusters rather than 128 x 128 tiles alone: where its waves (at
-    WIDE_PROMOTED_RATE) take less time. E.g. on 132 SMs, 8192 x 7168: 19 waves of 192 columns
-    against 28 of 128, so the wide tile; 4096 x 7168: 10 against 14, 1829 against 1792 in 128-column
-    units, so 128 x 128."""
-    return _waves_time(m, n, sms, 192, WIDE_PROMOTED_RATE, cluster_m=2) < _waves_time(m, n, sms, 128, 1.0)
+    192 tiles rather than 128 x 128: where its waves (at WIDE_PROMOTED_RATE) take less time. E.g.
+    on 132 SMs, 8192 x 7168: 19 waves of 192 columns against 28 of 128, so the wide tile; 4096 x
+    7168: 10 against 14, 1429 against 1400 in 128-column units at the rate, so 128 x 128."""
+    return _waves_time(m, n, sms, 192, WIDE_PROMOTED_RATE) < _waves_time(m, n, sms, 128, 1.0)
 
 
 def block_scaled_config(element: str = "e4m3", out: str = "bf16", tile_n: int = 128) -> GemmConfig:

@@ -15,8 +15,8 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
                                                           (cluster_twin: rows off 32-byte sectors)
     every other plain kind (f32 out, column-major A)      128x256 coop
     FP8 e4m3 in, bf16 out, A row, B col (torch._scaled_mm)  128x256, 128x192, 128x128, 128x64 coop and
-                                                          64x64 ping-pong; promoted: 128x128 coop, and
-                                                          128x192 on 2x1 clusters (promoted_width)
+                                                          64x64 ping-pong; promoted: 128x128 and
+                                                          128x192 coop (promoted_width)
     the same with blockwise scales (1x128 A, 128x128 B)    128x128 and 128x192 coop block-scaled (tessel.scaled_mm only)
     TF32 (float32 in and out), A row, B col               128x256 coop
     any 16-bit kind on Ampere/Turing, or operands TMA     the Sm80 (or sm75) default tile
@@ -252,8 +252,8 @@ def with_cluster_twin(choice: Choice, rows_straddle: bool, m: int, n: int, sms: 
 
 def wide_promoted(config: GemmConfig) -> GemmConfig:
     """The promoted per-tensor FP8 kernel's wide variant of `config` (its 128 x 128 tile): 128 x 192
-    tiles on 2x1 clusters, the CTAs along M sharing B's loads."""
-    return config.replace(tile=(128, 192, config.tile[2]), cluster=(2, 1, 1))
+    tiles, each K tile's wgmma in two halves of 96 columns (collective mma_promoted_halves)."""
+    return config.replace(tile=(128, 192, config.tile[2]))
 
 
 def promoted_width(choice: Choice, m: int, n: int, sms: int) -> Choice:
@@ -267,9 +267,9 @@ def promoted_width(choice: Choice, m: int, n: int, sms: int) -> Choice:
     base = f"{choice.reason}; " if choice.transpose_d else ""
     if not promoted_wide_tile(rows, cols, sms):
         return Choice(c, choice.transpose_d, f"{base}the promoted kernel on 128x128 tiles, whose waves take less time than those "
-                                             f"of 128x192 tiles in 2x1 clusters at {WIDE_PROMOTED_RATE}x the rate")
+                                             f"of 128x192 tiles at {WIDE_PROMOTED_RATE}x the rate")
     return Choice(wide_promoted(c), choice.transpose_d,
-                  f"{base}the promoted kernel on 128x192 tiles in 2x1 clusters (B's loads shared along M), whose waves at "
+                  f"{base}the promoted kernel on 128x192 tiles, whose waves at "
                   f"{WIDE_PROMOTED_RATE}x the 128x128 tile's rate take less time than 128x128's")
 
 

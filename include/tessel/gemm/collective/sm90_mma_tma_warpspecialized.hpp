@@ -83,6 +83,7 @@ struct Sm90ScaleCursor {
   std::uint64_t* full;     // [kSlots]
   std::uint64_t* empty;    // [kSlots]
   int groups = 0;          // groups consumed over the CTA's tiles
+  int g = 0;               // the next K tile's place in its group (groups start with a tile)
   int shift_a = 0;         // A's and B's (per block of B) shifts in the current group
   int shift_b[kernel::kSm90MaxScaleBlocksB] = {};
 };
@@ -158,10 +159,18 @@ class Sm90CollectiveMma {
                                                [[maybe_unused]] kernel::Sm90BlockScales const& sf,
                                                [[maybe_unused]] kernel::GroupedTile const& tile,
                                                [[maybe_unused]] Sm90ScaleCursor& scales) const {
-    if constexpr (kOverlappedPromotion) {
-      mma_promoted_overlapped(acc, u, it, wg_row0, leader);
-      return;
-    }
+    if constexpr (kOverlappedPromotion) mma_promoted_overlapped(acc, u, it, wg_row0, leader);
+    else if constexpr (kHalvedPromotion) mma_promoted_halves(acc, u, it, wg_row0, leader, sf, tile, scales);
+    else mma_promoted_serial(acc, u, it, wg_row0, leader, sf, tile, scales);
+  }
+
+ private:
+  /// mma_promoted() where a consumer has room for one set of partial sums beside the total and
+  /// the tile is not 128x192 (the block-scaled 128x128 tile): each K tile waited for whole.
+  __device__ __forceinline__ void mma_promoted_serial(Accumulators& acc, kernel::WorkUnit const& u, int& it, int wg_row0,
+                                                      bool leader, [[maybe_unused]] kernel::Sm90BlockScales const& sf,
+                                                      [[maybe_unused]] kernel::GroupedTile const& tile,
+                                                      [[maybe_unused]] Sm90ScaleCursor& scales) const {
     // NOTES: each K tile's partial sum is read as soon as its wgmma is done (wait 0), so no
     // wgmma stays in flight across K tiles; the other consumer warpgroup's wgmma keeps the
     // tensor cores busy meanwhile.
@@ -177,10 +186,6 @@ class Sm90CollectiveMma {
     // NOTES: the stage and its phase advance by one each K tile rather than being divided
     // out of `it` each time: the division sat on the path from one K tile's wait to the next.
     int s = it % Stages, phase = (it / Stages) & 1;
-    // Block-scaled kernels: the K tile's place in its scale group (groups start with the
-    // tile: these kernels take whole tiles), and the group's scales.
-    [[maybe_unused]] int g = 0;
-    [[maybe_unused]] float const* group_scales = scales.slots;
     // BN = 192: the tile's 8-column chunk where its second block of B begins (16 or 8).
     [[maybe_unused]] int second = 0;
     if constexpr (Cfg::kBlockScaled && ScaleRing::kBlocksB > 1) second = ScaleRing::second_block_chunk(tile);
@@ -191,17 +196,7 @@ class Sm90CollectiveMma {
       // and read while the wgmma runs (the slot's barrier is its own, so a late group holds
       // up only the scaling, not the wgmma); the slot goes back after the group's last K tile,
       // from every warp once its reads are done.
-      if constexpr (Cfg::kBlockScaled) {
-        if (g == 0) {
-          int const slot = scales.groups % ScaleRing::kSlots;
-          arch::mbarrier_wait(&scales.full[slot], (scales.groups / ScaleRing::kSlots) & 1);
-          scales.shift_a = ScaleRing::shift_a(sf, tile);
-#pragma unroll
-          for (int j = 0; j < ScaleRing::kBlocksB; ++j) scales.shift_b[j] = ScaleRing::shift_b(sf, tile, kt, j);
-          group_scales = scales.slots + slot * ScaleRing::kSlotFloats;
-        }
-        scale.read(group_scales, g, scales.shift_a, scales.shift_b, thread_row0);
-      }
+      if constexpr (Cfg::kBlockScaled) read_block_scales(scale, scales, sf, tile, kt, u.k_end, thread_row0);
       arch::wgmma_wait_group<0>();
 #pragma unroll
       for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
@@ -212,16 +207,6 @@ class Sm90CollectiveMma {
       // scale per register known at compile time, rather than a select per register.
       else if (second == 8) add_scaled<true, 8>(total, acc, scale);
       else add_scaled<true, 16>(total, acc, scale);
-      if constexpr (Cfg::kBlockScaled) {
-        if (g == ScaleRing::G - 1 || kt == u.k_end - 1) {
-          __syncwarp();
-          if (threadIdx.x % 32 == 0) arch::mbarrier_arrive(&scales.empty[scales.groups % ScaleRing::kSlots]);
-          ++scales.groups;
-          g = 0;
-        } else {
-          ++g;
-        }
-      }
       if (++s == Stages) {
         s = 0;
         phase ^= 1;
@@ -233,7 +218,6 @@ class Sm90CollectiveMma {
       for (int v = 0; v < Mma::kAccumulators; ++v) acc[i][v] = total[i][v];
   }
 
- private:
   /// Per-tensor promoted kernels whose consumers hold at most 64 accumulators a thread (BM x BN
   /// <= 128 x 128): a second set of partial-sum registers, so that the next K tile's wgmma runs
   /// while the last one is added up.
@@ -301,6 +285,165 @@ class Sm90CollectiveMma {
     for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
       for (int v = 0; v < Mma::kAccumulators; ++v) acc[i][v] = total[i][v];
+  }
+
+  /// Block-scaled kernels: K tile kt's scales for the thread's rows (from thread_row0) into
+  /// `scale`, from its group's slot of the scale ring. NOTES: waited for and read while the K
+  /// tile's wgmma runs (the slot's barrier is its own, so a late group holds up only the scaling,
+  /// not the wgmma); the slot goes back once the group's last K tile is read, from every warp
+  /// after its reads (the arrive releases them). Groups start with a tile: these kernels take
+  /// whole tiles.
+  template <class Scales>
+  __device__ __forceinline__ static void read_block_scales(Scales& scale, Sm90ScaleCursor& c, kernel::Sm90BlockScales const& sf,
+                                                           kernel::GroupedTile const& tile, int kt, int k_end, int thread_row0) {
+    int const slot = c.groups % ScaleRing::kSlots;
+    if (c.g == 0) {
+      arch::mbarrier_wait(&c.full[slot], (c.groups / ScaleRing::kSlots) & 1);
+      c.shift_a = ScaleRing::shift_a(sf, tile);
+#pragma unroll
+      for (int j = 0; j < ScaleRing::kBlocksB; ++j) c.shift_b[j] = ScaleRing::shift_b(sf, tile, kt, j);
+    }
+    scale.read(c.slots + slot * ScaleRing::kSlotFloats, c.g, c.shift_a, c.shift_b, thread_row0);
+    if (c.g == ScaleRing::G - 1 || kt == k_end - 1) {
+      __syncwarp();
+      if (threadIdx.x % 32 == 0) arch::mbarrier_arrive(&c.empty[slot]);
+      ++c.groups;
+      c.g = 0;
+    } else {
+      ++c.g;
+    }
+  }
+
+  /// Promoted kernels of 128x192 tiles (96 accumulators a consumer thread): each K tile's wgmma in
+  /// two halves of 96 columns, each half its own commit group into its own 48 partial sums.
+  static constexpr bool kHalvedPromotion = Cfg::kPromote && Cfg::kMmaM == 1 && BN == 192;
+  using HalfMma = arch::Wgmma<typename Cfg::ElementA, kHalvedPromotion ? BN / 2 : BN, Cfg::MajorA, Cfg::MajorB>;
+  using HalfAccumulators = float[HalfMma::kAccumulators];
+  /// K tiles per turn of mma_promoted_halves' loop. NOTES: measured (bench/NOTES.md): per-tensor
+  /// scales ran as fast with one K tile a turn as with two, and 1-3% slower with four or eight;
+  /// block scales ran 1-8% faster with eight than with two or four.
+#ifdef TESSEL_HALVES_TURN  // benchmarks' override
+  static constexpr int kHalvesTurn = TESSEL_HALVES_TURN;
+#else
+  static constexpr int kHalvesTurn = Cfg::kBlockScaled ? 8 : 1;
+#endif
+
+  /// mma_promoted() over halves: a half is added into the total while the other one's wgmma runs,
+  /// and the next K tile's first half is issued before this one's second half is waited for.
+  /// NOTES: two sets of 96 partial sums beside the 96 of the total do not fit the consumers' 232
+  /// registers (the 128x128 tile's two sets of 64 do: mma_promoted_overlapped); two halves of 48
+  /// take the registers of one set and still keep a wgmma group in the tensor cores' queue while
+  /// a consumer adds. The cost: each half reads its 64 rows of A from shared memory again.
+  ///   issue    k.0  k.1 |      k+1.0       |      k+1.1 ...
+  ///   wait/add          | k.0 (wait 1)     | k.1 (wait 1; stage k released)
+  __device__ __forceinline__ void mma_promoted_halves(Accumulators& acc, kernel::WorkUnit const& u, int& it, int wg_row0,
+                                                      bool leader, [[maybe_unused]] kernel::Sm90BlockScales const& sf,
+                                                      [[maybe_unused]] kernel::GroupedTile const& tile,
+                                                      [[maybe_unused]] Sm90ScaleCursor& scales) const {
+    static_assert(Cfg::MajorB == arch::Major::K, "promoted halves: B's rows 96.. start a K-major swizzle atom");
+    float(&total)[Mma::kAccumulators] = acc[0];  // (64 rows of the warpgroup, BN) in wgmma's register order
+    HalfAccumulators h0, h1;                     // columns [0, 96) and [96, 192) of one K tile
+#pragma unroll
+    for (int v = 0; v < Mma::kAccumulators; ++v) total[v] = 0.f;
+    kernel::Sm90ThreadScales<1, ScaleRing> scale;
+    int const t = int(threadIdx.x) % 128, thread_row0 = wg_row0 + 16 * (t / 32) + (t % 32) / 4;
+    [[maybe_unused]] int second = 0;  // the 8-column chunk where the tile's second block of B begins
+    if constexpr (Cfg::kBlockScaled) second = ScaleRing::second_block_chunk(tile);
+    int s = it % Stages, phase = (it / Stages) & 1, held = s;  // held: the stage of the K tile being added
+    // The ring moves on past K tile kt (its stage is `held` until both halves are added), and
+    // kt's scales are read.
+    auto next_k_tile = [&](int kt) {
+      held = s;
+      ++it;
+      if (++s == Stages) {
+        s = 0;
+        phase ^= 1;
+      }
+      if constexpr (Cfg::kBlockScaled) read_block_scales(scale, scales, sf, tile, kt, u.k_end, thread_row0);
+    };
+    // K tile kt's halves issued (the ring moving on between them), and its first half added.
+    auto start = [&](int kt) {
+      pipeline_.consumer_wait(s, phase);
+      mma_half<0>(h0, s, wg_row0);
+      mma_half<1>(h1, s, wg_row0);
+      next_k_tile(kt);
+    };
+    auto add_first = [&] {  // with the second half in flight
+      arch::wgmma_wait_group<1>();
+      arch::wgmma_fence_registers(h0);
+      add_half<0>(total, h0, scale, second);
+    };
+    auto add_second = [&] {  // after the caller's wait; the K tile's stage goes back
+      arch::wgmma_fence_registers(h1);
+      if (leader) pipeline_.consumer_release(held);
+      add_half<1>(total, h1, scale, second);
+    };
+    // NOTES: kHalvesTurn K tiles per turn of the loop, each turn starting and ending with no
+    // wgmma group in flight. A loop whose turns begin with a group in flight (the steady state
+    // of the drawing above) made ptxas serialize every wgmma of the kernel (C7514): it could
+    // not tell that the wait before each add leaves only the other half running. The turn's
+    // last second half is added with nothing of this consumer's in the tensor cores.
+    int kt = u.k_begin;
+    for (; kt + kHalvesTurn <= u.k_end; kt += kHalvesTurn) {
+      start(kt);
+      add_first();
+#pragma unroll
+      for (int j = 1; j < kHalvesTurn; ++j) {
+        pipeline_.consumer_wait(s, phase);
+        mma_half<0>(h0, s, wg_row0);
+        arch::wgmma_wait_group<1>();
+        add_second();
+        mma_half<1>(h1, s, wg_row0);
+        next_k_tile(kt + j);
+        add_first();
+      }
+      arch::wgmma_wait_group<0>();
+      add_second();
+    }
+    for (; kt < u.k_end; ++kt) {
+      start(kt);
+      add_first();
+      arch::wgmma_wait_group<0>();
+      add_second();
+    }
+  }
+
+  /// total's half H += h (times the thread's block scales in block-scaled kernels).
+  template <int H, class Scales>
+  __device__ __forceinline__ static void add_half(float (&total)[Mma::kAccumulators], HalfAccumulators const& h,
+                                                  Scales const& scale, int second) {
+    constexpr int kHalf = HalfMma::kAccumulators;
+    if constexpr (!Cfg::kBlockScaled) {
+#pragma unroll
+      for (int v = 0; v < kHalf; ++v) total[H * kHalf + v] += h[v];
+    } else if (second == 8) {
+#pragma unroll
+      for (int v = 0; v < kHalf; ++v) total[H * kHalf + v] += h[v] * scale.template at<8>(0, H * kHalf + v);
+    } else {
+#pragma unroll
+      for (int v = 0; v < kHalf; ++v) total[H * kHalf + v] += h[v] * scale.template at<16>(0, H * kHalf + v);
+    }
+    // NOTES: the adds stay here, before the wgmma that next overwrites h. Left free, the compiler
+    // moved them across the loop's back edge, and ptxas, unable to place them against the
+    // wgmma groups, serialized every wgmma of the kernel (C7514).
+    arch::wgmma_fence_registers(total);
+  }
+
+  /// Half H (columns [96 H, 96 H + 96)) of one K tile's wgmma (stage s), from zero, as one commit
+  /// group.
+  template <int H>
+  __device__ __forceinline__ void mma_half(HalfAccumulators& h, int s, int wg_row0) const {
+    char const* sa = smem_a_ + s * Cfg::kStageBytesA;
+    char const* sb = smem_b_ + s * Cfg::kStageBytesB;
+    std::uint64_t const base_a = arch::wgmma_desc_sw128<Cfg::MajorA>(sa + BoxesA::mma_offset(wg_row0, 0), BoxesA::kChunkBytes);
+    std::uint64_t const base_b =
+        arch::wgmma_desc_sw128<Cfg::MajorB>(sb + BoxesB::mma_offset(H * BN / 2, 0), BoxesB::kChunkBytes);
+    arch::wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < BK / HalfMma::kK; ++k)
+      HalfMma::mma(h, arch::wgmma_desc_advance(base_a, BoxesA::mma_step(0, k)), arch::wgmma_desc_advance(base_b, BoxesB::mma_step(0, k)),
+                   k > 0 ? 1 : 0);
+    arch::wgmma_commit_group();
   }
 
   /// total += acc (times the thread's block scales where Scaled; chunks from Second on in the
