@@ -348,7 +348,7 @@ def test_wide_block_scaled_tile_matches_float64(hopper, m, n, k, cluster):
     """The 128 x 192 tile: its column tiles start on a block of B's scales (n0 = 0, 384) or half-way
     into one (n0 = 192), and at N = 448 the last tile's second block lies past N; alone and on
     clusters (each CTA its own scale ring, A's or B's stages shared). K tiles: 33, 32, 8, 5 and 3
-    (mma_promoted_halves' turns and the K tiles left after them)."""
+    (each in two halves of 96 columns: mma_promoted_halves)."""
     torch = hopper
     from tessel.gemm import gemm_block_scaled
     wide = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, 192, 128), schedule="cooperative_blockscaled",

@@ -159,12 +159,10 @@ def test_promoted_tiles_match_float64(hopper, tile):
 @pytest.mark.parametrize("k", [64, 256, 384, 512, 640, 1152])
 def test_promoted_tiles_across_k_tiles_and_tiles(hopper, tile_n, k):
     """The promoted tiles' mainloops that keep the tensor cores busy while a consumer adds up:
-    128 x 128 runs two partial-sum sets in turn (mma_promoted_overlapped), 128 x 192 two halves
-    of 96 columns in turns of kHalvesTurn K tiles and then one K tile at a time
-    (mma_promoted_halves). One to five and nine K tiles (odd and even counts end on either set;
-    a whole turn, a turn and a K tile, and K tiles left before one), and 2048 x 2048 on the
-    persistent CTAs, so that most CTAs carry the ring's stages and phases from one tile into the
-    next (and 2048 ends inside a 192-wide tile)."""
+    128 x 128 runs two partial-sum sets in turn (mma_promoted_overlapped), 128 x 192 each K tile
+    in two halves of 96 columns (mma_promoted_halves). One to five and nine K tiles (odd and even
+    counts end on either set), and 2048 x 2048 on the persistent CTAs, so that most CTAs carry the
+    ring's stages and phases from one tile into the next (and 2048 ends inside a 192-wide tile)."""
     torch = hopper
     from tessel.jit.config import GemmConfig
     config = GemmConfig(arch="sm90a", element="e4m3", out="bf16", tile=(128, tile_n, 128), schedule="cooperative_promoted")

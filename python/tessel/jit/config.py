@@ -313,14 +313,14 @@ def default_config(element: str, out: str, layout_a: str, layout_b: str, epilogu
     return GemmConfig(element=element, out=out, layout_a=layout_a, layout_b=layout_b, layout_c="row", epilogue=epilogue, **arch)
 
 
-# The block-scaled 128 x 192 tile's rate per SM over the 128 x 128 tile's, where both fill their
-# last wave: 1.13x the throughput at 4096x18432x7168 with 24 waves of 23.3 against 35 of 34.9
-# (H100, 2026-12-06, bench/NOTES.md "Per-block FP8 on a 128x192 tile").
+# The block-scaled 128 x 192 tile's rate per SM over the 128 x 128 tile's once their waves are
+# counted: 1.11-1.24 at seven shapes, 1.16 at the median, with each K tile of the wide tile in
+# halves of 96 columns (H100, 2026-12-06, bench/NOTES.md "Promoted and block-scaled FP8 128x192 in
+# halves"; 4096^3 and 2048x4096, both at the boundary of 1.125, had opposite winners by 1.5-1.7%).
 WIDE_BLOCK_SCALED_RATE = 1.16
 # The promoted per-tensor 128 x 192 tile (its K tiles in halves of 96 columns), the same against the
-# promoted 128 x 128 tile (two partial-sum sets): 0.98-1.17 at six shapes once their waves are
-# counted, 1.03 at the median, where 1.02-1.13 would have chosen right at five of them (H100,
-# 2026-12-06, bench/NOTES.md "Promoted and block-scaled FP8 128x192 in halves").
+# promoted 128 x 128 tile (two partial-sum sets): 0.99-1.14 at seven shapes, 1.04 at the median;
+# at 1.05 the rule chose the faster tile at all seven (H100, 2026-12-06, the same section).
 WIDE_PROMOTED_RATE = 1.05
 
 
