@@ -319,19 +319,22 @@ class Sm90CollectiveMma {
   static constexpr bool kHalvedPromotion = Cfg::kPromote && Cfg::kMmaM == 1 && BN == 192;
   using HalfMma = arch::Wgmma<typename Cfg::ElementA, kHalvedPromotion ? BN / 2 : BN, Cfg::MajorA, Cfg::MajorB>;
   using HalfAccumulators = float[HalfMma::kAccumulators];
+  /// K tiles per turn of mma_promoted_halves' loop: one (no wgmma group in flight from one K tile
+  /// into the next). NOTES: measured (bench/NOTES.md): with the scales read after both halves'
+  /// issues, one K tile a turn ran fastest for per-tensor and block scales alike (two, four and
+  /// eight: 0-3% slower). The loop keeps its form for a longer turn: a version of it as one plain
+  /// K loop computed the same and ran block-scaled kernels 3-6% slower (run 5), which is not
+  /// understood.
+  static constexpr int kHalvesTurn = 1;
 
-  /// mma_promoted() over halves: each K tile's first half is added up while its second half's
-  /// wgmma runs, then the second half.
+  /// mma_promoted() over halves: a half is added into the total while the other one's wgmma runs,
+  /// and the next K tile's first half is issued before this one's second half is waited for.
   /// NOTES: two sets of 96 partial sums beside the 96 of the total do not fit the consumers' 232
   /// registers (the 128x128 tile's two sets of 64 do: mma_promoted_overlapped); two halves of 48
   /// take the registers of one set and still keep a wgmma group in the tensor cores' queue while
   /// a consumer adds. The cost: each half reads its 64 rows of A from shared memory again.
-  /// NOTES: no group stays in flight from one K tile into the next. Issuing K tile k + 1's first
-  /// half before adding k's second measured no faster with per-tensor scales and slower with
-  /// block scales, and a loop entered with a group in flight made ptxas serialize every wgmma of
-  /// the kernel (C7514; bench/NOTES.md, "Promoted and block-scaled FP8 128x192 in halves").
-  /// Block-scaled kernels read a K tile's scales once both halves are issued: read between the
-  /// two issues, a wait for the scale ring held up the second half.
+  ///   issue    k.0  k.1 |      k+1.0       |      k+1.1 ...
+  ///   wait/add          | k.0 (wait 1)     | k.1 (wait 1; stage k released)
   __device__ __forceinline__ void mma_promoted_halves(Accumulators& acc, kernel::WorkUnit const& u, int& it, int wg_row0,
                                                       bool leader, [[maybe_unused]] kernel::Sm90BlockScales const& sf,
                                                       [[maybe_unused]] kernel::GroupedTile const& tile,
@@ -345,23 +348,62 @@ class Sm90CollectiveMma {
     int const t = int(threadIdx.x) % 128, thread_row0 = wg_row0 + 16 * (t / 32) + (t % 32) / 4;
     [[maybe_unused]] int second = 0;  // the 8-column chunk where the tile's second block of B begins
     if constexpr (Cfg::kBlockScaled) second = ScaleRing::second_block_chunk(tile);
-    int s = it % Stages, phase = (it / Stages) & 1;
-    for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
-      pipeline_.consumer_wait(s, phase);
-      mma_half<0>(h0, s, wg_row0);
-      mma_half<1>(h1, s, wg_row0);
-      if constexpr (Cfg::kBlockScaled) read_block_scales(scale, scales, sf, tile, kt, u.k_end, thread_row0);
-      arch::wgmma_wait_group<1>();  // the first half (the second in flight)
-      arch::wgmma_fence_registers(h0);
-      add_half<0>(total, h0, scale, second);
-      arch::wgmma_wait_group<0>();
-      arch::wgmma_fence_registers(h1);
-      if (leader) pipeline_.consumer_release(s);
-      add_half<1>(total, h1, scale, second);
+    int s = it % Stages, phase = (it / Stages) & 1, held = s;  // held: the stage of the K tile being added
+    // The ring moves on past K tile kt (its stage is `held` until both halves are added), and
+    // kt's scales are read.
+    auto next_k_tile = [&](int kt) {
+      held = s;
+      ++it;
       if (++s == Stages) {
         s = 0;
         phase ^= 1;
       }
+      if constexpr (Cfg::kBlockScaled) read_block_scales(scale, scales, sf, tile, kt, u.k_end, thread_row0);
+    };
+    // K tile kt's halves issued (the ring moving on between them), and its first half added.
+    auto start = [&](int kt) {
+      pipeline_.consumer_wait(s, phase);
+      mma_half<0>(h0, s, wg_row0);
+      mma_half<1>(h1, s, wg_row0);
+      next_k_tile(kt);
+    };
+    auto add_first = [&] {  // with the second half in flight
+      arch::wgmma_wait_group<1>();
+      arch::wgmma_fence_registers(h0);
+      add_half<0>(total, h0, scale, second);
+    };
+    auto add_second = [&] {  // after the caller's wait; the K tile's stage goes back
+      arch::wgmma_fence_registers(h1);
+      if (leader) pipeline_.consumer_release(held);
+      add_half<1>(total, h1, scale, second);
+    };
+    // NOTES: kHalvesTurn K tiles per turn of the loop, each turn starting and ending with no
+    // wgmma group in flight. A loop whose turns begin with a group in flight (the steady state
+    // of the drawing above) made ptxas serialize every wgmma of the kernel (C7514): it could
+    // not tell that the wait before each add leaves only the other half running. The turn's
+    // last second half is added with nothing of this consumer's in the tensor cores.
+    int kt = u.k_begin;
+    for (; kt + kHalvesTurn <= u.k_end; kt += kHalvesTurn) {
+      start(kt);
+      add_first();
+#pragma unroll
+      for (int j = 1; j < kHalvesTurn; ++j) {
+        pipeline_.consumer_wait(s, phase);
+        mma_half<0>(h0, s, wg_row0);
+        arch::wgmma_wait_group<1>();
+        add_second();
+        mma_half<1>(h1, s, wg_row0);
+        next_k_tile(kt + j);
+        add_first();
+      }
+      arch::wgmma_wait_group<0>();
+      add_second();
+    }
+    for (; kt < u.k_end; ++kt) {
+      start(kt);
+      add_first();
+      arch::wgmma_wait_group<0>();
+      add_second();
     }
   }
 
@@ -380,8 +422,9 @@ class Sm90CollectiveMma {
 #pragma unroll
       for (int v = 0; v < kHalf; ++v) total[H * kHalf + v] += h[v] * scale.template at<16>(0, H * kHalf + v);
     }
-    // NOTES: the adds stay here, before the wgmma that next overwrites h: left free, the
-    // compiler moved them across the K loop's back edge (seen in an earlier form of the loop).
+    // NOTES: the adds stay here, before the wgmma that next overwrites h. Left free, the compiler
+    // moved them across the loop's back edge, and ptxas, unable to place them against the
+    // wgmma groups, serialized every wgmma of the kernel (C7514).
     arch::wgmma_fence_registers(total);
   }
 
