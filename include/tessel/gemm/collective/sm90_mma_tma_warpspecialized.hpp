@@ -327,14 +327,17 @@ class Sm90CollectiveMma {
   /// understood.
   static constexpr int kHalvesTurn = 1;
 
-  /// mma_promoted() over halves: a half is added into the total while the other one's wgmma runs,
-  /// and the next K tile's first half is issued before this one's second half is waited for.
+  /// mma_promoted() over halves: a K tile's first half is added into the total while its second
+  /// half's wgmma runs. In a turn of more than one K tile, the next K tile's first half is also
+  /// issued before this one's second half is waited for:
+  ///   issue    k.0  k.1 |      k+1.0       |      k+1.1 ...
+  ///   wait/add          | k.0 (wait 1)     | k.1 (wait 1; stage k released)
   /// NOTES: two sets of 96 partial sums beside the 96 of the total do not fit the consumers' 232
   /// registers (the 128x128 tile's two sets of 64 do: mma_promoted_overlapped); two halves of 48
   /// take the registers of one set and still keep a wgmma group in the tensor cores' queue while
   /// a consumer adds. The cost: each half reads its 64 rows of A from shared memory again.
-  ///   issue    k.0  k.1 |      k+1.0       |      k+1.1 ...
-  ///   wait/add          | k.0 (wait 1)     | k.1 (wait 1; stage k released)
+  /// Block-scaled kernels read a K tile's scales once both halves are issued: read between the
+  /// two issues, a wait for the scale ring held up the second half.
   __device__ __forceinline__ void mma_promoted_halves(Accumulators& acc, kernel::WorkUnit const& u, int& it, int wg_row0,
                                                       bool leader, [[maybe_unused]] kernel::Sm90BlockScales const& sf,
                                                       [[maybe_unused]] kernel::GroupedTile const& tile,
@@ -360,7 +363,7 @@ class Sm90CollectiveMma {
       }
       if constexpr (Cfg::kBlockScaled) read_block_scales(scale, scales, sf, tile, kt, u.k_end, thread_row0);
     };
-    // K tile kt's halves issued (the ring moving on between them), and its first half added.
+    // K tile kt's halves issued, then the ring moves on and kt's scales are read.
     auto start = [&](int kt) {
       pipeline_.consumer_wait(s, phase);
       mma_half<0>(h0, s, wg_row0);
@@ -381,7 +384,8 @@ class Sm90CollectiveMma {
     // wgmma group in flight. A loop whose turns begin with a group in flight (the steady state
     // of the drawing above) made ptxas serialize every wgmma of the kernel (C7514): it could
     // not tell that the wait before each add leaves only the other half running. The turn's
-    // last second half is added with nothing of this consumer's in the tensor cores.
+    // last second half is added with nothing of this consumer's in the tensor cores (the other
+    // consumer's wgmma keeps them busy). The second loop takes the K tiles a turn leaves.
     int kt = u.k_begin;
     for (; kt + kHalvesTurn <= u.k_end; kt += kHalvesTurn) {
       start(kt);
