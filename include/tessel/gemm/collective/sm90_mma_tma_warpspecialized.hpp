@@ -165,8 +165,8 @@ class Sm90CollectiveMma {
   }
 
  private:
-  /// mma_promoted() where a consumer has room for one set of partial sums beside the total and
-  /// the tile is not 128x192 (the block-scaled 128x128 tile): each K tile waited for whole.
+  /// mma_promoted() for the tiles the two forms below leave (block-scaled 128x128 and 64-wide
+  /// ones): each K tile waited for whole.
   __device__ __forceinline__ void mma_promoted_serial(Accumulators& acc, kernel::WorkUnit const& u, int& it, int wg_row0,
                                                       bool leader, [[maybe_unused]] kernel::Sm90BlockScales const& sf,
                                                       [[maybe_unused]] kernel::GroupedTile const& tile,
@@ -186,27 +186,18 @@ class Sm90CollectiveMma {
     // NOTES: the stage and its phase advance by one each K tile rather than being divided
     // out of `it` each time: the division sat on the path from one K tile's wait to the next.
     int s = it % Stages, phase = (it / Stages) & 1;
-    // BN = 192: the tile's 8-column chunk where its second block of B begins (16 or 8).
-    [[maybe_unused]] int second = 0;
-    if constexpr (Cfg::kBlockScaled && ScaleRing::kBlocksB > 1) second = ScaleRing::second_block_chunk(tile);
+    static_assert(!Cfg::kBlockScaled || ScaleRing::kBlocksB == 1,
+                  "sm90 promoted: a tile over two blocks of B's scales (BN = 192) runs mma_promoted_halves");
     for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
       pipeline_.consumer_wait(s, phase);
       mma_k_tile(acc, s, /*fresh=*/true, wg_row0);
-      // Block-scaled kernels: this K tile's scales, from its group's slot. NOTES: waited for
-      // and read while the wgmma runs (the slot's barrier is its own, so a late group holds
-      // up only the scaling, not the wgmma); the slot goes back after the group's last K tile,
-      // from every warp once its reads are done.
+      // Block-scaled kernels: this K tile's scales, read while its wgmma runs.
       if constexpr (Cfg::kBlockScaled) read_block_scales(scale, scales, sf, tile, kt, u.k_end, thread_row0);
       arch::wgmma_wait_group<0>();
 #pragma unroll
       for (int i = 0; i < Cfg::kMmaM; ++i) arch::wgmma_fence_registers(acc[i]);
       if (leader) pipeline_.consumer_release(s);
-      if constexpr (!Cfg::kBlockScaled) add_scaled<false, 0>(total, acc, scale);
-      else if constexpr (ScaleRing::kBlocksB == 1) add_scaled<true, 0>(total, acc, scale);
-      // NOTES: two copies of the loop, one per place of the block boundary, each with its
-      // scale per register known at compile time, rather than a select per register.
-      else if (second == 8) add_scaled<true, 8>(total, acc, scale);
-      else add_scaled<true, 16>(total, acc, scale);
+      add_scaled<Cfg::kBlockScaled>(total, acc, scale);
       if (++s == Stages) {
         s = 0;
         phase ^= 1;
@@ -411,7 +402,9 @@ class Sm90CollectiveMma {
     }
   }
 
-  /// total's half H += h (times the thread's block scales in block-scaled kernels).
+  /// total's half H += h (times the thread's block scales in block-scaled kernels). NOTES: two
+  /// copies of the loop, one per place of the tile's second block of B (chunk 8 or 16), each with
+  /// its scale per register known at compile time, rather than a select per register.
   template <int H, class Scales>
   __device__ __forceinline__ static void add_half(float (&total)[Mma::kAccumulators], HalfAccumulators const& h,
                                                   Scales const& scale, int second) {
@@ -449,15 +442,14 @@ class Sm90CollectiveMma {
     arch::wgmma_commit_group();
   }
 
-  /// total += acc (times the thread's block scales where Scaled; chunks from Second on in the
-  /// tile's second block of B).
-  template <bool Scaled, int Second, class Scales>
+  /// total += acc (times the thread's block scales where Scaled: one block of B's).
+  template <bool Scaled, class Scales>
   __device__ __forceinline__ static void add_scaled(Accumulators& total, Accumulators const& acc, Scales const& scale) {
 #pragma unroll
     for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
       for (int v = 0; v < Mma::kAccumulators; ++v) {
-        if constexpr (Scaled) total[i][v] += acc[i][v] * scale.template at<Second>(i, v);
+        if constexpr (Scaled) total[i][v] += acc[i][v] * scale.template at<0>(i, v);
         else total[i][v] += acc[i][v];
       }
   }
