@@ -324,12 +324,11 @@ WIDE_BLOCK_SCALED_RATE = 1.16
 WIDE_PROMOTED_RATE = 1.05
 
 
-def _waves_time(m: int, n: int, sms: int, bn: int, rate: float, cluster_m: int = 1) -> float:
+def _waves_time(m: int, n: int, sms: int, bn: int, rate: float) -> float:
     """The time of D of m x n on 128 x bn tiles, in units of one 128 x 128 tile's time at rate 1:
-    whole waves of clusters of cluster_m tiles along M (sms // cluster_m of them at once), each
-    wave as long as one tile of bn columns at `rate`."""
-    clusters = -(-(-(-m // 128)) // cluster_m) * -(-n // bn)
-    return -(-clusters // max(sms // cluster_m, 1)) * bn / 128 / rate
+    whole waves of `sms` tiles, each wave as long as one tile of bn columns at `rate`."""
+    tiles = -(-m // 128) * -(-n // bn)
+    return -(-tiles // max(sms, 1)) * bn / 128 / rate
 
 
 def block_scaled_tile_n(m: int, n: int, sms: int) -> int:
