@@ -313,9 +313,11 @@ class Sm90CollectiveMma {
   /// K tiles per turn of mma_promoted_halves' loop: one (no wgmma group in flight from one K tile
   /// into the next). NOTES: measured (bench/NOTES.md): with the scales read after both halves'
   /// issues, one K tile a turn ran fastest for per-tensor and block scales alike (two, four and
-  /// eight: 0-3% slower). The loop keeps its form for a longer turn: a version of it as one plain
-  /// K loop computed the same and ran block-scaled kernels 3-6% slower (run 5), which is not
-  /// understood.
+  /// eight: 0-3% slower). The loop keeps its form for a longer turn, although with a turn of one
+  /// its inner loop compiles away and its second loop never runs: a version of it as one plain K
+  /// loop computed the same and ran block-scaled kernels 3-6% slower (run 5), which is not
+  /// understood, and dropping only the second loop changes the kernels' SASS throughout (register
+  /// assignment), which no device run has timed.
   static constexpr int kHalvesTurn = 1;
 
   /// mma_promoted() over halves: a K tile's first half is added into the total while its second
