@@ -144,6 +144,15 @@ def test_cache_memory_and_disk(toolkit, tmp_path, monkeypatch):
     assert other.name != first.name and not other.cache_hit
 
 
+def test_nvrtc_options_minimal_only_where_nvrtc_has_it():
+    # The DSL's source includes no header, so NVRTC 12.4+ compiles it with -minimal; older NVRTC
+    # refuses the option (NVRTC_ERROR_INVALID_OPTION), so it is left out there.
+    dsl_jit = sys.modules["tessel.dsl.jit"]  # the module (tessel.dsl.jit the name is the decorator)
+    assert "-minimal" in dsl_jit._options("sm_90a", (12, 4)) and "-minimal" in dsl_jit._options("sm_90a", (13, 0))
+    assert "-minimal" not in dsl_jit._options("sm_90a", (12, 3))
+    assert dsl_jit._options("sm_80", (13, 0))[0] == "-arch=sm_80"
+
+
 def test_compiled_call_checks_the_signature(toolkit):
     from vectorized_add import vadd
     c = tessel.compile(vadd, *_static(), target="sm_90a")
