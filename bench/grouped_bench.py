@@ -12,6 +12,10 @@ of A, one per column of each expert's B) against torch._scaled_grouped_mm's, whi
 scales, where the installed PyTorch has it; each verified first against float64 over the
 dequantized operands.
 
+--tiles: also tessel.grouped_gemm on each Hopper grouped tile it did not choose (128x128, 128x192,
+128x256, given as config), verified and timed beside the others, to check the tile rule
+(dispatch/grouped_tile.hpp).
+
 --mma-sync: also the grouped walk on the mma.sync kernel (the path of GPUs without wgmma, forced
 with config=), verified and timed beside the others; on Hopper it shows what that path costs
 against the wgmma kernel, not what it reaches on an Ampere GPU.
@@ -82,6 +86,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="the first shape and one decode shape")
     ap.add_argument("--fp8", action="store_true", help="e4m3: per-tensor against per-block scales")
     ap.add_argument("--mma-sync", action="store_true", help="also the mma.sync grouped kernel (config=)")
+    ap.add_argument("--tiles", action="store_true", help="also the Hopper grouped tiles not chosen (config=)")
     args = ap.parse_args()
     import torch
     import tessel
@@ -95,7 +100,8 @@ def main():
              f"2 operand sets rotated, medians of {args.rounds} rounds x {args.reps} calls, in turns",
              "shape | tokens (min-max per expert) | tessel kernel | tessel TFLOP/s | torch._grouped_mm | matmul loop | "
              "tessel / _grouped_mm | tessel / loop | worst error (tessel, _grouped_mm, loop)"
-             + (" | mma.sync TFLOP/s | mma.sync / tessel" if args.mma_sync else "")]
+             + (" | mma.sync TFLOP/s | mma.sync / tessel" if args.mma_sync else "")
+             + (" | other tiles: TFLOP/s (tile / tessel's choice)" if args.tiles else "")]
     for name, experts, k, n, counts, total, offs, bounds in routed(torch, args):
         sets = []
         for s in range(2):
@@ -119,8 +125,17 @@ def main():
         def run_mma_sync(a, b, d):
             tessel.grouped_gemm(a, b, offs, out=d, config=mma_sync)
 
+        chosen = tessel.grouped.kernel_for(sets[0][0], sets[0][1], offs)
+        others = [tessel.grouped.config_for("bfloat16", "bfloat16", True, bn) for bn in (128, 192, 256)] if args.tiles else []
+        others = [c for c in others if c.tile != chosen.tile]
+
+        def run_config(c):
+            return lambda a, b, d: tessel.grouped_gemm(a, b, offs, out=d, config=c)
+
+        other_labels = [f"{c.tile[0]}x{c.tile[1]}" for c in others]
         providers = [("tessel", run_tessel), ("loop", run_loop)] + ([("grouped_mm", run_gmm)] if has_gmm else []) + \
-            ([("mma_sync", run_mma_sync)] if args.mma_sync else [])
+            ([("mma_sync", run_mma_sync)] if args.mma_sync else []) + \
+            [(label, run_config(c)) for label, c in zip(other_labels, others)]
         # Verify first: a float32 reference per expert (TF32 off), each provider's D poisoned.
         a, b, d = sets[0]
         errs = {}
@@ -141,13 +156,14 @@ def main():
                 raise SystemExit(f"{name}: {label} fails verification (worst relative error {worst:.3g})")
         med = medians(providers, sets, args, events_time)
         tf = lambda ms: 2.0 * total * n * k / (ms * 1e-3) / 1e12  # noqa: E731
-        cfg = tessel.grouped.kernel_for(a, b, offs)
+        cfg = chosen
         gmm = f"{tf(med['grouped_mm']):.0f}" if has_gmm else "n/a"
         ratio_gmm = f"{med['grouped_mm'] / med['tessel']:.3f}" if has_gmm else "n/a"
         lines.append(f"{name} | {total} ({min(counts)}-{max(counts)}) | {cfg.tile[0]}x{cfg.tile[1]} | {tf(med['tessel']):.0f} | "
                      f"{gmm} | {tf(med['loop']):.0f} | {ratio_gmm} | {med['loop'] / med['tessel']:.3f} | "
                      f"{errs['tessel']:.2e}, {errs.get('grouped_mm', float('nan')):.2e}, {errs['loop']:.2e}"
-                     + (f" | {tf(med['mma_sync']):.0f} | {med['tessel'] / med['mma_sync']:.3f}" if args.mma_sync else ""))
+                     + (f" | {tf(med['mma_sync']):.0f} | {med['tessel'] / med['mma_sync']:.3f}" if args.mma_sync else "")
+                     + "".join(f" | {label} {tf(med[label]):.0f} ({med['tessel'] / med[label]:.3f})" for label in other_labels))
         print(lines[-1], flush=True)
         del sets
         torch.cuda.empty_cache()

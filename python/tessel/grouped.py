@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 from . import _core
 from .gemm import _kernel_for, _scale_strides, _stream, _dispatcher
-from .jit.config import EPILOGUES, GemmConfig, block_scaled_tile_n
+from .jit.config import EPILOGUES, GemmConfig, block_scaled_tile_n, promoted_wide_tile
 from .jit.sm90_rules import BLOCK_SCALE_K, BLOCK_SCALE_N, FP8, tile_k
 
 _ELEMENTS = {"float16": "f16", "bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
@@ -82,11 +82,24 @@ def block_scaled_config(tile_n: int = BLOCK_SCALE_N) -> GemmConfig:
 
 def _block_scaled_tile_n(A, B, device: int) -> int:
     """The block-scaled tile for these operands: config.block_scaled_tile_n over all the rows A
-    holds (the groups' row tiles are at least that many rows over 128) and B's N. NOTES: 8 experts
-    4096 -> 14336 at 4096 tokens ran 1.105x faster on 128x192 than on 128x128, 231 tokens 0.97x
-    (H100, 2026-12-06); the rule takes 192 for the first and 128 for the second."""
-    rows = A.shape[0] * (A.shape[1] if A.dim() == 3 else 1)
-    return block_scaled_tile_n(rows, B.shape[-1], _core.sm_count(device))
+    holds (_all_rows) and B's N. NOTES: 8 experts 4096 -> 14336 at 4096 tokens ran 1.105x faster
+    on 128x192 than on 128x128, 231 tokens 0.97x (H100, 2026-12-06); the rule takes 192 for the
+    first and 128 for the second."""
+    return block_scaled_tile_n(_all_rows(A), B.shape[-1], _core.sm_count(device))
+
+
+def _promoted_tile_n(A, B, device: int) -> int:
+    """The promoted per-tensor tile for these operands: 192 where config.promoted_wide_tile (the
+    rule tessel.scaled_mm follows) takes it over all the rows A holds (_all_rows), else 128.
+    NOTES: 8 experts 4096 -> 14336 at 4096 tokens ran 906 TFLOP/s promoted on 128x128 and 999
+    per-block on 128x192, whose mainloop is the same halves (H100, 2026-12-06)."""
+    return 192 if promoted_wide_tile(_all_rows(A), B.shape[-1], _core.sm_count(device)) else 128
+
+
+def _all_rows(A) -> int:
+    """The rows A holds over all groups: the M the tile rules weigh waves over (each group's row
+    tiles are at least its rows over 128)."""
+    return A.shape[0] * (A.shape[1] if A.dim() == 3 else 1)
 
 
 def _check(A, B, group_m, name, masked: bool):
@@ -289,8 +302,8 @@ def _config(A, B, masked: bool, dtype, device: int, mode: str, config, activatio
     `config`, the configuration's own)."""
     if config is None:
         chosen = block_scaled_config(_block_scaled_tile_n(A, B, device)) if mode == "block" else _choose(A, B, masked, dtype, device)
-        if promoted:  # BN <= 128: the promoted accumulators are a second set
-            chosen = chosen.replace(tile=(128, 128, chosen.tile[2]), schedule="cooperative_promoted")
+        if promoted:
+            chosen = chosen.replace(tile=(128, _promoted_tile_n(A, B, device), chosen.tile[2]), schedule="cooperative_promoted")
         if mode == "rowwise":
             chosen = chosen.replace(scaling="rowwise")
         return chosen if activation in (None, "linear") else chosen.replace(epilogue=activation)

@@ -413,6 +413,40 @@ def test_grouped_rowwise_matches_float64(hopper):
 
 
 @pytest.mark.parametrize("scaling", ["tensor", "rowwise"])
+def test_grouped_promoted_tile_follows_the_waves(hopper, scaling):
+    """Promoted grouped FP8 (use_fast_accum=False) takes tessel.scaled_mm's width rule over all of
+    A's rows: 4007 tokens against 6144 columns run 128x192 tiles on 132 SMs (each K tile in two
+    halves), 600 tokens 128x128. The wide run's sampled rows of every group against float64."""
+    torch = hopper
+    from tessel.jit.config import promoted_wide_tile
+    assert promoted_wide_tile(4007, 6144, 132) and not promoted_wide_tile(600, 6144, 132)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    sizes, n, k = [700, 0, 1300, 96, 1, 510, 300, 1100], 6144, 640
+    rows, g = sum(sizes), len(sizes)
+    a = _fp8(torch, (rows, k), torch.float8_e4m3fn, 110)
+    w = torch.stack([_fp8(torch, (n, k), torch.float8_e4m3fn, 111 + i) for i in range(g)])
+    if scaling == "tensor":
+        sa, sb = torch.full((1,), 2.0**-9, device="cuda"), torch.full((1,), 2.0**-8, device="cuda")
+    else:
+        sa, sb = _scales(torch, (rows,), 120), _scales(torch, (g, n), 121)
+    ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
+    for tokens in (rows, 600):
+        cfg = tessel.grouped.kernel_for(a[:tokens], w.transpose(1, 2), ends.clamp(max=tokens), scale_a=sa[:tokens] if
+                                        scaling == "rowwise" else sa, scale_b=sb, use_fast_accum=False)
+        assert cfg.schedule == "cooperative_promoted" and cfg.tile[:2] == (128, 192 if promoted_wide_tile(tokens, n, sms) else 128), \
+            (tokens, cfg.name)
+    out = tessel.grouped_gemm(a, w.transpose(1, 2), ends, scale_a=sa, scale_b=sb, use_fast_accum=False)
+    torch.cuda.synchronize()
+    start = 0
+    for i, m in enumerate(sizes):
+        if m:
+            pick = torch.arange(start, start + m, max(1, m // 7), device="cuda")
+            rs, cs = (sa.expand(len(pick)), sb.expand(n)) if scaling == "tensor" else (sa[pick], sb[i])
+            _within(torch, out[pick], a[pick], w[i], rs, cs, False, f"{scaling}, group {i}")
+        start += m
+
+
+@pytest.mark.parametrize("scaling", ["tensor", "rowwise"])
 def test_grouped_fp8_on_the_wide_tile(hopper, scaling):
     """The grouped FP8 kernel on its 128 x 256 tile (enough tiles for two waves: grouped_tile.hpp),
     per-tensor and row-wise: bench/grouped_bench.py --fp8's first shape, 8 x 4096 -> 14336 with
