@@ -412,6 +412,34 @@ def test_grouped_rowwise_matches_float64(hopper):
         assert ((got - ref).norm() / ref.norm()).item() < 4e-3, "against torch._scaled_grouped_mm"
 
 
+_GROUP_SIZES = [700, 0, 1300, 96, 1, 510, 300, 1100]  # 4007 tokens: ragged, an empty group, a lone row
+
+
+def _grouped_operands(torch, scaling, n, k, seed):
+    """e4m3 A (4007 tokens in _GROUP_SIZES' groups) and 8 experts' (N, K) weights, with per-tensor
+    or row-wise scales, and the groups' ends (offs)."""
+    rows, g = sum(_GROUP_SIZES), len(_GROUP_SIZES)
+    a = _fp8(torch, (rows, k), torch.float8_e4m3fn, seed)
+    w = torch.stack([_fp8(torch, (n, k), torch.float8_e4m3fn, seed + 1 + i) for i in range(g)])
+    if scaling == "tensor":
+        sa, sb = torch.full((1,), 2.0**-9, device="cuda"), torch.full((1,), 2.0**-8, device="cuda")
+    else:
+        sa, sb = _scales(torch, (rows,), seed + 10), _scales(torch, (g, n), seed + 11)
+    return a, w, sa, sb, torch.tensor(_GROUP_SIZES, device="cuda").cumsum(0).to(torch.int32)
+
+
+def _check_sampled_groups(torch, out, a, w, sa, sb, scaling, fast):
+    """About seven rows of every group of `out` against float64."""
+    torch.cuda.synchronize()
+    start = 0
+    for i, m in enumerate(_GROUP_SIZES):
+        if m:
+            pick = torch.arange(start, start + m, max(1, m // 7), device="cuda")
+            rs, cs = (sa.expand(len(pick)), sb.expand(w.shape[1])) if scaling == "tensor" else (sa[pick], sb[i])
+            _within(torch, out[pick], a[pick], w[i], rs, cs, fast, f"{scaling}, group {i}")
+        start += m
+
+
 @pytest.mark.parametrize("scaling", ["tensor", "rowwise"])
 def test_grouped_promoted_tile_follows_the_waves(hopper, scaling):
     """Promoted grouped FP8 (use_fast_accum=False) takes tessel.scaled_mm's width rule over all of
@@ -421,29 +449,15 @@ def test_grouped_promoted_tile_follows_the_waves(hopper, scaling):
     from tessel.jit.config import promoted_wide_tile
     assert promoted_wide_tile(4007, 6144, 132) and not promoted_wide_tile(600, 6144, 132)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    sizes, n, k = [700, 0, 1300, 96, 1, 510, 300, 1100], 6144, 640
-    rows, g = sum(sizes), len(sizes)
-    a = _fp8(torch, (rows, k), torch.float8_e4m3fn, 110)
-    w = torch.stack([_fp8(torch, (n, k), torch.float8_e4m3fn, 111 + i) for i in range(g)])
-    if scaling == "tensor":
-        sa, sb = torch.full((1,), 2.0**-9, device="cuda"), torch.full((1,), 2.0**-8, device="cuda")
-    else:
-        sa, sb = _scales(torch, (rows,), 120), _scales(torch, (g, n), 121)
-    ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
-    for tokens in (rows, 600):
+    n = 6144
+    a, w, sa, sb, ends = _grouped_operands(torch, scaling, n, 640, 110)
+    for tokens in (a.shape[0], 600):
         cfg = tessel.grouped.kernel_for(a[:tokens], w.transpose(1, 2), ends.clamp(max=tokens), scale_a=sa[:tokens] if
                                         scaling == "rowwise" else sa, scale_b=sb, use_fast_accum=False)
         assert cfg.schedule == "cooperative_promoted" and cfg.tile[:2] == (128, 192 if promoted_wide_tile(tokens, n, sms) else 128), \
             (tokens, cfg.name)
     out = tessel.grouped_gemm(a, w.transpose(1, 2), ends, scale_a=sa, scale_b=sb, use_fast_accum=False)
-    torch.cuda.synchronize()
-    start = 0
-    for i, m in enumerate(sizes):
-        if m:
-            pick = torch.arange(start, start + m, max(1, m // 7), device="cuda")
-            rs, cs = (sa.expand(len(pick)), sb.expand(n)) if scaling == "tensor" else (sa[pick], sb[i])
-            _within(torch, out[pick], a[pick], w[i], rs, cs, False, f"{scaling}, group {i}")
-        start += m
+    _check_sampled_groups(torch, out, a, w, sa, sb, scaling, False)
 
 
 @pytest.mark.parametrize("scaling", ["tensor", "rowwise"])
@@ -453,29 +467,11 @@ def test_grouped_fp8_on_the_wide_tile(hopper, scaling):
     4096 tokens, stopped the device with an illegal instruction (H100, 2026-12-05b run 1) where the
     tests' small shapes ran 128 x 128. Sampled rows of every group against float64."""
     torch = hopper
-    sizes, n, k = [700, 0, 1300, 96, 1, 510, 300, 1100], 4096, 1024
-    rows, g = sum(sizes), len(sizes)
-    a = _fp8(torch, (rows, k), torch.float8_e4m3fn, 90)
-    w = torch.stack([_fp8(torch, (n, k), torch.float8_e4m3fn, 91 + i) for i in range(g)])
-    if scaling == "tensor":
-        sa, sb = torch.full((1,), 2.0**-9, device="cuda"), torch.full((1,), 2.0**-8, device="cuda")
-    else:
-        sa, sb = _scales(torch, (rows,), 100), _scales(torch, (g, n), 101)
-    ends = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
+    a, w, sa, sb, ends = _grouped_operands(torch, scaling, 4096, 1024, 90)
     cfg = tessel.grouped.kernel_for(a, w.transpose(1, 2), ends, scale_a=sa, scale_b=sb)
     assert cfg.tile[1] == 256, f"expected the wide tile: {cfg.name}"
     out = tessel.grouped_gemm(a, w.transpose(1, 2), ends, scale_a=sa, scale_b=sb)
-    torch.cuda.synchronize()
-    start = 0
-    for i, m in enumerate(sizes):
-        if m:
-            pick = torch.arange(start, start + m, max(1, m // 7), device="cuda")
-            if scaling == "tensor":
-                rs, cs = sa.expand(len(pick)), sb.expand(n)
-            else:
-                rs, cs = sa[pick], sb[i]
-            _within(torch, out[pick], a[pick], w[i], rs, cs, True, f"{scaling}, group {i}")
-        start += m
+    _check_sampled_groups(torch, out, a, w, sa, sb, scaling, True)
 
 
 def test_grouped_rowwise_masked_matches_float64(hopper):
