@@ -47,6 +47,16 @@ def mlp_step(model, x):
     return loss
 
 
+def stepper(model):
+    """One timed training step of `model` on x: its gradients and x's cleared, then mlp_step."""
+    def step(x):
+        for p in model.parameters():
+            p.grad = None
+        x.grad = None
+        mlp_step(model, x)
+    return step
+
+
 def bench_mlp(args, lines):
     torch.manual_seed(0)
     h, f = args.hidden, args.intermediate
@@ -79,16 +89,8 @@ def bench_mlp(args, lines):
         if not ok:
             return False
 
-    def run(model):
-        def step(x):
-            for p in model.parameters():
-                p.grad = None
-            x.grad = None
-            mlp_step(model, x)
-        return step
-
     flops = 6 * 3 * 2 * args.tokens * h * f / 2  # forward 2*M*N*K per GEMM, backward twice that
-    times = medians_in_turns({k: run(m) for k, m in models.items()}, [(x,) for x in xs], args.reps, args.rounds)
+    times = medians_in_turns({k: stepper(m) for k, m in models.items()}, [(x,) for x in xs], args.reps, args.rounds)
     for name in ("tessel", "tessel GatedMLP"):
         lines.append(f"  forward+backward median, {name}: torch {times['torch']:.3f} ms "
                      f"({flops / times['torch'] / 1e9:.0f} TFLOP/s), {name} {times[name]:.3f} ms "
