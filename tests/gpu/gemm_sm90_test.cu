@@ -122,6 +122,20 @@ TEST(GemmSm90, CooperativeBf16WideTile) {
   run_case<Sm90<bfloat16_t, ColumnMajor, RowMajor, float, 128, 256, 1>>({300, 200, 136, 1, 1.5f, -0.5f, 0, 22});
 }
 
+// Rows past M in the last row of tiles: where they are 64 or more (M % 128 in 1..64), the second
+// consumer warpgroup's rows are all outside D and it skips the wgmma, only passing the ring's
+// stages back (Sm90CollectiveMma::skip). M = 192 and 448 end exactly on the first warpgroup's
+// rows; M = 193 leaves the second one a single row; few CTAs make each walk several tiles, so a
+// consumer that skipped must still meet the other's stages in order; the 2x1 cluster releases to
+// its peer as well.
+TEST(GemmSm90, CooperativeRowsPastTheEndSkipTheMma) {
+  TESSEL_SKIP_WITHOUT_SM90();
+  run_case<Sm90<bfloat16_t, RowMajor, ColumnMajor, bfloat16_t, 128, 256, 1>>({192, 520, 1000, 1, 1.f, 0.f, 0, 81});
+  run_case<Sm90<bfloat16_t, RowMajor, ColumnMajor, bfloat16_t, 128, 256, 1>>({193, 520, 1000, 1, 1.f, 0.f, 0, 82});
+  run_case<Sm90<half_t, RowMajor, ColumnMajor, half_t, 128, 128, 1>>({448, 384, 648, 2, 1.f, 0.5f, 2, 83});
+  run_case<Sm90<bfloat16_t, RowMajor, ColumnMajor, bfloat16_t, 128, 256, 2>>({448, 776, 520, 1, 1.f, 0.f, 4, 84});
+}
+
 TEST(GemmSm90, PingpongPersistent) {
   TESSEL_SKIP_WITHOUT_SM90();
   using PP = kernel::KernelTmaWarpSpecializedPingpong;

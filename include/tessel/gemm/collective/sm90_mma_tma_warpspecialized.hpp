@@ -152,6 +152,28 @@ class Sm90CollectiveMma {
     if (leader) pipeline_.consumer_release((it - 1) % Stages);
   }
 
+  /// Consumer whose rows of the tile all lie past the problem's (its group's) last row: each K
+  /// tile's stage waited for and released without a wgmma, so that the other consumer has the
+  /// tensor cores to itself; `acc` stays as cleared. Block-scaled kernels pass over the scale
+  /// ring's groups the same way. `it` as in mma().
+  /// NOTES: a cooperative tile whose second 64 rows are past the end (a group's last row tile
+  /// holding at most 64 rows; M = 3000 on 128-row tiles) spends half its tensor-core time on
+  /// rows nobody stores; with many experts of a few hundred tokens each, those are 10-20% of the
+  /// MMA work (bench/NOTES.md). Only the threads that arrive wait: the leader on the ring, lane
+  /// 0 of each warp on the scale ring. A thread that waited without arriving could fall a phase
+  /// behind the barrier once the others' releases let the producer refill the stage.
+  __device__ __forceinline__ void skip(kernel::WorkUnit const& u, int& it, bool leader,
+                                       [[maybe_unused]] Sm90ScaleCursor& scales) const {
+    for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
+      if (leader) {
+        int const s = it % Stages;
+        pipeline_.consumer_wait(s, (it / Stages) & 1);
+        pipeline_.consumer_release(s);
+      }
+      if constexpr (Cfg::kBlockScaled) pass_block_scales(scales, kt, u.k_end);
+    }
+  }
+
   /// Consumer, FP8 with promoted accumulation: as mma(), each K tile's partial sum added up in f32
   /// registers, the sum left in `acc`; block-scaled kernels multiply it by its rows' A scales and its B
   /// block's scale on the way (`sf`: the problem's scale tensors; `scales`: the scale ring's state).
@@ -303,6 +325,21 @@ class Sm90CollectiveMma {
     } else {
       ++c.g;
     }
+  }
+
+  /// skip()'s walk over the scale ring: read_block_scales() without the reads.
+  __device__ __forceinline__ static void pass_block_scales(Sm90ScaleCursor& c, int kt, int k_end) {
+    if (c.g != ScaleRing::G - 1 && kt != k_end - 1) {
+      ++c.g;
+      return;
+    }
+    if (threadIdx.x % 32 == 0) {
+      int const slot = c.groups % ScaleRing::kSlots;
+      arch::mbarrier_wait(&c.full[slot], (c.groups / ScaleRing::kSlots) & 1);
+      arch::mbarrier_arrive(&c.empty[slot]);
+    }
+    ++c.groups;
+    c.g = 0;
   }
 
   /// Promoted kernels of 128x192 tiles (96 accumulators a consumer thread): each K tile's wgmma in

@@ -180,7 +180,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       typename Mainloop::Accumulators acc;
       Mainloop::clear(acc);
       if constexpr (Cfg::kPingpong) it = j * k_tiles;
-      if constexpr (Cfg::kPromote) mainloop.mma_promoted(acc, u, it, mma_row0, leader, p.scales, tile, scales);
+      // A cooperative consumer whose rows are all past the tile's last row leaves the tensor
+      // cores to the other (Sm90CollectiveMma::skip); ping-pong tiles start inside the problem.
+      // NOTES: not in block-scaled kernels, whose 128x192 consumer then spilled (4 stores to
+      // local memory against 1).
+      constexpr bool kMaySkip = !Cfg::kPingpong && !Cfg::kBlockScaled;
+      if (kMaySkip && tile.m0 + wg_row0 >= tile.m_end) mainloop.skip(u, it, leader, scales);
+      else if constexpr (Cfg::kPromote) mainloop.mma_promoted(acc, u, it, mma_row0, leader, p.scales, tile, scales);
       else mainloop.mma(acc, u, it, mma_row0, leader);
       if constexpr (Cfg::kPingpong) {
         if (j + 1 < units) arch::named_barrier_arrive<256>(Sm90Barrier::kMainloopTurn + (1 - wg));
