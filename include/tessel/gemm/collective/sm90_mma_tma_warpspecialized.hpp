@@ -154,23 +154,21 @@ class Sm90CollectiveMma {
 
   /// Consumer whose rows of the tile all lie past the problem's (its group's) last row: each K
   /// tile's stage waited for and released without a wgmma, so that the other consumer has the
-  /// tensor cores to itself; `acc` stays as cleared. Block-scaled kernels pass over the scale
-  /// ring's groups the same way. `it` as in mma().
+  /// tensor cores to itself; `acc` stays as cleared. `it` as in mma(); `barrier`: a named
+  /// barrier of this warpgroup's 128 threads. Kernels without promoted accumulation only.
   /// NOTES: a cooperative tile whose second 64 rows are past the end (a group's last row tile
   /// holding at most 64 rows; M = 3000 on 128-row tiles) spends half its tensor-core time on
   /// rows nobody stores; with many experts of a few hundred tokens each, those are 10-20% of the
-  /// MMA work (bench/NOTES.md). Only the threads that arrive wait: the leader on the ring, lane
-  /// 0 of each warp on the scale ring. A thread that waited without arriving could fall a phase
-  /// behind the barrier once the others' releases let the producer refill the stage.
-  __device__ __forceinline__ void skip(kernel::WorkUnit const& u, int& it, bool leader,
-                                       [[maybe_unused]] Sm90ScaleCursor& scales) const {
+  /// MMA work (bench/NOTES.md). Every thread waits, as in mma(), so that the loop's state stays
+  /// warp-uniform (a wait in the leader's branch alone moved the wgmma descriptors of the whole
+  /// consumer off the uniform datapath); the warpgroup meets before the leader releases, since a
+  /// thread still polling a stage that went back and was refilled could not tell the phases apart.
+  __device__ __forceinline__ void skip(kernel::WorkUnit const& u, int& it, bool leader, int barrier) const {
     for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
-      if (leader) {
-        int const s = it % Stages;
-        pipeline_.consumer_wait(s, (it / Stages) & 1);
-        pipeline_.consumer_release(s);
-      }
-      if constexpr (Cfg::kBlockScaled) pass_block_scales(scales, kt, u.k_end);
+      int const s = it % Stages;
+      pipeline_.consumer_wait(s, (it / Stages) & 1);
+      arch::named_barrier_sync<128>(barrier);
+      if (leader) pipeline_.consumer_release(s);
     }
   }
 
@@ -325,21 +323,6 @@ class Sm90CollectiveMma {
     } else {
       ++c.g;
     }
-  }
-
-  /// skip()'s walk over the scale ring: read_block_scales() without the reads.
-  __device__ __forceinline__ static void pass_block_scales(Sm90ScaleCursor& c, int kt, int k_end) {
-    if (c.g != ScaleRing::G - 1 && kt != k_end - 1) {
-      ++c.g;
-      return;
-    }
-    if (threadIdx.x % 32 == 0) {
-      int const slot = c.groups % ScaleRing::kSlots;
-      arch::mbarrier_wait(&c.full[slot], (c.groups / ScaleRing::kSlots) & 1);
-      arch::mbarrier_arrive(&c.empty[slot]);
-    }
-    ++c.groups;
-    c.g = 0;
   }
 
   /// Promoted kernels of 128x192 tiles (96 accumulators a consumer thread): each K tile's wgmma in

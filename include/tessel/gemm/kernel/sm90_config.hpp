@@ -203,7 +203,8 @@ struct Sm90Barrier {
   static constexpr int kMainloopTurn = 1;
   /// Both consumer warpgroups (the split-K / stream-K fixup), 256 threads.
   static constexpr int kConsumers = 3;
-  /// + consumer index: one warpgroup's TMA-store epilogue, 128 threads.
+  /// + consumer index: one warpgroup's TMA-store epilogue, and its steps through a mainloop
+  /// it skips (rows past the end), 128 threads.
   static constexpr int kEpilogue = 4;
 };
 static_assert(Sm90Barrier::kMainloopTurn + kSm90ConsumerWarpGroups <= Sm90Barrier::kConsumers &&
