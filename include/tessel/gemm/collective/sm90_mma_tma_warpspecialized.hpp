@@ -133,14 +133,23 @@ class Sm90CollectiveMma {
     }
   }
 
+  /// Whether a consumer alone at the tensor cores splits its wgmma in two (mma<true>): 64-row
+  /// warpgroup tiles of BN >= 128.
+  static constexpr bool kSplitsAlone = Cfg::kMmaM == 1 && BN >= 128 && !Cfg::kPromote;
+  using SplitMma = arch::Wgmma<typename Cfg::ElementA, kSplitsAlone ? BN / 2 : BN, Cfg::MajorA, Cfg::MajorB>;
+  using SplitAccumulators = float[SplitMma::kAccumulators];
+
   /// Consumer: all K tiles of unit `u`, accumulating in the tensor core. `it` is the ring's count
   /// at the unit's first K tile, and past its last on return. wg_row0: the warpgroup's first row
   /// in the tile; `leader`: the warpgroup's thread that releases stages.
+  /// kAlone: the other consumer skips this tile (skip()); each K tile's wgmma then goes out as
+  /// two chains of BN / 2 columns (mma_k_tile).
+  template <bool kAlone = false>
   __device__ __forceinline__ void mma(Accumulators& acc, kernel::WorkUnit const& u, int& it, int wg_row0, bool leader) const {
     for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
       int s = it % Stages;
       pipeline_.consumer_wait(s, (it / Stages) & 1);
-      mma_k_tile(acc, s, /*fresh=*/kt == u.k_begin, wg_row0);
+      mma_k_tile<kAlone>(acc, s, /*fresh=*/kt == u.k_begin, wg_row0);
       // Keep this K tile's wgmma in flight; once the previous one has finished, its stage is
       // free for the producer.
       arch::wgmma_wait_group<1>();
@@ -492,7 +501,33 @@ class Sm90CollectiveMma {
   }
 
   /// The wgmma of one K tile (stage s): accumulate into acc, or start from zero when `fresh`.
+  /// kSplit: as two wgmma of BN / 2 columns each (the accumulators' first and second halves, in
+  /// wgmma's register order), issued in turns.
+  /// NOTES: one warpgroup's chain of 64 x BN wgmma into one set of accumulators kept the tensor
+  /// cores less than half busy: each waits for the last to finish its sums, and no other chain
+  /// fills the gaps. With the other consumer skipping, a tile on one chain took ~1.16x a whole
+  /// tile (bench/NOTES.md); two chains of half the columns overlap as two warpgroups' do.
+  template <bool kSplit = false>
   __device__ __forceinline__ void mma_k_tile(Accumulators& acc, int s, bool fresh, int wg_row0) const {
+    if constexpr (kSplit && kSplitsAlone) {
+      char const* sa = smem_a_ + s * Cfg::kStageBytesA;
+      char const* sb = smem_b_ + s * Cfg::kStageBytesB;
+      std::uint64_t const base_a = arch::wgmma_desc_sw128<Cfg::MajorA>(sa + BoxesA::mma_offset(wg_row0, 0), BoxesA::kChunkBytes);
+      std::uint64_t const base_b0 = arch::wgmma_desc_sw128<Cfg::MajorB>(sb + BoxesB::mma_offset(0, 0), BoxesB::kChunkBytes);
+      std::uint64_t const base_b1 = arch::wgmma_desc_sw128<Cfg::MajorB>(sb + BoxesB::mma_offset(BN / 2, 0), BoxesB::kChunkBytes);
+      auto& lo = *reinterpret_cast<SplitAccumulators*>(&acc[0][0]);                            // columns [0, BN/2)
+      auto& hi = *reinterpret_cast<SplitAccumulators*>(&acc[0][SplitMma::kAccumulators]);    // columns [BN/2, BN)
+      arch::wgmma_fence();
+#pragma unroll
+      for (int k = 0; k < BK / SplitMma::kK; ++k) {
+        std::uint64_t const a = arch::wgmma_desc_advance(base_a, BoxesA::mma_step(0, k));
+        int const accumulate = (!fresh || k > 0) ? 1 : 0;
+        SplitMma::mma(lo, a, arch::wgmma_desc_advance(base_b0, BoxesB::mma_step(0, k)), accumulate);
+        SplitMma::mma(hi, a, arch::wgmma_desc_advance(base_b1, BoxesB::mma_step(0, k)), accumulate);
+      }
+      arch::wgmma_commit_group();
+      return;
+    }
     char const* sa = smem_a_ + s * Cfg::kStageBytesA;
     char const* sb = smem_b_ + s * Cfg::kStageBytesB;
     // NOTES: for BN >= 128, one descriptor per operand and K tile, each wgmma advancing it by a
