@@ -122,13 +122,11 @@ TEST(GemmSm90, CooperativeBf16WideTile) {
   run_case<Sm90<bfloat16_t, ColumnMajor, RowMajor, float, 128, 256, 1>>({300, 200, 136, 1, 1.5f, -0.5f, 0, 22});
 }
 
-// Rows past M in the last row of tiles: where they are 64 or more (M % 128 in 1..64), the second
-// consumer warpgroup's rows are all outside D and it skips the wgmma, only passing the ring's
-// stages back (Sm90CollectiveMma::skip). M = 192 and 448 end exactly on the first warpgroup's
-// rows; M = 193 leaves the second one a single row; few CTAs make each walk several tiles, so a
-// consumer that skipped must still meet the other's stages in order; the 2x1 cluster releases to
-// its peer as well.
-TEST(GemmSm90, CooperativeRowsPastTheEndSkipTheMma) {
+// Rows past M in the last row of tiles, on the boundary between the consumer warpgroups' rows:
+// M = 192 and 448 end exactly on the first warpgroup's 64 rows, M = 193 leaves the second a single
+// row; few CTAs make each walk several tiles, and the 2x1 cluster's CTAs share B's stages. (The
+// grouped kernels skip the second warpgroup's wgmma on such tiles: gemm_sm90_grouped_test.)
+TEST(GemmSm90, CooperativeTailOnTheWarpgroupBoundary) {
   TESSEL_SKIP_WITHOUT_SM90();
   run_case<Sm90<bfloat16_t, RowMajor, ColumnMajor, bfloat16_t, 128, 256, 1>>({192, 520, 1000, 1, 1.f, 0.f, 0, 81});
   run_case<Sm90<bfloat16_t, RowMajor, ColumnMajor, bfloat16_t, 128, 256, 1>>({193, 520, 1000, 1, 1.f, 0.f, 0, 82});
