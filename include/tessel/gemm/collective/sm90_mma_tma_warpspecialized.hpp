@@ -178,10 +178,11 @@ class Sm90CollectiveMma {
   /// barrier of this warpgroup's 128 threads.
   /// NOTES: a cooperative tile whose second 64 rows are past the end (a group's last row tile
   /// holding at most 64 rows) spends half its tensor-core time on rows nobody stores; with many
-  /// experts of a few hundred tokens each, those are 10-20% of the MMA work (bench/NOTES.md). Every thread waits, as in mma(), so that the loop's state stays
-  /// warp-uniform (a wait in the leader's branch alone moved the wgmma descriptors of the whole
-  /// consumer off the uniform datapath); the warpgroup meets before the leader releases, since a
-  /// thread still polling a stage that went back and was refilled could not tell the phases apart.
+  /// experts of a few hundred tokens each, those are 10-20% of the MMA work (bench/NOTES.md).
+  /// Every thread waits, as in mma(), so that the loop's state stays warp-uniform (a wait in the
+  /// leader's branch alone moved the wgmma descriptors of the whole consumer off the uniform
+  /// datapath); the warpgroup meets before the leader releases, since a thread still polling a
+  /// stage that went back and was refilled could not tell the phases apart.
   __device__ __forceinline__ void skip(kernel::WorkUnit const& u, int& it, bool leader, int barrier) const {
     for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
       int const s = it % Stages;
