@@ -161,17 +161,6 @@ class Sm90CollectiveMma {
     if (leader) pipeline_.consumer_release((it - 1) % Stages);
   }
 
-  /// Consumer of a cooperative grouped tile holding `rows` rows of its group: mma(); or skip()
-  /// where this warpgroup's rows (from wg_row0) all lie past them; or mma<true>() where the other
-  /// warpgroup's do and it skips. `barrier` as in skip().
-  __device__ __forceinline__ void mma_grouped(Accumulators& acc, kernel::WorkUnit const& u, int& it, int wg_row0, bool leader,
-                                              int rows, int barrier) const {
-    static_assert(!Cfg::kPingpong && !Cfg::kPromote, "sm90 mma_grouped: cooperative kernels without promoted accumulation");
-    if (rows <= wg_row0) skip(u, it, leader, barrier);
-    else if (kSplitsAlone && rows <= Cfg::kWgRows) mma<true>(acc, u, it, wg_row0, leader);
-    else mma(acc, u, it, wg_row0, leader);
-  }
-
   /// Consumer whose rows of the tile all lie past the problem's (its group's) last row: each K
   /// tile's stage waited for and released without a wgmma, so that the other consumer has the
   /// tensor cores to itself; `acc` stays as cleared. `it` as in mma(); `barrier`: a named

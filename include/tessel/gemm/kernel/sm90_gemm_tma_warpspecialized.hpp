@@ -181,13 +181,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       Mainloop::clear(acc);
       if constexpr (Cfg::kPingpong) it = j * k_tiles;
       // Grouped tiles whose second warpgroup's rows lie past the group's last row: that consumer
-      // skips the wgmma and the other runs alone (Sm90CollectiveMma::mma_grouped).
+      // skips the wgmma (Sm90CollectiveMma::skip) and the other runs its K tiles alone, as two
+      // chains (mma<true>). Grouped kernels are cooperative.
       // NOTES: not in dense kernels: with M % 128 in 1..64 the same skip made 3000x5120x1536 and
       // 4160x4096x4096 5-6% slower, and no shape faster (bench/NOTES.md). Not in promoted
       // kernels, whose block-scaled 128x192 consumer then spilled and whose scale ring would need
       // the same walk.
       if constexpr (Cfg::kPromote) mainloop.mma_promoted(acc, u, it, mma_row0, leader, p.scales, tile, scales);
-      else if constexpr (Cfg::kGrouped) mainloop.mma_grouped(acc, u, it, mma_row0, leader, tile.m_end - tile.m0, Sm90Barrier::kEpilogue + wg);
+      else if (Cfg::kGrouped && tile.m0 + wg_row0 >= tile.m_end) mainloop.skip(u, it, leader, Sm90Barrier::kEpilogue + wg);
+      else if (Cfg::kGrouped && Mainloop::kSplitsAlone && tile.m0 + Cfg::kWgRows >= tile.m_end) mainloop.template mma<true>(acc, u, it, mma_row0, leader);
       else mainloop.mma(acc, u, it, mma_row0, leader);
       if constexpr (Cfg::kPingpong) {
         if (j + 1 < units) arch::named_barrier_arrive<256>(Sm90Barrier::kMainloopTurn + (1 - wg));
