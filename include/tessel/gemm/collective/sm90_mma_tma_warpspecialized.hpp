@@ -509,25 +509,6 @@ class Sm90CollectiveMma {
   /// tile (bench/NOTES.md); two chains of half the columns overlap as two warpgroups' do.
   template <bool kSplit = false>
   __device__ __forceinline__ void mma_k_tile(Accumulators& acc, int s, bool fresh, int wg_row0) const {
-    if constexpr (kSplit && kSplitsAlone) {
-      char const* sa = smem_a_ + s * Cfg::kStageBytesA;
-      char const* sb = smem_b_ + s * Cfg::kStageBytesB;
-      std::uint64_t const base_a = arch::wgmma_desc_sw128<Cfg::MajorA>(sa + BoxesA::mma_offset(wg_row0, 0), BoxesA::kChunkBytes);
-      std::uint64_t const base_b0 = arch::wgmma_desc_sw128<Cfg::MajorB>(sb + BoxesB::mma_offset(0, 0), BoxesB::kChunkBytes);
-      std::uint64_t const base_b1 = arch::wgmma_desc_sw128<Cfg::MajorB>(sb + BoxesB::mma_offset(BN / 2, 0), BoxesB::kChunkBytes);
-      auto& lo = *reinterpret_cast<SplitAccumulators*>(&acc[0][0]);                            // columns [0, BN/2)
-      auto& hi = *reinterpret_cast<SplitAccumulators*>(&acc[0][SplitMma::kAccumulators]);    // columns [BN/2, BN)
-      arch::wgmma_fence();
-#pragma unroll
-      for (int k = 0; k < BK / SplitMma::kK; ++k) {
-        std::uint64_t const a = arch::wgmma_desc_advance(base_a, BoxesA::mma_step(0, k));
-        int const accumulate = (!fresh || k > 0) ? 1 : 0;
-        SplitMma::mma(lo, a, arch::wgmma_desc_advance(base_b0, BoxesB::mma_step(0, k)), accumulate);
-        SplitMma::mma(hi, a, arch::wgmma_desc_advance(base_b1, BoxesB::mma_step(0, k)), accumulate);
-      }
-      arch::wgmma_commit_group();
-      return;
-    }
     char const* sa = smem_a_ + s * Cfg::kStageBytesA;
     char const* sb = smem_b_ + s * Cfg::kStageBytesB;
     // NOTES: for BN >= 128, one descriptor per operand and K tile, each wgmma advancing it by a
@@ -547,11 +528,24 @@ class Sm90CollectiveMma {
       else return arch::wgmma_desc_sw128<Cfg::MajorB>(sb + BoxesB::mma_offset(0, k), BoxesB::kChunkBytes);
     };
     arch::wgmma_fence();
+    if constexpr (kSplit && kSplitsAlone) {
+      std::uint64_t const base_b1 = arch::wgmma_desc_sw128<Cfg::MajorB>(sb + BoxesB::mma_offset(BN / 2, 0), BoxesB::kChunkBytes);
+      auto& lo = *reinterpret_cast<SplitAccumulators*>(&acc[0][0]);                          // columns [0, BN/2)
+      auto& hi = *reinterpret_cast<SplitAccumulators*>(&acc[0][SplitMma::kAccumulators]);  // columns [BN/2, BN)
 #pragma unroll
-    for (int k = 0; k < BK / Mma::kK; ++k) {
-      std::uint64_t const b = desc_b(k);
+      for (int k = 0; k < BK / SplitMma::kK; ++k) {
+        std::uint64_t const a = desc_a(0, k);
+        int const accumulate = (!fresh || k > 0) ? 1 : 0;
+        SplitMma::mma(lo, a, desc_b(k), accumulate);
+        SplitMma::mma(hi, a, arch::wgmma_desc_advance(base_b1, BoxesB::mma_step(0, k)), accumulate);
+      }
+    } else {
 #pragma unroll
-      for (int i = 0; i < Cfg::kMmaM; ++i) Mma::mma(acc[i], desc_a(i, k), b, (!fresh || k > 0) ? 1 : 0);
+      for (int k = 0; k < BK / Mma::kK; ++k) {
+        std::uint64_t const b = desc_b(k);
+#pragma unroll
+        for (int i = 0; i < Cfg::kMmaM; ++i) Mma::mma(acc[i], desc_a(i, k), b, (!fresh || k > 0) ? 1 : 0);
+      }
     }
     arch::wgmma_commit_group();
   }
