@@ -133,23 +133,25 @@ class Sm90CollectiveMma {
     }
   }
 
-  /// Whether a consumer alone at the tensor cores splits its wgmma in two (mma<true>): 64-row
-  /// warpgroup tiles of BN >= 128.
-  static constexpr bool kSplitsAlone = Cfg::kMmaM == 1 && BN >= 128 && !Cfg::kPromote;
-  using SplitMma = arch::Wgmma<typename Cfg::ElementA, kSplitsAlone ? BN / 2 : BN, Cfg::MajorA, Cfg::MajorB>;
-  using SplitAccumulators = float[SplitMma::kAccumulators];
+  /// Whether each K16 step goes out as two wgmma of BN / 2 columns, into the two halves of the
+  /// accumulators (two chains): grouped kernels' 64-row warpgroup tiles of BN >= 128.
+  /// NOTES: grouped kernels only, because of skip(): a consumer alone at the tensor cores on one
+  /// chain of 64 x BN wgmma, each waiting for the last one's sums, took ~1.16x a whole tile;
+  /// two chains overlap as two warpgroups' do. Both forms must be the only one in the kernel:
+  /// with a 64 x BN wgmma beside 64 x BN/2 ones on the same accumulators, ptxas serialized every
+  /// wgmma of the kernel (C7511, "insufficient register resources for the wgmma pipeline").
+  static constexpr bool kTwoChains = Cfg::kGrouped && Cfg::kMmaM == 1 && BN >= 128 && !Cfg::kPromote;
+  using ChainMma = arch::Wgmma<typename Cfg::ElementA, kTwoChains ? BN / 2 : BN, Cfg::MajorA, Cfg::MajorB>;
+  using ChainAccumulators = float[ChainMma::kAccumulators];
 
   /// Consumer: all K tiles of unit `u`, accumulating in the tensor core. `it` is the ring's count
   /// at the unit's first K tile, and past its last on return. wg_row0: the warpgroup's first row
   /// in the tile; `leader`: the warpgroup's thread that releases stages.
-  /// kAlone: the other consumer skips this tile (skip()); each K tile's wgmma then goes out as
-  /// two chains of BN / 2 columns (mma_k_tile).
-  template <bool kAlone = false>
   __device__ __forceinline__ void mma(Accumulators& acc, kernel::WorkUnit const& u, int& it, int wg_row0, bool leader) const {
     for (int kt = u.k_begin; kt < u.k_end; ++kt, ++it) {
       int s = it % Stages;
       pipeline_.consumer_wait(s, (it / Stages) & 1);
-      mma_k_tile<kAlone>(acc, s, /*fresh=*/kt == u.k_begin, wg_row0);
+      mma_k_tile(acc, s, /*fresh=*/kt == u.k_begin, wg_row0);
       // Keep this K tile's wgmma in flight; once the previous one has finished, its stage is
       // free for the producer.
       arch::wgmma_wait_group<1>();
@@ -501,13 +503,8 @@ class Sm90CollectiveMma {
   }
 
   /// The wgmma of one K tile (stage s): accumulate into acc, or start from zero when `fresh`.
-  /// kSplit: as two wgmma of BN / 2 columns each (the accumulators' first and second halves, in
-  /// wgmma's register order), issued in turns.
-  /// NOTES: one warpgroup's chain of 64 x BN wgmma into one set of accumulators kept the tensor
-  /// cores less than half busy: each waits for the last to finish its sums, and no other chain
-  /// fills the gaps. With the other consumer skipping, a tile on one chain took ~1.16x a whole
-  /// tile (bench/NOTES.md); two chains of half the columns overlap as two warpgroups' do.
-  template <bool kSplit = false>
+  /// kTwoChains: as two wgmma of BN / 2 columns per K16 step (the accumulators' first and second
+  /// halves, in wgmma's register order), issued in turns.
   __device__ __forceinline__ void mma_k_tile(Accumulators& acc, int s, bool fresh, int wg_row0) const {
     char const* sa = smem_a_ + s * Cfg::kStageBytesA;
     char const* sb = smem_b_ + s * Cfg::kStageBytesB;
@@ -528,16 +525,16 @@ class Sm90CollectiveMma {
       else return arch::wgmma_desc_sw128<Cfg::MajorB>(sb + BoxesB::mma_offset(0, k), BoxesB::kChunkBytes);
     };
     arch::wgmma_fence();
-    if constexpr (kSplit && kSplitsAlone) {
+    if constexpr (kTwoChains) {
       std::uint64_t const base_b1 = arch::wgmma_desc_sw128<Cfg::MajorB>(sb + BoxesB::mma_offset(BN / 2, 0), BoxesB::kChunkBytes);
-      auto& lo = *reinterpret_cast<SplitAccumulators*>(&acc[0][0]);                          // columns [0, BN/2)
-      auto& hi = *reinterpret_cast<SplitAccumulators*>(&acc[0][SplitMma::kAccumulators]);  // columns [BN/2, BN)
+      auto& lo = *reinterpret_cast<ChainAccumulators*>(&acc[0][0]);                          // columns [0, BN/2)
+      auto& hi = *reinterpret_cast<ChainAccumulators*>(&acc[0][ChainMma::kAccumulators]);  // columns [BN/2, BN)
 #pragma unroll
-      for (int k = 0; k < BK / SplitMma::kK; ++k) {
+      for (int k = 0; k < BK / ChainMma::kK; ++k) {
         std::uint64_t const a = desc_a(0, k);
         int const accumulate = (!fresh || k > 0) ? 1 : 0;
-        SplitMma::mma(lo, a, desc_b(k), accumulate);
-        SplitMma::mma(hi, a, arch::wgmma_desc_advance(base_b1, BoxesB::mma_step(0, k)), accumulate);
+        ChainMma::mma(lo, a, desc_b(k), accumulate);
+        ChainMma::mma(hi, a, arch::wgmma_desc_advance(base_b1, BoxesB::mma_step(0, k)), accumulate);
       }
     } else {
 #pragma unroll

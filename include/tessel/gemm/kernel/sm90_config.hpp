@@ -197,6 +197,10 @@ struct Sm90RegisterBudget {
 static_assert((Sm90RegisterBudget::kProducer + kSm90ConsumerWarpGroups * Sm90RegisterBudget::kConsumer) * 128 <= 65536,
               "sm90 kernel: the warpgroups' register budgets exceed the SM's register file");
 
+/// The longest K, in K tiles, over which a grouped tile's consumer skips rows past its group
+/// (Sm90CollectiveMma::skip; the kernel says why there is a bound).
+inline constexpr int kGroupedSkipMaxKTiles = 64;
+
 /// Named barrier ids (bar.sync / bar.arrive; 0 is __syncthreads).
 struct Sm90Barrier {
   /// + consumer index: "this consumer may start its mainloop" (ping-pong turns), 256 threads.

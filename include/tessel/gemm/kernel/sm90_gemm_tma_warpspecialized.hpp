@@ -180,16 +180,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       typename Mainloop::Accumulators acc;
       Mainloop::clear(acc);
       if constexpr (Cfg::kPingpong) it = j * k_tiles;
-      // Grouped tiles whose second warpgroup's rows lie past the group's last row: that consumer
-      // skips the wgmma (Sm90CollectiveMma::skip) and the other runs its K tiles alone, as two
-      // chains (mma<true>). Grouped kernels are cooperative.
-      // NOTES: not in dense kernels: with M % 128 in 1..64 the same skip made 3000x5120x1536 and
-      // 4160x4096x4096 5-6% slower, and no shape faster (bench/NOTES.md). Not in promoted
-      // kernels, whose block-scaled 128x192 consumer then spilled and whose scale ring would need
-      // the same walk.
+      // Grouped tiles whose second warpgroup's rows all lie past the group's last row: that
+      // consumer skips the wgmma (Sm90CollectiveMma::skip), and the other has the tensor cores
+      // to itself (on two chains: Sm90CollectiveMma::kTwoChains). Grouped kernels are cooperative.
+      // NOTES: only up to kGroupedSkipMaxKTiles K tiles. Over longer K the lone tile drifts ahead
+      // of the tile beside it, which reads the same panel of B: at 256 experts 7168 -> 2048 the
+      // kernel lost 27% with the skip, where K = 2048-4096 gained 2-12% (bench/NOTES.md). Not in
+      // dense kernels: with M % 128 in 1..64 the skip made 3000x5120x1536 and 4160x4096x4096 5-6%
+      // slower, and no shape faster. Not in promoted kernels, whose block-scaled 128x192
+      // consumer then spilled and whose scale ring would need the same walk.
+      bool const skip = Cfg::kGrouped && k_tiles <= kGroupedSkipMaxKTiles && tile.m0 + wg_row0 >= tile.m_end;
       if constexpr (Cfg::kPromote) mainloop.mma_promoted(acc, u, it, mma_row0, leader, p.scales, tile, scales);
-      else if (Cfg::kGrouped && tile.m0 + wg_row0 >= tile.m_end) mainloop.skip(u, it, leader, Sm90Barrier::kEpilogue + wg);
-      else if (Cfg::kGrouped && Mainloop::kSplitsAlone && tile.m0 + Cfg::kWgRows >= tile.m_end) mainloop.template mma<true>(acc, u, it, mma_row0, leader);
+      else if (skip) mainloop.skip(u, it, leader, Sm90Barrier::kEpilogue + wg);
       else mainloop.mma(acc, u, it, mma_row0, leader);
       if constexpr (Cfg::kPingpong) {
         if (j + 1 < units) arch::named_barrier_arrive<256>(Sm90Barrier::kMainloopTurn + (1 - wg));
