@@ -276,6 +276,44 @@ TEST(Gate, FailureSentencesNameKernelRuleAndFinding) {
   EXPECT_NE(spill->find("other(float*) [sm_75] uses local memory: 1 STL, 1 LDL"), std::string::npos);
 }
 
+// Two sm_90a kernels: one waits after each wgmma (what ptxas emits when it serializes them),
+// one keeps four in flight behind one wait.
+constexpr const char* kWgmma = R"text(
+	code for sm_90a
+		Function : serialized
+        /*0000*/                   WARPGROUP.ARRIVE ;
+        /*0010*/                   HGMMA.64x128x16.F32.BF16 R24, gdesc[UR20], R24, gsb0 ;
+        /*0020*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;
+        /*0030*/                   WARPGROUP.ARRIVE ;
+        /*0040*/                   HGMMA.64x128x16.F32.BF16 R88, gdesc[UR20], R88, gsb0 ;
+        /*0050*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;
+		..........
+		Function : pipelined
+        /*0000*/                   WARPGROUP.ARRIVE ;
+        /*0010*/                   QGMMA.64x256x32.F32.E4M3.E4M3 R24, gdesc[UR4], R24 ;
+        /*0020*/                   QGMMA.64x256x32.F32.E4M3.E4M3 R24, gdesc[UR8], R24 ;
+        /*0030*/                   QGMMA.64x256x32.F32.E4M3.E4M3 R24, gdesc[UR12], R24 ;
+        /*0040*/                   QGMMA.64x256x32.F32.E4M3.E4M3 R24, gdesc[UR16], R24, gsb0 ;
+        /*0050*/                   WARPGROUP.DEPBAR.LE gsb0, 0x1 ;
+		..........
+		Function : no_wgmma
+        /*0000*/                   EXIT ;
+)text";
+
+TEST(Gate, WgmmaWaitedForOneByOneFails) {
+  Listing l;
+  parse_text(kWgmma, l);
+  const Kernel* serialized = find(l, "serialized", "sm_90a");
+  const Kernel* pipelined = find(l, "pipelined", "sm_90a");
+  const Kernel* none = find(l, "no_wgmma", "sm_90a");
+  ASSERT_TRUE(serialized && pipelined && none);
+  EXPECT_FALSE(check_wgmma_pipelined(*pipelined));
+  EXPECT_FALSE(check_wgmma_pipelined(*none));
+  const auto f = check_wgmma_pipelined(*serialized);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->find("serialized [sm_90a] waits for each wgmma alone: 2 WARPGROUP.DEPBAR for 2 wgmma"), std::string::npos) << *f;
+}
+
 TEST(Report, TableAndJson) {
   Listing l;
   parse_text(kSass, l);

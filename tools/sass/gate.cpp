@@ -95,4 +95,13 @@ std::optional<std::string> check_no_spills(const Kernel& kernel) {
          " (register spills, or a local array the compiler could not keep in registers)";
 }
 
+std::optional<std::string> check_wgmma_pipelined(const Kernel& kernel) {
+  const std::int64_t wgmma = kernel.count("HGMMA") + kernel.count("QGMMA") + kernel.count("IGMMA");
+  const std::int64_t waits = kernel.count("WARPGROUP.DEPBAR");
+  if (wgmma == 0 || waits < wgmma) return std::nullopt;
+  return "kernel " + kernel_label(kernel) + " waits for each wgmma alone: " + std::to_string(waits) +
+         " WARPGROUP.DEPBAR for " + std::to_string(wgmma) +
+         " wgmma (ptxas serialized them, its warning C7511: usually wgmma of two shapes writing the same accumulators)";
+}
+
 }  // namespace tessel::sass

@@ -32,6 +32,11 @@ std::optional<std::string> check_gate(const Gate& gate, const Kernel& kernel);
 // The sentence for a kernel with local-memory traffic, or nothing.
 std::optional<std::string> check_no_spills(const Kernel& kernel);
 
+// The sentence for a kernel that waits for each of its wgmma alone (as many WARPGROUP.DEPBAR as
+// HGMMA / QGMMA / IGMMA: ptxas serialized them, its warning C7511), or nothing. A kernel without
+// wgmma holds.
+std::optional<std::string> check_wgmma_pipelined(const Kernel& kernel);
+
 std::string kernel_label(const Kernel& kernel);  // "foo(float*) [sm_80]"
 
 }  // namespace tessel::sass

@@ -40,6 +40,8 @@ constexpr const char* kUsage =
     "                     (repeatable)\n"
     "  --no-spills        fail when a selected kernel uses local memory (LDL/STL instructions,\n"
     "                     LOCAL bytes in -res-usage, spill bytes in a ptxas log)\n"
+    "  --wgmma-pipelined  fail when a selected kernel waits for each of its wgmma alone (as many\n"
+    "                     WARPGROUP.DEPBAR as wgmma: ptxas serialized them)\n"
     "  --histogram        also print every opcode of every selected kernel\n"
     "  --json             print JSON instead of the table\n"
     "  --quiet            print nothing but failures\n"
@@ -86,6 +88,7 @@ struct Options {
   std::string arch;
   std::vector<Gate> gates;
   bool no_spills = false;
+  bool wgmma_pipelined = false;
   bool histogram = false;
   bool json = false;
   bool quiet = false;
@@ -133,6 +136,8 @@ int parse_options(int argc, char** argv, Options& o) {
       if (r) return r;
     } else if (a == "--no-spills") {
       o.no_spills = true;
+    } else if (a == "--wgmma-pipelined") {
+      o.wgmma_pipelined = true;
     } else if (a == "--histogram") {
       o.histogram = true;
     } else if (a == "--json") {
@@ -266,9 +271,12 @@ int run(int argc, char** argv) {
     if (o.no_spills) {
       if (auto f = check_no_spills(*k)) failures.push_back(*f);
     }
+    if (o.wgmma_pipelined) {
+      if (auto f = check_wgmma_pipelined(*k)) failures.push_back(*f);
+    }
   }
   for (const auto& f : failures) std::cerr << "tessel-sass: FAIL: " << one_line(f) << "\n";
-  const std::size_t checks = chosen.size() * (o.gates.size() + (o.no_spills ? 1 : 0));
+  const std::size_t checks = chosen.size() * (o.gates.size() + (o.no_spills ? 1 : 0) + (o.wgmma_pipelined ? 1 : 0));
   if (checks != 0 && !o.quiet && !o.json) {
     std::cout << "tessel-sass: " << checks << " checks on " << chosen.size() << " kernel"
               << (chosen.size() == 1 ? "" : "s") << ": "
