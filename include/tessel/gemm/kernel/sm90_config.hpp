@@ -199,7 +199,7 @@ static_assert((Sm90RegisterBudget::kProducer + kSm90ConsumerWarpGroups * Sm90Reg
 
 /// The longest K, in K tiles, over which a grouped tile's consumer skips rows past its group
 /// (Sm90CollectiveMma::skip; the kernel says why there is a bound).
-inline constexpr int kGroupedSkipMaxKTiles = 64;
+inline constexpr int kGroupedSkipMaxKTiles = 32;
 
 /// Named barrier ids (bar.sync / bar.arrive; 0 is __syncthreads).
 struct Sm90Barrier {
