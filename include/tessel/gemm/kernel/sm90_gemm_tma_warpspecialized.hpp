@@ -183,9 +183,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // Grouped tiles whose second warpgroup's rows all lie past the group's last row: that
       // consumer skips the wgmma (Sm90CollectiveMma::skip), and the other has the tensor cores
       // to itself (on two chains: Sm90CollectiveMma::kTwoChains). Grouped kernels are cooperative.
-      // NOTES: only up to kGroupedSkipMaxKTiles K tiles. Over longer K the lone tile drifts ahead
-      // of the tile beside it, which reads the same panel of B: at 256 experts 7168 -> 2048 the
-      // kernel lost 27% with the skip, where K = 2048-4096 gained 2-12% (bench/NOTES.md). Not in
+      // NOTES: only up to kGroupedSkipMaxKTiles K tiles. The tile beside this one streams the same
+      // panel of B and finds it in L2 while both keep pace; over longer K the faster tile drifts
+      // past what L2 holds and the panel is read from DRAM twice (256 experts 7168 -> 2048: 38%
+      // more DRAM bytes, 26% slower with the skip; K = 2048 gained up to 11%; bench/NOTES.md). Not in
       // dense kernels: with M % 128 in 1..64 the skip made 3000x5120x1536 and 4160x4096x4096 5-6%
       // slower, and no shape faster. Not in promoted kernels, whose block-scaled 128x192
       // consumer then spilled and whose scale ring would need the same walk.
