@@ -101,9 +101,8 @@ TEST(GemmSm90Grouped, ManyGroupsMostlyEmpty) {
 TEST(GemmSm90Grouped, GroupTailsOnBothSidesOfTheSkipsKBound) {
   TESSEL_SKIP_WITHOUT_SM90();
   // Groups of 40, 160 and 100 rows: tiles whose second warpgroup's rows all lie past the group
-  // (40, and 160's second tile) and one where they do not (100). At K = 64 K tiles that
-  // warpgroup skips the wgmma; one K tile more and it multiplies rows it does not store
-  // (kernel::kGroupedSkipMaxKTiles).
+  // (40, and 160's second tile) and one where they do not (100). Up to kGroupedSkipMaxKTiles K
+  // tiles that warpgroup skips the wgmma; one K tile more and it multiplies rows it does not store.
   for (int k_tiles : {kernel::kGroupedSkipMaxKTiles, kernel::kGroupedSkipMaxKTiles + 1}) {
     GroupedProblem p(kernel::GroupedLayout::kContiguous, 300, 256, 64 * k_tiles, {40, 200, 300}, /*b_k_major=*/true, 41 + k_tiles);
     run_and_check<ColumnMajor>(p, "K tiles " + std::to_string(k_tiles));

@@ -137,9 +137,10 @@ class Sm90CollectiveMma {
   /// accumulators (two chains): grouped kernels' 64-row warpgroup tiles of BN >= 128.
   /// NOTES: grouped kernels only, because of skip(): a consumer alone at the tensor cores on one
   /// chain of 64 x BN wgmma, each waiting for the last one's sums, took ~1.16x a whole tile;
-  /// two chains overlap as two warpgroups' do. Both forms must be the only one in the kernel:
+  /// two chains overlap as two warpgroups' do. A kernel issues one of the two forms, never both:
   /// with a 64 x BN wgmma beside 64 x BN/2 ones on the same accumulators, ptxas serialized every
-  /// wgmma of the kernel (C7511, "insufficient register resources for the wgmma pipeline").
+  /// wgmma of the kernel (C7511, "insufficient register resources for the wgmma pipeline";
+  /// tessel-sass --wgmma-pipelined gates it).
   static constexpr bool kTwoChains = Cfg::kGrouped && Cfg::kMmaM == 1 && BN >= 128 && !Cfg::kPromote;
   using ChainMma = arch::Wgmma<typename Cfg::ElementA, kTwoChains ? BN / 2 : BN, Cfg::MajorA, Cfg::MajorB>;
   using ChainAccumulators = float[ChainMma::kAccumulators];
