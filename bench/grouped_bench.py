@@ -26,7 +26,6 @@ experts are many; decode rows give each expert 1-64 tokens. TFLOP/s count the ro
 """
 
 import argparse
-import statistics
 import sys
 from pathlib import Path
 
@@ -69,13 +68,11 @@ def routed(torch, args):
         yield name, experts, k, n, counts, sum(counts), offs, [0] + torch.tensor(counts).cumsum(0).tolist()
 
 
-def medians(providers, sets, args, events_time) -> dict:
-    """Each provider's median milliseconds: rounds of `reps` calls, the providers in turns."""
-    times = {label: [] for label, _ in providers}
-    for _ in range(args.rounds):
-        for label, fn in providers:
-            times[label].append(statistics.median(events_time(fn, sets, args.reps)))
-    return {label: statistics.median(v) for label, v in times.items()}
+def medians(providers, sets, args) -> dict:
+    """Each provider's median milliseconds over rounds of `reps` calls, the providers in turns
+    (torch_timing.medians_in_turns: the order rotates round by round)."""
+    from torch_timing import medians_in_turns
+    return medians_in_turns(dict(providers), sets, args.reps, args.rounds)
 
 
 def main():
@@ -90,9 +87,9 @@ def main():
     args = ap.parse_args()
     import torch
     import tessel
-    from torch_timing import events_time, write_report
+    from torch_timing import write_report
     if args.fp8:
-        return fp8_main(args, torch, tessel, events_time, write_report)
+        return fp8_main(args, torch, tessel, write_report)
 
     torch.backends.cuda.matmul.allow_tf32 = False
     has_gmm = hasattr(torch, "_grouped_mm")
@@ -154,7 +151,7 @@ def main():
             errs[label] = worst
             if worst > 2e-2:
                 raise SystemExit(f"{name}: {label} fails verification (worst relative error {worst:.3g})")
-        med = medians(providers, sets, args, events_time)
+        med = medians(providers, sets, args)
         tf = lambda ms: 2.0 * total * n * k / (ms * 1e-3) / 1e12  # noqa: E731
         cfg = chosen
         gmm = f"{tf(med['grouped_mm']):.0f}" if has_gmm else "n/a"
@@ -170,7 +167,7 @@ def main():
     write_report(lines, args.out)
 
 
-def fp8_main(args, torch, tessel, events_time, write_report):
+def fp8_main(args, torch, tessel, write_report):
     """The --fp8 table: per-tensor (fast and promoted accumulation), per-block and row-wise scales
     on the same e4m3 operands, in turns. Per-block accumulation is always promoted: its like-for-
     like ratio is against per-tensor promoted."""
@@ -251,7 +248,7 @@ def fp8_main(args, torch, tessel, events_time, write_report):
             if worst > 2e-2:
                 raise SystemExit(f"{name}: {label} fails verification (relative error {worst:.3g})")
             live.append((label, fn))
-        med = medians(live, sets, args, events_time)
+        med = medians(live, sets, args)
         tf = lambda label: f"{2.0 * total * n * k / (med[label] * 1e-3) / 1e12:.0f}" if label in med else "n/a"  # noqa: E731
         vs_torch = f"{med['row-wise'] / med['tessel row-wise']:.3f}" if "row-wise" in med else "n/a"
         lines.append(f"{name} | {total} | {tf('per-tensor')} | {tf('per-tensor promoted')} | {tf('per-block')} | "

@@ -33,12 +33,14 @@ def cpp_time(kernel, sets, reps, hold_cycles=HOLD_CYCLES, transpose_d=False):
 def medians_in_turns(runs, sets, reps, rounds):
     """{label: median milliseconds} of each run(*set) of the dict `runs`, the providers taking
     turns round by round (each warmed on sets[0] before its turn), so that a clock that drifts
-    over the rounds drifts under all of them alike."""
+    over the rounds drifts under all of them alike. Round r starts with provider r (mod their
+    number): no provider always runs first, on the coolest chip, or last, on the hottest."""
     times = {label: [] for label in runs}
-    for _ in range(rounds):
-        for label, run in runs.items():
-            run(*sets[0])
-            times[label] += events_time(run, sets, reps)
+    order = list(runs)
+    for r in range(rounds):
+        for label in order[r % len(order):] + order[:r % len(order)]:
+            runs[label](*sets[0])
+            times[label] += events_time(runs[label], sets, reps)
     return {label: statistics.median(v) for label, v in times.items()}
 
 
