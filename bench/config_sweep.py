@@ -6,13 +6,15 @@ registry's best misses: what a new registry entry would buy, before it is shippe
 
 Each shape (M x N x K, D = x @ W.t(), bf16, uniform [-1, 1)) runs tessel.gemm's own choice, then
 every configuration of CONFIGS that can run it, each checked against float64 first (D poisoned
-with NaN), then all timed in turns in one process with torch.matmul on the same rotated operands
-(bench/torch_timing.py's loop: events around each call, the GPU held up first). Compile seconds are
+with NaN), then all timed call by call in one process with torch.matmul on the same rotated operands
+(bench/torch_timing.py's interleaved_times: events between the calls, the GPU held up first; the
+ratio to torch is the median of each call's against torch's call beside it). Compile seconds are
 reported per configuration (NVRTC on this host; the disk cache makes a second run free).
 """
 
 import argparse
 import re
+import statistics
 import sys
 import time
 
@@ -20,7 +22,7 @@ import torch
 
 import tessel
 from front_door import operands, sets_for, verify
-from torch_timing import medians_in_turns, write_report
+from torch_timing import interleaved_times, paired_ratio, write_report
 
 DEFAULT_SHAPES = "1000x1000x1000,128x6144x4096,3000x5120x1536,2048x2048x2048,4096x6144x4096,8192x8192x8192"
 LARGE = 2 * 4096**3  # FLOP from which only the wide tiles are tried (issue 21's shapes)
@@ -95,13 +97,14 @@ def shape_rows(m, n, k, reps, rounds, only=None):
     if not verify(x, Wt, D) <= 1:
         raise SystemExit(f"{m}x{n}x{k}: tessel.gemm's own choice is wrong")
     chosen = tessel.kernel_for(x, Wt, out=D).name
-    med = medians_in_turns(runs, sets, reps, rounds)
+    steps = interleaved_times(runs, sets, reps, rounds)
+    med = {name: statistics.median(t) for name, t in steps.items()}
     flop = 2 * m * n * k
     lines = [f"### {m}x{n}x{k} bf16 (tessel.gemm chose {chosen})", "",
-             "| provider | TFLOP/s | / torch | compile s |", "|---|---:|---:|---:|"]
+             "| provider | TFLOP/s (median) | / torch, call by call (median) | compile s |", "|---|---:|---:|---:|"]
     for name in sorted(med, key=med.get):
         c = compile_s.get(name)
-        lines.append(f"| {name} | {flop / (med[name] * 1e-3) / 1e12:.1f} | {med['torch'] / med[name]:.3f} | "
+        lines.append(f"| {name} | {flop / (med[name] * 1e-3) / 1e12:.1f} | {paired_ratio(steps, 'torch', name):.3f} | "
                      f"{'' if c is None else f'{c:.1f}'} |")
     del sets
     return lines + [""]

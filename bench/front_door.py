@@ -13,9 +13,11 @@ For every shape of SHAPES:
 3. Time, on uniform random operands in [-1, 1), rotated over as many sets as take at least three
    times the L2 cache: torch.matmul, tessel.gemm (the dispatcher's choice) and the same kernel
    launched from C++ (tessel._core.time_launches: no Python between launches), then each registry
-   candidate from C++ (the oracle: what a perfect heuristic would have run). Providers take turns
-   round by round; each launch timed with events, the GPU held up first so that the events time
-   the kernels; medians. TFLOP/s = 2MNK / median.
+   candidate from C++ (the oracle: what a perfect heuristic would have run). torch.matmul and
+   tessel.gemm run call by call (torch_timing.interleaved_times), the C++ launches in turns round
+   by round; each launch timed with events, the GPU held up first so that the events time the
+   kernels; medians. TFLOP/s = 2MNK / median; the ratio is the median over calls of torch's time
+   beside tessel's over tessel's, which a clock that moves under both cancels out of.
 4. Fused activations: tessel.gemm(..., epilogue=act) against torch's unfused act(x @ W.t()).
 5. Host time per call at a decode shape (the GPU held up, N calls only enqueue).
 Ratios are tessel / torch (higher is better for tessel).
@@ -35,7 +37,7 @@ import torch.nn.functional as F
 import tessel
 from tessel import _core
 from tessel.jit import compiler, prebuilt, registry
-from torch_timing import cpp_time, events_time, medians_in_turns, worst_error_share
+from torch_timing import cpp_time, interleaved_times, paired_ratio, worst_error_share
 
 # (tokens M, out features N, in features K, dtype): LLM projections at decode and prefill token
 # counts (Llama-3 8B/70B, Mixtral, Qwen2 sizes), ragged sizes, a short K.
@@ -107,12 +109,9 @@ def shape_row(m, n, k, dt, reps, rounds, oracle):
         raise SystemExit(f"{m}x{n}x{k} {dt}: verification failed: " + ", ".join(f"{k} {v:.2f}" for k, v in checks.items()))
     runs = {"torch": lambda A, B, D: torch.matmul(A, B, out=D),
             "tessel": lambda A, B, D: tessel.gemm(A, B, out=D)}
-    for run in runs.values():  # warm-up
-        run(*sets[0])
-    times = {name: [] for name in [*runs, "cpp", *[c[0] for c in candidates]]}
+    steps = interleaved_times(runs, sets, reps, rounds)  # torch's call and tessel's side by side
+    times = {**steps, **{name: [] for name in ["cpp", *[c[0] for c in candidates]]}}
     for _ in range(rounds):
-        for name, run in runs.items():
-            times[name] += events_time(run, sets, reps)
         times["cpp"] += cpp_time(kernel, sets, reps, transpose_d=transposed)
         for name, k_, t in candidates:
             times[name] += cpp_time(k_, sets, reps, transpose_d=t)
@@ -122,6 +121,7 @@ def shape_row(m, n, k, dt, reps, rounds, oracle):
     best = max((c[0] for c in candidates), key=lambda name: tflops[name]) if candidates else chosen
     del sets
     return dict(shape=f"{m}x{n}x{k}", dtype=dt, kernel=chosen, reason=reason, torch=tflops["torch"], tessel=tflops["tessel"],
+                ratio=paired_ratio(steps, "torch", "tessel"),
                 cpp=tflops["cpp"], best=best, best_tflops=tflops.get(best, tflops["cpp"]), worst=worst,
                 candidates={c[0]: tflops[c[0]] for c in candidates})
 
@@ -140,10 +140,10 @@ def fused_row(m, n, k, dt, act, reps, rounds):
         raise SystemExit(f"{m}x{n}x{k} {act}: verification failed ({worst:.2f})")
     runs = {"torch": lambda A, B, D: fn(torch.matmul(A, B, out=D)),
             "tessel": lambda A, B, D: tessel.gemm(A, B, out=D, epilogue=act)}
-    med = medians_in_turns(runs, sets, reps, rounds)
+    steps = interleaved_times(runs, sets, reps, rounds)
     del sets
-    return dict(shape=f"{m}x{n}x{k}", dtype=dt, act=act, kernel=kernel.name, torch_us=med["torch"] * 1e3,
-                tessel_us=med["tessel"] * 1e3, worst=worst)
+    return dict(shape=f"{m}x{n}x{k}", dtype=dt, act=act, kernel=kernel.name, torch_us=statistics.median(steps["torch"]) * 1e3,
+                tessel_us=statistics.median(steps["tessel"]) * 1e3, ratio=paired_ratio(steps, "torch", "tessel"), worst=worst)
 
 
 def host_time(calls=400, rounds=5):
@@ -182,7 +182,8 @@ def main():
     props = torch.cuda.get_device_properties(0)
     shapes = [s for s in SHAPES if re.search(args.only, f"{s[0]}x{s[1]}x{s[2]} {s[3]}")]
     lines = [f"GPU: {props.name} ({props.multi_processor_count} SMs), torch {torch.__version__}, CUDA {torch.version.cuda}, "
-             f"tessel {tessel.__version__}; {args.rounds} rounds x {args.reps} launches per provider, medians", ""]
+             f"tessel {tessel.__version__}; {args.rounds} rounds x {args.reps} launches per provider, medians; torch and "
+             "tessel.gemm call by call, the ratio the median of tessel's call against torch's beside it", ""]
     if args.tune:
         start = time.perf_counter()
         for dt in DTYPES:
@@ -204,7 +205,7 @@ def main():
     ratios, reasons = [], []
     for m, n, k, dt in shapes:
         r = shape_row(m, n, k, dt, args.reps, args.rounds, not args.no_oracle)
-        ratio = r["tessel"] / r["torch"]
+        ratio = r["ratio"]
         ratios.append(ratio)
         short = lambda name: name.replace("tessel_sm90_gemm_", "").replace("tessel_sm80_gemm_", "sm80 ")  # noqa: E731
         lines.append(f"| {r['shape']} | {r['dtype']} | {r['torch']:.1f} | {r['tessel']:.1f} | {ratio:.3f} | {r['cpp']:.1f} | "
@@ -225,7 +226,7 @@ def main():
         for act in ACTIVATIONS:
             r = fused_row(m, n, k, dt, act, args.reps, args.rounds)
             lines.append(f"| {r['shape']} | {dt} | {act} | {r['torch_us']:.1f} | {r['tessel_us']:.1f} | "
-                         f"{r['torch_us'] / r['tessel_us']:.3f} | `{r['kernel']}` | passed ({r['worst']:.2f}) |")
+                         f"{r['ratio']:.3f} | `{r['kernel']}` | passed ({r['worst']:.2f}) |")
             print(lines[-1], flush=True)
     host = host_time()
     lines += ["", "Host time per call at 1x4096x4096 bf16 (x @ W.t(), output allocated): " +

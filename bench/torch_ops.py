@@ -25,7 +25,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import tessel  # noqa: E402
 from tessel.gemm import gemm_block_scaled  # noqa: E402 (the module, beside the function tessel.gemm)
-from torch_timing import events_time, medians_in_turns  # noqa: E402
+from torch_timing import events_time, interleaved_times, medians_in_turns, paired_ratio  # noqa: E402
 
 
 class MLP(torch.nn.Module):
@@ -95,6 +95,13 @@ def bench_mlp(args, lines):
         lines.append(f"  forward+backward median, {name}: torch {times['torch']:.3f} ms "
                      f"({flops / times['torch'] / 1e9:.0f} TFLOP/s), {name} {times[name]:.3f} ms "
                      f"({flops / times[name] / 1e9:.0f} TFLOP/s): {name}/torch speed {times['torch'] / times[name]:.3f}")
+    # The same steps interleaved: step i of every block back to back, so that all see the clock
+    # of that moment; each block's step against torch's step beside it.
+    steps = interleaved_times({k: stepper(m) for k, m in models.items()}, [(x,) for x in xs], args.reps, args.rounds)
+    for name in ("tessel", "tessel GatedMLP"):
+        lines.append(f"  forward+backward interleaved ({len(steps[name])} steps each), {name}: medians torch "
+                     f"{statistics.median(steps['torch']):.3f} ms, {name} {statistics.median(steps[name]):.3f} ms; "
+                     f"{name}/torch speed, step by step: median {paired_ratio(steps, 'torch', name):.3f}")
     # The same block's forward alone, without autograd (inference).
     with torch.no_grad():
         times = medians_in_turns({k: (lambda x, m=m: m(x)) for k, m in models.items()}, [(x,) for x in xs],

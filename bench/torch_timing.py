@@ -44,6 +44,38 @@ def medians_in_turns(runs, sets, reps, rounds):
     return {label: statistics.median(v) for label, v in times.items()}
 
 
+def interleaved_times(runs, sets, reps, rounds, hold_cycles=HOLD_CYCLES):
+    """{label: [milliseconds]} of the providers of the dict `runs` taken call by call: each round
+    holds the GPU, then in step i < reps calls every provider once, the order rotated by i, with
+    events between the calls; call c of the whole run reads sets[c % len(sets)], so with two sets
+    or more no call finds its operands in L2 from the call before. Each provider's j-th time shares
+    its moment (clock, temperature) with the others' j-th: pair them (paired_ratio) to compare."""
+    labels = list(runs)
+    for label in labels:
+        runs[label](*sets[0])
+    times = {label: [] for label in labels}
+    call = 0
+    for _ in range(rounds):
+        order = [labels[(i + p) % len(labels)] for i in range(reps) for p in range(len(labels))]
+        ev = [torch.cuda.Event(enable_timing=True) for _ in range(len(order) + 1)]
+        torch.cuda._sleep(hold_cycles)
+        ev[0].record()
+        for j, label in enumerate(order):
+            runs[label](*sets[call % len(sets)])
+            call += 1
+            ev[j + 1].record()
+        ev[-1].synchronize()
+        for j, label in enumerate(order):
+            times[label].append(ev[j].elapsed_time(ev[j + 1]))
+    return times
+
+
+def paired_ratio(times, anchor, label):
+    """The median over steps of anchor's time / label's time in the same step (interleaved_times):
+    label's speed relative to anchor, > 1 when label is faster."""
+    return statistics.median(a / b for a, b in zip(times[anchor], times[label]))
+
+
 def write_report(lines, out):
     """The benchmark's lines printed together, and written to `out` when given."""
     text = "\n".join(lines) + "\n"

@@ -13,7 +13,8 @@ tessel.silu_mul, tessel.nn.Linear and tessel.nn.GatedMLP are the PyTorch-facing 
 (tessel/ops.py: the torch.library operators torch.ops.tessel.mm, bmm, grouped_mm, with autograd,
 scaled_mm, with per-tensor, row-wise or blockwise FP8 scales, scaled_grouped_mm, with row-wise
 ones, quantize_fp8_1x128, and silu_mul, the fused SwiGLU gate with autograd); they
-import torch on first use, and `import tessel` alone does not. tessel.distributed holds the
+import torch on first use, and `import tessel` alone does not (after `import torch` it registers
+the operators). tessel.distributed holds the
 tensor-parallel GEMMs on torch.distributed process groups (all_gather_gemm, gemm_reduce_scatter).
 
 tessel.kernel, tessel.jit, tessel.compile(fn, *args), tessel.from_dlpack and tessel.arch are the
@@ -69,3 +70,11 @@ def __getattr__(name):
 
 
 __all__ = ["distributed", "dsl", "kernel", "jit", "from_dlpack", "fake_tensor", "arch", "Tensor", "DSLError", "bmm", "linear", "matmul", "nn", "ops", "quantize_fp8_1x128", "scaled_grouped_mm", "scaled_mm", "silu_mul", "CompileError", "CompiledGemm", "CudaError", "GemmConfig", "GemmError", "compile", "gemm", "grouped_gemm", "kernel_for", "layout", "target_for", "tune", "warmup"]
+
+# A program that has imported torch gets the torch.ops.tessel operators with `import tessel`; one
+# that has not keeps `import tessel` free of torch, and registers them on first use of a
+# torch-facing name (tessel.ops, tessel.nn, tessel.matmul, ...).
+import sys as _sys  # noqa: E402
+
+if "torch" in _sys.modules:
+    from . import ops as _ops  # noqa: F401,E402

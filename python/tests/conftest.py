@@ -22,7 +22,14 @@ def _torch_cuda():
         return None, "PyTorch is not installed"
     if not torch.cuda.is_available():
         return None, "no CUDA device (torch.cuda.is_available() is False)"
+    _register_ops()
     return torch, ""
+
+
+def _register_ops():
+    """torch.ops.tessel.*, as `import torch, tessel` has them: this file imported tessel before
+    torch, which registers them only on first use of a torch-facing name."""
+    import tessel.ops  # noqa: F401
 
 
 @pytest.fixture(scope="session")
@@ -47,6 +54,7 @@ def hopper(torch_cuda):
 def torch_cpu():
     """PyTorch (CPU tensors are enough); skips the test without it."""
     torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    _register_ops()
     return torch
 
 

@@ -34,6 +34,22 @@ def test_ops_are_registered_with_schemas(torch_cpu):
     assert "tessel::bmm" in str(torch.ops.tessel.bmm.default._schema)
 
 
+def test_import_tessel_after_torch_registers_every_op(torch_cpu):
+    """`import torch, tessel` is enough for torch.ops.tessel.*: a fresh interpreter, no other
+    tessel name touched; `import tessel` alone does not import torch."""
+    import subprocess
+    import sys
+    names = ("mm", "bmm", "grouped_mm", "scaled_mm", "scaled_grouped_mm", "quantize_fp8_1x128", "silu_mul")
+    code = ("import torch, tessel\n"
+            f"for name in {names!r}:\n"
+            "    assert hasattr(torch.ops.tessel, name), name\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    alone = subprocess.run([sys.executable, "-c", "import sys, tessel\nassert 'torch' not in sys.modules"],
+                           capture_output=True, text=True, timeout=120)
+    assert alone.returncode == 0, alone.stderr[-2000:]
+
+
 def test_fake_kernels_give_shapes_and_dtypes(torch_cpu):
     torch = torch_cpu
     from torch._subclasses.fake_tensor import FakeTensorMode
