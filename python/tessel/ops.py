@@ -31,8 +31,9 @@ backward GEMMs (dA = dD B^T, dB = A^T dD) take the same path as the forward. Bec
 fake kernel, torch.compile(fullgraph=True) traces a model that calls them without a graph break,
 and torch.library.opcheck holds the registrations to the real kernel.
 
-Importing this module imports torch; `import tessel` does not (tessel.matmul, tessel.linear and
-tessel.nn load it on first use).
+Importing this module imports torch; `import tessel` does not, but imports this module where
+torch is imported already (elsewhere tessel.matmul, tessel.linear and tessel.nn load it on first
+use).
 """
 
 from __future__ import annotations
