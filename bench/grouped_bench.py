@@ -1,5 +1,5 @@
 """Grouped GEMM on mixture-of-experts shapes: tessel.grouped_gemm against torch._grouped_mm and
-a loop of torch.matmul over the experts, in turns in one process on the same operands (uniform
+a loop of torch.matmul over the experts, call by call in one process on the same operands (uniform
 [-1, 1) bf16, two sets rotated), each provider verified first against a float32 reference (TF32
 off), its D poisoned with NaN.
 
@@ -26,6 +26,7 @@ experts are many; decode rows give each expert 1-64 tokens. TFLOP/s count the ro
 """
 
 import argparse
+import statistics
 import sys
 from pathlib import Path
 
@@ -68,11 +69,14 @@ def routed(torch, args):
         yield name, experts, k, n, counts, sum(counts), offs, [0] + torch.tensor(counts).cumsum(0).tolist()
 
 
-def medians(providers, sets, args) -> dict:
-    """Each provider's median milliseconds over rounds of `reps` calls, the providers in turns
-    (torch_timing.medians_in_turns: the order rotates round by round)."""
-    from torch_timing import medians_in_turns
-    return medians_in_turns(dict(providers), sets, args.reps, args.rounds)
+def timed(providers, sets, args):
+    """(each provider's median milliseconds, speed(anchor, label)): the providers call by call
+    (torch_timing.interleaved_times); speed is the median over calls of anchor's time beside
+    label's over label's."""
+    from torch_timing import interleaved_times, paired_ratio
+    steps = interleaved_times(dict(providers), sets, args.reps, args.rounds)
+    return ({label: statistics.median(t) for label, t in steps.items()},
+            lambda anchor, label: paired_ratio(steps, anchor, label))
 
 
 def main():
@@ -94,7 +98,7 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     has_gmm = hasattr(torch, "_grouped_mm")
     lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, bf16 in and out, uniform [-1, 1), "
-             f"2 operand sets rotated, medians of {args.rounds} rounds x {args.reps} calls, in turns",
+             f"2 operand sets rotated, medians of {args.rounds} rounds x {args.reps} calls, call by call (ratios: median of paired calls)",
              "shape | tokens (min-max per expert) | tessel kernel | tessel TFLOP/s | torch._grouped_mm | matmul loop | "
              "tessel / _grouped_mm | tessel / loop | worst error (tessel, _grouped_mm, loop)"
              + (" | mma.sync TFLOP/s | mma.sync / tessel" if args.mma_sync else "")
@@ -151,16 +155,16 @@ def main():
             errs[label] = worst
             if worst > 2e-2:
                 raise SystemExit(f"{name}: {label} fails verification (worst relative error {worst:.3g})")
-        med = medians(providers, sets, args)
+        med, speed = timed(providers, sets, args)
         tf = lambda ms: 2.0 * total * n * k / (ms * 1e-3) / 1e12  # noqa: E731
         cfg = chosen
         gmm = f"{tf(med['grouped_mm']):.0f}" if has_gmm else "n/a"
-        ratio_gmm = f"{med['grouped_mm'] / med['tessel']:.3f}" if has_gmm else "n/a"
+        ratio_gmm = f"{speed('grouped_mm', 'tessel'):.3f}" if has_gmm else "n/a"
         lines.append(f"{name} | {total} ({min(counts)}-{max(counts)}) | {cfg.tile[0]}x{cfg.tile[1]} | {tf(med['tessel']):.0f} | "
-                     f"{gmm} | {tf(med['loop']):.0f} | {ratio_gmm} | {med['loop'] / med['tessel']:.3f} | "
+                     f"{gmm} | {tf(med['loop']):.0f} | {ratio_gmm} | {speed('loop', 'tessel'):.3f} | "
                      f"{errs['tessel']:.2e}, {errs.get('grouped_mm', float('nan')):.2e}, {errs['loop']:.2e}"
-                     + (f" | {tf(med['mma_sync']):.0f} | {med['tessel'] / med['mma_sync']:.3f}" if args.mma_sync else "")
-                     + "".join(f" | {label} {tf(med[label]):.0f} ({med['tessel'] / med[label]:.3f})" for label in other_labels))
+                     + (f" | {tf(med['mma_sync']):.0f} | {speed('tessel', 'mma_sync'):.3f}" if args.mma_sync else "")
+                     + "".join(f" | {label} {tf(med[label]):.0f} ({speed('tessel', label):.3f})" for label in other_labels))
         print(lines[-1], flush=True)
         del sets
         torch.cuda.empty_cache()
@@ -169,14 +173,14 @@ def main():
 
 def fp8_main(args, torch, tessel, write_report):
     """The --fp8 table: per-tensor (fast and promoted accumulation), per-block and row-wise scales
-    on the same e4m3 operands, in turns. Per-block accumulation is always promoted: its like-for-
+    on the same e4m3 operands, call by call. Per-block accumulation is always promoted: its like-for-
     like ratio is against per-tensor promoted."""
     has_sgmm = hasattr(torch, "_scaled_grouped_mm")
     e4m3 = torch.float8_e4m3fn
     from tessel.grouped import block_scaled_config
     wide = block_scaled_config(192)  # the per-block kernel on 128x192 tiles, whatever the wave rule chooses
     lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, e4m3 in, bf16 out, uniform [-1, 1) "
-             f"quantized, 2 operand sets rotated, medians of {args.rounds} rounds x {args.reps} calls, in turns",
+             f"quantized, 2 operand sets rotated, medians of {args.rounds} rounds x {args.reps} calls, call by call (ratios: median of paired calls)",
              "shape | tokens | per-tensor TFLOP/s | per-tensor promoted | per-block | tessel row-wise | "
              "torch._scaled_grouped_mm (row-wise) | per-block / per-tensor | per-block / per-tensor promoted | "
              "tessel / torch row-wise | worst error vs float64 (per-tensor, per-tensor promoted, per-block, tessel row-wise, "
@@ -248,15 +252,15 @@ def fp8_main(args, torch, tessel, write_report):
             if worst > 2e-2:
                 raise SystemExit(f"{name}: {label} fails verification (relative error {worst:.3g})")
             live.append((label, fn))
-        med = medians(live, sets, args)
+        med, speed = timed(live, sets, args)
         tf = lambda label: f"{2.0 * total * n * k / (med[label] * 1e-3) / 1e12:.0f}" if label in med else "n/a"  # noqa: E731
-        vs_torch = f"{med['row-wise'] / med['tessel row-wise']:.3f}" if "row-wise" in med else "n/a"
+        vs_torch = f"{speed('row-wise', 'tessel row-wise'):.3f}" if "row-wise" in med else "n/a"
         lines.append(f"{name} | {total} | {tf('per-tensor')} | {tf('per-tensor promoted')} | {tf('per-block')} | "
-                     f"{tf('tessel row-wise')} | {tf('row-wise')} | {med['per-tensor'] / med['per-block']:.3f} | "
-                     f"{med['per-tensor promoted'] / med['per-block']:.3f} | {vs_torch} | "
+                     f"{tf('tessel row-wise')} | {tf('row-wise')} | {speed('per-tensor', 'per-block'):.3f} | "
+                     f"{speed('per-tensor promoted', 'per-block'):.3f} | {vs_torch} | "
                      + ", ".join(f"{errs.get(label, float('nan')):.2e}" for label in ("per-tensor", "per-tensor promoted",
                                                                                      "per-block", "tessel row-wise", "row-wise"))
-                     + f" | {tf('per-block 128x192')} | {med['per-tensor'] / med['per-block 128x192']:.3f}")
+                     + f" | {tf('per-block 128x192')} | {speed('per-tensor', 'per-block 128x192'):.3f}")
         print(lines[-1], flush=True)
         del sets
         torch.cuda.empty_cache()
