@@ -73,8 +73,12 @@ __all__ = ["distributed", "dsl", "kernel", "jit", "from_dlpack", "fake_tensor", 
 
 # A program that has imported torch gets the torch.ops.tessel operators with `import tessel`; one
 # that has not keeps `import tessel` free of torch, and registers them on first use of a
-# torch-facing name (tessel.ops, tessel.nn, tessel.matmul, ...).
+# torch-facing name (tessel.ops, tessel.nn, tessel.matmul, ...). A torch tessel.ops cannot load
+# with (too old for torch.library.custom_op) fails there, with its own error, not here.
 import sys as _sys  # noqa: E402
 
 if "torch" in _sys.modules:
-    from . import ops as _ops  # noqa: F401,E402
+    try:
+        from . import ops as _ops  # noqa: F401
+    except (ImportError, AttributeError):
+        pass
