@@ -2,9 +2,9 @@
 """Configurations outside the registry, timed against torch.matmul on the shapes where the
 registry's best misses: what a new registry entry would buy, before it is shipped.
 
-    python bench/config_sweep.py [--out FILE.md] [--shapes 1000x1000x1000,...] [--reps 20] [--rounds 3] [--only REGEX]
+    python bench/config_sweep.py [--out FILE.md] [--shapes 1000x1000x1000,...] [--dtype bf16|f16] [--reps 20] [--rounds 3] [--only REGEX]
 
-Each shape (M x N x K, D = x @ W.t(), bf16, uniform [-1, 1)) runs tessel.gemm's own choice, then
+Each shape (M x N x K, D = x @ W.t(), bf16 or f16, uniform [-1, 1)) runs tessel.gemm's own choice, then
 every configuration of CONFIGS that can run it, each checked against float64 first (D poisoned
 with NaN), then all timed call by call in one process with torch.matmul on the same rotated operands
 (bench/torch_timing.py's interleaved_times: events between the calls, the GPU held up first; the
@@ -21,17 +21,17 @@ import time
 import torch
 
 import tessel
-from front_door import operands, sets_for, verify
+from front_door import DTYPES, operands, sets_for, verify
 from torch_timing import interleaved_times, paired_ratio, write_report
 
 DEFAULT_SHAPES = "1000x1000x1000,128x6144x4096,3000x5120x1536,2048x2048x2048,4096x6144x4096,8192x8192x8192"
 LARGE = 2 * 4096**3  # FLOP from which only the wide tiles are tried (issue 21's shapes)
 
 
-def configs():
+def configs(dtype="bf16"):
     """(label, GemmConfig): tiles and schedules the registry does not ship, beside two it does."""
     def hopper(tile, **kw):
-        return tessel.GemmConfig(arch="sm90a", element="bf16", out="bf16", layout_a="row", layout_b="col", layout_c="row",
+        return tessel.GemmConfig(arch="sm90a", element=dtype, out=dtype, layout_a="row", layout_b="col", layout_c="row",
                                  tile=tile, **kw)
     out = []
     for tile, stages in (((64, 64, 64), None), ((64, 128, 64), None), ((128, 64, 64), None), ((128, 64, 64), 4),
@@ -61,22 +61,22 @@ def configs():
     return out
 
 
-def shape_configs(m, n, k, only=None):
+def shape_configs(m, n, k, only=None, dtype="bf16"):
     """The configurations tried on a shape: all of them, or on large shapes the wide tiles only;
     `only`: a regular expression the labels must match."""
-    every = [(label, c) for label, c in configs() if only is None or re.search(only, label)]
+    every = [(label, c) for label, c in configs(dtype) if only is None or re.search(only, label)]
     if 2 * m * n * k < LARGE:
         return every
     return [(label, c) for label, c in every if c.tile[1] >= 192]
 
 
-def shape_rows(m, n, k, reps, rounds, only=None):
-    sets = operands(m, n, k, torch.bfloat16, sets_for(m, n, k))
+def shape_rows(m, n, k, reps, rounds, only=None, dtype="bf16"):
+    sets = operands(m, n, k, DTYPES[dtype], sets_for(m, n, k))
     x, Wt, D = sets[0]
     runs = {"torch": lambda A, B, D: torch.matmul(A, B, out=D),
             "tessel.gemm": lambda A, B, D: tessel.gemm(A, B, out=D)}
     compile_s = {}
-    for label, config in shape_configs(m, n, k, only):
+    for label, config in shape_configs(m, n, k, only, dtype):
         start = time.perf_counter()
         try:
             D.fill_(float("nan"))
@@ -100,7 +100,7 @@ def shape_rows(m, n, k, reps, rounds, only=None):
     steps = interleaved_times(runs, sets, reps, rounds)
     med = {name: statistics.median(t) for name, t in steps.items()}
     flop = 2 * m * n * k
-    lines = [f"### {m}x{n}x{k} bf16 (tessel.gemm chose {chosen})", "",
+    lines = [f"### {m}x{n}x{k} {dtype} (tessel.gemm chose {chosen})", "",
              "| provider | TFLOP/s (median) | / torch, call by call (median) | compile s |", "|---|---:|---:|---:|"]
     for name in sorted(med, key=med.get):
         c = compile_s.get(name)
@@ -114,6 +114,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out")
     ap.add_argument("--shapes", default=DEFAULT_SHAPES)
+    ap.add_argument("--dtype", default="bf16", choices=sorted(DTYPES), help="A's, B's and D's element type")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", help="a regular expression: time only the configurations whose label matches")
@@ -123,7 +124,7 @@ def main():
     lines = [f"# config_sweep, {torch.cuda.get_device_name(0)}, {time.strftime('%Y-%m-%d %H:%MZ', time.gmtime())}", ""]
     for s in args.shapes.split(","):
         m, n, k = (int(v) for v in s.split("x"))
-        lines += shape_rows(m, n, k, args.reps, args.rounds, args.only)
+        lines += shape_rows(m, n, k, args.reps, args.rounds, args.only, args.dtype)
         write_report(lines, args.out)
 
 

@@ -1,5 +1,5 @@
-"""tessel's PyTorch layer (tessel.nn.Linear, tessel.bmm, tessel.linear) against torch's own, in
-turns in one process, on the same operands, verified before timing.
+"""tessel's PyTorch layer (tessel.nn.Linear, tessel.bmm, tessel.linear) against torch's own, call by
+call in one process (the MLP block also in turns), on the same operands, verified before timing.
 
 1. A Llama-style MLP block, forward and backward: gate and up projections, SiLU-and-multiply,
    down projection (hidden 4096, intermediate 14336, bf16), with torch.nn.Linear, with
@@ -25,7 +25,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import tessel  # noqa: E402
 from tessel.gemm import gemm_block_scaled  # noqa: E402 (the module, beside the function tessel.gemm)
-from torch_timing import events_time, interleaved_times, medians_in_turns, paired_ratio  # noqa: E402
+from torch_timing import interleaved_times, medians_in_turns, paired_ratio  # noqa: E402
 
 
 class MLP(torch.nn.Module):
@@ -113,7 +113,9 @@ def bench_mlp(args, lines):
 
 def bench_pairs(title, cases, args, lines):
     """cases: (label, flops, tessel_fn, torch_fn, operand sets[, reference]). Verified against
-    reference(*sets[0]) (default: torch_fn on float64 copies), then timed in turns."""
+    reference(*sets[0]) (default: torch_fn on float64 copies), then timed call by call
+    (torch_timing.interleaved_times); tessel/torch is the median over steps of torch's call against
+    tessel's beside it."""
     lines.append(f"\n{title}\n\n| case | TFLOP/s torch | TFLOP/s tessel | tessel/torch | check |\n|---|---|---|---|---|")
     ok = True
     for label, flops, tessel_fn, torch_fn, sets, *reference in cases:
@@ -124,12 +126,10 @@ def bench_pairs(title, cases, args, lines):
         if not good:
             lines.append(f"| {label} | | | | FAILED: relative error {err:.2e} |")
             continue
-        times = {"torch": [], "tessel": []}
-        for _ in range(args.rounds):
-            times["torch"] += events_time(torch_fn, sets, args.reps)[1:]
-            times["tessel"] += events_time(tessel_fn, sets, args.reps)[1:]
-        tt, tx = statistics.median(times["torch"]), statistics.median(times["tessel"])
-        lines.append(f"| {label} | {flops / tt / 1e9:.0f} | {flops / tx / 1e9:.0f} | {tt / tx:.3f} | rel {err:.1e} |")
+        steps = interleaved_times({"torch": torch_fn, "tessel": tessel_fn}, sets, args.reps, args.rounds)
+        tt, tx = statistics.median(steps["torch"]), statistics.median(steps["tessel"])
+        lines.append(f"| {label} | {flops / tt / 1e9:.0f} | {flops / tx / 1e9:.0f} | {paired_ratio(steps, 'torch', 'tessel'):.3f} "
+                     f"| rel {err:.1e} |")
     return ok
 
 
@@ -196,6 +196,22 @@ def fp8_cases():
                       lambda a, b, sa, sb: narrow(a, b),
                       lambda a, b, sa, sb: torch._scaled_mm(a, b, one, one, out_dtype=torch.bfloat16, use_fast_accum=False),
                       sets, lambda a, b, sa, sb: a.double() @ b.double()))
+    # e5m2: tessel multiplies e5m2 by e5m2; cuBLASLt does not take two e5m2 operands, so torch's
+    # row is its nearest call, the same a against b in e4m3 (the same bytes and flops).
+    e5m2 = torch.float8_e5m2
+    for m, n, k in ((4096, 14336, 4096), (8192, 18432, 7168)):
+        sets = []
+        for _ in range(3):
+            b = uniform(n, k)
+            sets.append((uniform(m, k).to(e5m2), b.to(e5m2).t(), b.to(e4m3).t(), torch.tensor(0.75, device="cuda"),
+                         torch.tensor(0.5, device="cuda")))
+        for fast in (True, False):
+            cases.append((f"e5m2 {m}x{n}x{k} {'fast' if fast else 'promoted'} accumulation (torch: e5m2 x e4m3)", 2 * m * n * k,
+                          lambda a, b, b4, sa, sb, f=fast: tessel.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16,
+                                                                            use_fast_accum=f),
+                          lambda a, b, b4, sa, sb, f=fast: torch._scaled_mm(a, b4, sa, sb, out_dtype=torch.bfloat16,
+                                                                             use_fast_accum=f),
+                          sets, lambda a, b, b4, sa, sb: (a.double() @ b.double()) * (sa.double() * sb.double())))
     # Decode and mid-sized token counts, fast accumulation: the 128 x 64 tile on D^T's problem and
     # the 128 x 128 and 128 x 192 ones (registry.FP8_FAST_TILES) where the dispatcher takes them.
     for m, n, k in ((16, 14336, 4096), (64, 8192, 8192), (128, 4096, 14336), (512, 4096, 4096), (768, 4096, 4096),

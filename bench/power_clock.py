@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""What the power limit leaves each GEMM: tessel.gemm and torch.matmul each run back to back for a
+few seconds, in alternating phases, while nvidia-smi samples the SM clock and the board's power;
+per phase, TFLOP/s from events and the mean clock and power over its samples (the first 0.5 s
+dropped), so the two kernels' energy per flop and the clock they are held to can be compared.
+
+    python bench/power_clock.py [--shape 8192x18432x7168] [--dtype bf16] [--phases 3] [--seconds 3] [--out FILE.md]
+"""
+
+import argparse
+import datetime
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+
+import tessel
+from front_door import DTYPES, operands, sets_for, verify
+from torch_timing import write_report
+
+
+def phase(run, sets, seconds):
+    """(start, end) wall times and the median milliseconds of run's calls over `seconds`."""
+    times, start = [], time.time()
+    call = 0
+    while time.time() - start < seconds:
+        ev = [torch.cuda.Event(enable_timing=True) for _ in range(21)]
+        ev[0].record()
+        for i in range(20):
+            run(*sets[call % len(sets)])
+            call += 1
+            ev[i + 1].record()
+        ev[-1].synchronize()
+        times += [ev[i].elapsed_time(ev[i + 1]) for i in range(20)]
+    return start, time.time(), statistics.median(times)
+
+
+def samples(path):
+    out = []
+    for line in open(path):
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) != 4:
+            continue
+        try:
+            when = datetime.datetime.strptime(parts[0], "%Y/%m/%d %H:%M:%S.%f").timestamp()
+            out.append((when, float(parts[1]), float(parts[2]), float(parts[3])))
+        except ValueError:
+            continue
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shape", default="8192x18432x7168")
+    ap.add_argument("--dtype", default="bf16", choices=sorted(DTYPES))
+    ap.add_argument("--phases", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        raise SystemExit("power_clock: no CUDA device")
+    m, n, k = (int(v) for v in args.shape.split("x"))
+    sets = operands(m, n, k, DTYPES[args.dtype], sets_for(m, n, k))
+    x, Wt, D = sets[0]
+    D.fill_(float("nan"))
+    tessel.gemm(x, Wt, out=D)
+    torch.cuda.synchronize()
+    if not verify(x, Wt, D) <= 1:
+        raise SystemExit(f"power_clock: tessel.gemm's D is wrong at {args.shape}")
+    runs = {"torch.matmul": lambda A, B, D: torch.matmul(A, B, out=D), "tessel.gemm": lambda A, B, D: tessel.gemm(A, B, out=D)}
+    log = tempfile.NamedTemporaryFile(suffix=".csv", delete=False).name
+    smi = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu",
+                            "--format=csv,noheader,nounits", "-lms", "50", "-f", log])
+    time.sleep(1.0)
+    phases = []
+    try:
+        for p in range(args.phases):
+            for label in (list(runs) if p % 2 == 0 else list(runs)[::-1]):
+                phases.append((label, *phase(runs[label], sets, args.seconds)))
+    finally:
+        time.sleep(0.5)
+        smi.terminate()
+        smi.wait()
+    got = samples(log)
+    flop = 2.0 * m * n * k
+    lines = [f"# power_clock {args.shape} {args.dtype}, {torch.cuda.get_device_name(0)}, "
+             f"{time.strftime('%Y-%m-%d %H:%MZ', time.gmtime())}; tessel.gemm runs "
+             f"`{tessel.kernel_for(x, Wt, out=D).name}`", "",
+             "| phase | provider | TFLOP/s (median call) | SM MHz (mean) | W (mean) | GFLOP per J | samples |",
+             "|---:|---|---:|---:|---:|---:|---:|"]
+    for i, (label, start, end, ms) in enumerate(phases):
+        inside = [s for s in got if start + 0.5 <= s[0] <= end]
+        tflops = flop / (ms * 1e-3) / 1e12
+        if inside:
+            mhz, watts = statistics.mean(s[1] for s in inside), statistics.mean(s[2] for s in inside)
+            lines.append(f"| {i} | {label} | {tflops:.1f} | {mhz:.0f} | {watts:.0f} | {tflops * 1e3 / watts:.0f} | {len(inside)} |")
+        else:
+            lines.append(f"| {i} | {label} | {tflops:.1f} | - | - | - | 0 |")
+    write_report(lines, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
