@@ -130,6 +130,7 @@ def bench_pairs(title, cases, args, lines):
         tt, tx = statistics.median(steps["torch"]), statistics.median(steps["tessel"])
         lines.append(f"| {label} | {flops / tt / 1e9:.0f} | {flops / tx / 1e9:.0f} | {paired_ratio(steps, 'torch', 'tessel'):.3f} "
                      f"| rel {err:.1e} |")
+        print(lines[-1], flush=True)  # as it comes: a run cut short keeps its rows
     return ok
 
 
