@@ -7,18 +7,20 @@ dispatcher's choice is measured against the one it replaces in the same process.
     python bench/decode_tiles.py [--out FILE.md] [--shapes 64x8192x8192,...] [--reps 20] [--rounds 3]
 
 bf16, uniform [-1, 1) operands rotated past L2; each provider's D checked against float64 within
-the 16-bit budget (NaN-poisoned first), then all timed in turns, events around each call behind a
-held GPU, medians. Ratios are torch's time over the provider's (higher is better for tessel).
+the 16-bit budget (NaN-poisoned first), then all timed call by call (torch_timing.interleaved_times:
+events between the calls behind a held GPU, every provider once per step). Ratios are the median
+over steps of torch's call over the provider's beside it (higher is better for tessel).
 """
 
 import argparse
+import statistics
 import time
 
 import torch
 
 import tessel
 from front_door import operands, sets_for, verify
-from torch_timing import medians_in_turns, write_report
+from torch_timing import interleaved_times, paired_ratio, write_report
 
 SHAPES = ("32x14336x4096,48x4096x4096,64x4096x4096,64x14336x4096,64x8192x8192,64x28672x8192,64x4096x14336,"
           "96x14336x4096,96x4096x14336,128x4096x4096,128x14336x4096,128x4096x14336,128x8192x8192")
@@ -57,16 +59,17 @@ def shape_rows(m, n, k, reps, rounds):
         got = Dt.t() if label.endswith("D^T") else D
         checked[label] = verify(x, Wt, got)
     chosen = tessel.kernel_for(x, Wt, out=D).name
-    med = medians_in_turns({label: run for label, run in runs.items() if checked[label] <= 1}, sets, reps, rounds)
+    steps = interleaved_times({label: run for label, run in runs.items() if checked[label] <= 1}, sets, reps, rounds)
+    med = {label: statistics.median(t) for label, t in steps.items()}
     flop = 2 * m * n * k
     lines = [f"### {m}x{n}x{k} bf16 (tessel.gemm chose {chosen})", "",
-             "| provider | us | TFLOP/s | torch / provider | worst error (share of budget) |", "|---|---:|---:|---:|---:|"]
+             "| provider | us (median) | TFLOP/s | torch / provider, call by call | worst error (share of budget) |", "|---|---:|---:|---:|---:|"]
     for label in sorted(runs, key=lambda name: med.get(name, float("inf"))):
         if label not in med:
             lines.append(f"| {label} | - | - | WRONG | {checked[label]:.2f} |")
             continue
         lines.append(f"| {label} | {med[label] * 1e3:.1f} | {flop / (med[label] * 1e-3) / 1e12:.1f} | "
-                     f"{med['torch'] / med[label]:.3f} | {checked[label]:.2f} |")
+                     f"{paired_ratio(steps, 'torch', label):.3f} | {checked[label]:.2f} |")
     return lines + [""]
 
 

@@ -4,8 +4,9 @@ clusters (B multicast along M, 2x1; A along N, 1x2) on the fast, promoted and bl
 kernels, beside the registry's own tiles. e4m3 x (M, K) row-major, W (N, K) row-major as b = W.t(),
 bf16 out, uniform [-1, 1) quantized. Per-tensor kernels run with unit scales against torch's with
 unit scales (fast or slow accumulation as the kernel's); block-scaled ones against torch's
-blockwise mode on the same scales. Each provider's D is checked against float64 first, then all
-are timed in turns on rotated operand sets (bench/torch_timing.py).
+blockwise mode on the same scales. Each provider's D is checked against float64 first, then each
+configuration is timed call by call beside torch on rotated operand sets
+(torch_timing.interleaved_times); tessel / torch is the median of torch's call over tessel's beside it.
 
     python bench/fp8_config_sweep.py [--shapes 4096x7168x4096,...] [--only REGEX] [--rounds 3] [--reps 10]
 """
@@ -19,7 +20,7 @@ import torch
 
 import tessel
 from tessel.gemm import gemm_block_scaled
-from torch_timing import events_time
+from torch_timing import interleaved_times, paired_ratio
 
 E4M3 = torch.float8_e4m3fn
 SHAPES = "4096x7168x4096,8192x7168x7168,4096x18432x7168"
@@ -100,13 +101,10 @@ def main():
                 if not rel < 2e-2:
                     print(f"| {shape} | {label} | - | - | WRONG | {rel:.2e} |", flush=True)
                     continue
-                times = {"torch": [], "tessel": []}
-                for _ in range(args.rounds):
-                    for who, f in (("torch", torch_fn[mode]), ("tessel", fn)):
-                        times[who] += events_time(f, sets, args.reps)
-                t_torch, t_tessel = statistics.median(times["torch"]), statistics.median(times["tessel"])
+                steps = interleaved_times({"torch": torch_fn[mode], "tessel": fn}, sets, args.reps, args.rounds)
+                t_torch, t_tessel = statistics.median(steps["torch"]), statistics.median(steps["tessel"])
                 print(f"| {shape} | {label} | {flop / t_torch / 1e9:.0f} | {flop / t_tessel / 1e9:.0f} | "
-                      f"**{t_torch / t_tessel:.3f}** | {rel:.1e} |", flush=True)
+                      f"**{paired_ratio(steps, 'torch', 'tessel'):.3f}** | {rel:.1e} |", flush=True)
     return 0
 
 
