@@ -9,6 +9,7 @@ dropped), so the two kernels' energy per flop and the clock they are held to can
 
 import argparse
 import datetime
+import os
 import statistics
 import subprocess
 import sys
@@ -19,22 +20,16 @@ import torch
 
 import tessel
 from front_door import DTYPES, operands, sets_for, verify
-from torch_timing import write_report
+from tessel.explain import _shape as parse_shape
+from torch_timing import events_time, write_report
 
 
 def phase(run, sets, seconds):
-    """(start, end) wall times and the median milliseconds of run's calls over `seconds`."""
+    """(start, end) wall times and the median milliseconds of run's calls over `seconds`, in
+    batches of 20 back to back (no hold kernel between them: its spin would lower the mean power)."""
     times, start = [], time.time()
-    call = 0
     while time.time() - start < seconds:
-        ev = [torch.cuda.Event(enable_timing=True) for _ in range(21)]
-        ev[0].record()
-        for i in range(20):
-            run(*sets[call % len(sets)])
-            call += 1
-            ev[i + 1].record()
-        ev[-1].synchronize()
-        times += [ev[i].elapsed_time(ev[i + 1]) for i in range(20)]
+        times += events_time(run, sets, 20, hold_cycles=0)
     return start, time.time(), statistics.median(times)
 
 
@@ -54,26 +49,32 @@ def samples(path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shape", default="8192x18432x7168")
+    ap.add_argument("--shape", default=(8192, 18432, 7168), type=parse_shape, help="M x N x K")
     ap.add_argument("--dtype", default="bf16", choices=sorted(DTYPES))
     ap.add_argument("--phases", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--out")
     args = ap.parse_args()
+    if args.phases < 1 or not args.seconds > 0:
+        ap.error("--phases must be at least 1 and --seconds above 0")
     if not torch.cuda.is_available():
         raise SystemExit("power_clock: no CUDA device")
-    m, n, k = (int(v) for v in args.shape.split("x"))
+    m, n, k = args.shape
+    shape = f"{m}x{n}x{k}"
     sets = operands(m, n, k, DTYPES[args.dtype], sets_for(m, n, k))
     x, Wt, D = sets[0]
     D.fill_(float("nan"))
     tessel.gemm(x, Wt, out=D)
     torch.cuda.synchronize()
     if not verify(x, Wt, D) <= 1:
-        raise SystemExit(f"power_clock: tessel.gemm's D is wrong at {args.shape}")
+        raise SystemExit(f"power_clock: tessel.gemm's D is wrong at {shape}")
     runs = {"torch.matmul": lambda A, B, D: torch.matmul(A, B, out=D), "tessel.gemm": lambda A, B, D: tessel.gemm(A, B, out=D)}
     log = tempfile.NamedTemporaryFile(suffix=".csv", delete=False).name
-    smi = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu",
-                            "--format=csv,noheader,nounits", "-lms", "50", "-f", log])
+    try:
+        smi = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu",
+                                "--format=csv,noheader,nounits", "-lms", "50", "-f", log])
+    except FileNotFoundError:
+        raise SystemExit("power_clock: nvidia-smi is not on the PATH; it samples the clock and power") from None
     time.sleep(1.0)
     phases = []
     try:
@@ -85,8 +86,9 @@ def main():
         smi.terminate()
         smi.wait()
     got = samples(log)
+    os.unlink(log)
     flop = 2.0 * m * n * k
-    lines = [f"# power_clock {args.shape} {args.dtype}, {torch.cuda.get_device_name(0)}, "
+    lines = [f"# power_clock {shape} {args.dtype}, {torch.cuda.get_device_name(0)}, "
              f"{time.strftime('%Y-%m-%d %H:%MZ', time.gmtime())}; tessel.gemm runs "
              f"`{tessel.kernel_for(x, Wt, out=D).name}`", "",
              "| phase | provider | TFLOP/s (median call) | SM MHz (mean) | W (mean) | GFLOP per J | samples |",
