@@ -4,7 +4,11 @@ few seconds, in alternating phases, while nvidia-smi samples the SM clock and th
 per phase, TFLOP/s from events and the mean clock and power over its samples (the first 0.5 s
 dropped), so the two kernels' energy per flop and the clock they are held to can be compared.
 
-    python bench/power_clock.py [--shape 8192x18432x7168] [--dtype bf16] [--phases 3] [--seconds 3] [--out FILE.md]
+    python bench/power_clock.py [--shape 8192x18432x7168] [--dtype bf16] [--phases 3] [--seconds 3]
+        [--config 128x256x64:2x1 ...] [--out FILE.md]
+
+--config adds a provider: tessel.gemm with that Hopper tile (BMxBNxBK) and cluster (MxN, default
+1x1), to compare the energy per flop of two of tessel's configurations at the same shape.
 """
 
 import argparse
@@ -33,6 +37,20 @@ def phase(run, sets, seconds):
     return start, time.time(), statistics.median(times)
 
 
+def hopper_config(text, dtype):
+    """'128x256x64:2x1' as a Hopper GemmConfig for row-major A, column-major B and row-major D."""
+    tile, _, cluster = text.partition(":")
+    try:
+        t = tuple(int(v) for v in tile.split("x"))
+        c = tuple(int(v) for v in (cluster or "1x1").split("x"))
+        if len(t) != 3 or len(c) != 2:
+            raise ValueError
+    except ValueError:
+        raise ValueError("write the tile as BMxBNxBK and the cluster as MxN, e.g. 128x256x64:2x1") from None
+    return tessel.GemmConfig(arch="sm90a", element=dtype, out=dtype, layout_a="row", layout_b="col", layout_c="row",
+                             tile=t, cluster=(*c, 1))
+
+
 def samples(path):
     out = []
     for line in open(path):
@@ -53,6 +71,7 @@ def main():
     ap.add_argument("--dtype", default="bf16", choices=sorted(DTYPES))
     ap.add_argument("--phases", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--config", action="append", default=[], help="also time tessel.gemm with this tile[:cluster]")
     ap.add_argument("--out")
     args = ap.parse_args()
     if args.phases < 1 or not args.seconds > 0:
@@ -69,6 +88,17 @@ def main():
     if not verify(x, Wt, D) <= 1:
         raise SystemExit(f"power_clock: tessel.gemm's D is wrong at {shape}")
     runs = {"torch.matmul": lambda A, B, D: torch.matmul(A, B, out=D), "tessel.gemm": lambda A, B, D: tessel.gemm(A, B, out=D)}
+    for text in args.config:
+        try:
+            config = hopper_config(text, args.dtype)
+        except (ValueError, TypeError) as e:
+            raise SystemExit(f"power_clock: --config {text}: {str(e).splitlines()[0]}") from None
+        D.fill_(float("nan"))
+        tessel.gemm(x, Wt, out=D, config=config)
+        torch.cuda.synchronize()
+        if not verify(x, Wt, D) <= 1:
+            raise SystemExit(f"power_clock: tessel.gemm with config {text} is wrong at {shape}")
+        runs[f"tessel {text}"] = lambda A, B, D, c=config: tessel.gemm(A, B, out=D, config=c)
     log = tempfile.NamedTemporaryFile(suffix=".csv", delete=False).name
     try:
         smi = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu",
@@ -79,7 +109,7 @@ def main():
     phases = []
     try:
         for p in range(args.phases):
-            for label in (list(runs) if p % 2 == 0 else list(runs)[::-1]):
+            for label in (list(runs) if p % 2 == 0 else list(runs)[::-1]):  # each provider first and last in turn
                 phases.append((label, *phase(runs[label], sets, args.seconds)))
     finally:
         time.sleep(0.5)
