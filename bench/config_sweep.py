@@ -28,11 +28,16 @@ DEFAULT_SHAPES = "1000x1000x1000,128x6144x4096,3000x5120x1536,2048x2048x2048,409
 LARGE = 2 * 4096**3  # FLOP from which only the wide tiles are tried (issue 21's shapes)
 
 
+def hopper_config(dtype, tile, **kw):
+    """A Hopper GemmConfig of `dtype` in and out for x @ W.t(): A row-major, B column-major, D row-major."""
+    return tessel.GemmConfig(arch="sm90a", element=dtype, out=dtype, layout_a="row", layout_b="col", layout_c="row",
+                             tile=tile, **kw)
+
+
 def configs(dtype="bf16"):
     """(label, GemmConfig): tiles and schedules the registry does not ship, beside two it does."""
     def hopper(tile, **kw):
-        return tessel.GemmConfig(arch="sm90a", element=dtype, out=dtype, layout_a="row", layout_b="col", layout_c="row",
-                                 tile=tile, **kw)
+        return hopper_config(dtype, tile, **kw)
     out = []
     for tile, stages in (((64, 64, 64), None), ((64, 128, 64), None), ((128, 64, 64), None), ((128, 64, 64), 4),
                          ((128, 128, 64), None), ((128, 192, 64), None), ((128, 256, 64), None)):

@@ -14,6 +14,7 @@ dropped), so the two kernels' energy per flop and the clock they are held to can
 import argparse
 import datetime
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import time
 import torch
 
 import tessel
+from config_sweep import hopper_config
 from front_door import DTYPES, operands, sets_for, verify
 from tessel.explain import _shape as parse_shape
 from torch_timing import events_time, write_report
@@ -37,18 +39,14 @@ def phase(run, sets, seconds):
     return start, time.time(), statistics.median(times)
 
 
-def hopper_config(text, dtype):
-    """'128x256x64:2x1' as a Hopper GemmConfig for row-major A, column-major B and row-major D."""
-    tile, _, cluster = text.partition(":")
-    try:
-        t = tuple(int(v) for v in tile.split("x"))
-        c = tuple(int(v) for v in (cluster or "1x1").split("x"))
-        if len(t) != 3 or len(c) != 2:
-            raise ValueError
-    except ValueError:
-        raise ValueError("write the tile as BMxBNxBK and the cluster as MxN, e.g. 128x256x64:2x1") from None
-    return tessel.GemmConfig(arch="sm90a", element=dtype, out=dtype, layout_a="row", layout_b="col", layout_c="row",
-                             tile=t, cluster=(*c, 1))
+def parse_config(text, dtype):
+    """'128x256x64:2x1' (tile BMxBNxBK, then an optional cluster MxN) as config_sweep's Hopper
+    GemmConfig; ValueError where the text or the configuration is not one."""
+    match = re.fullmatch(r"(\d+)x(\d+)x(\d+)(?::(\d+)x(\d+))?", text)
+    if match is None:
+        raise ValueError("write the tile as BMxBNxBK and the cluster as MxN, e.g. 128x256x64:2x1")
+    bm, bn, bk, cm, cn = (int(v) if v else 1 for v in match.groups())
+    return hopper_config(dtype, (bm, bn, bk), cluster=(cm, cn, 1))
 
 
 def samples(path):
@@ -91,7 +89,7 @@ def main():
     for text in args.config:
         D.fill_(float("nan"))
         try:
-            config = hopper_config(text, args.dtype)
+            config = parse_config(text, args.dtype)
             tessel.gemm(x, Wt, out=D, config=config)  # a configuration the shape refuses says so here
         except (ValueError, TypeError) as e:
             raise SystemExit(f"power_clock: --config {text}: {str(e).splitlines()[0]}") from None
