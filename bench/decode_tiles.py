@@ -31,7 +31,8 @@ def config(tile, schedule, scheduler="persistent"):
                              tile=tile, schedule=schedule, scheduler=scheduler)
 
 
-GIVEN = {"64x64 ping": config((64, 64, 64), "pingpong"), "128x64 coop": config((128, 64, 64), "cooperative"),
+GIVEN = {"64x64 ping": config((64, 64, 64), "pingpong"), "64x128 ping": config((64, 128, 64), "pingpong"),
+         "128x64 coop": config((128, 64, 64), "cooperative"),
          "128x128 ping": config((128, 128, 64), "pingpong"), "128x256 coop": config((128, 256, 64), "cooperative"),
          "128x64 stream-K": config((128, 64, 64), "cooperative", "stream_k"),
          "128x128 stream-K": config((128, 128, 64), "cooperative", "stream_k")}

@@ -67,15 +67,17 @@ void bind_dispatch(nb::module_& m) {
   m.def(
       "dispatch_choose_oriented",
       [](std::vector<CandidateTuple> const& cs, std::vector<CandidateTuple> const& transposed, std::int64_t m_, std::int64_t n,
-         std::int64_t k, int sms, int element_bytes) {
+         std::int64_t k, int sms, int element_bytes, bool straddle) {
         return value_errors([&] {
-          dispatch::Choice c = dispatch::choose_oriented(candidates_of(cs), candidates_of(transposed), m_, n, k, sms, element_bytes);
+          dispatch::Choice c =
+              dispatch::choose_oriented(candidates_of(cs), candidates_of(transposed), m_, n, k, sms, element_bytes, straddle);
           return std::make_tuple(c.index, c.transpose_d, c.reason);
         });
       },
       nb::arg("candidates"), nb::arg("transposed"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("sm_count"),
-      nb::arg("element_bytes") = 2,
-      "(index, transpose_d, reason): the heuristic's choice, on D^T's problem (index into `transposed`) where it says so.");
+      nb::arg("element_bytes") = 2, nb::arg("straddle") = false,
+      "(index, transpose_d, reason): the heuristic's choice, on D^T's problem (index into `transposed`) where it says so; "
+      "`straddle`: A's or B's rows start off 32-byte sectors (dispatch::ranked).");
   m.def(
       "dispatch_transposes",
       [](std::int64_t m_, std::int64_t n, std::vector<CandidateTuple> const& cs) { return dispatch::transposes(m_, n, candidates_of(cs)); },

@@ -74,8 +74,8 @@ def explain(shapes, dtype: str = "bf16", layout_b: str = "col", epilogue: str = 
             ring = small_n.Ring(element, *plan)
             out.append((shape, ring.name + " on D^T", small_n.reason(ring, m, n, k, sms)))
             continue
-        choice = registry.refine(registry.choose_oriented(candidates, transposed, *shape, sms),
-                                 dense_alignment(element, layout_b, shape) == 16, m, n, sms)
+        straddle = dense_alignment(element, layout_b, shape) == 16
+        choice = registry.refine(registry.choose_oriented(candidates, transposed, *shape, sms, straddle), straddle, m, n, sms)
         out.append((shape, choice.config.name + (" on D^T" if choice.transpose_d else ""), choice.reason))
     return out
 

@@ -76,7 +76,8 @@ def _choice(element_ab: int, element_c: int, a_row: bool, b_row: bool, epilogue:
                                    "the default Hopper tile, compiled on first use: no kernel with this epilogue is shipped for this kind")
         transposed = registry.hopper_configs(element, out, *_flipped(a_row, b_row), epilogue_name, promoted) if transposable else []
         tuned = _tuned(candidates, transposed, (element, out, *layouts, epilogue_name), device, m, n, k)
-        choice = tuned if tuned is not None else registry.choose_oriented(candidates, transposed, m, n, k, _core.sm_count(device))
+        choice = tuned if tuned is not None else registry.choose_oriented(candidates, transposed, m, n, k, _core.sm_count(device),
+                                                                          tma_align == 16)
         return registry.refine(choice, tma_align == 16, m, n, _core.sm_count(device))
     config = default_config(element, out, *layouts, epilogue_name)
     if cc < 80:

@@ -24,8 +24,7 @@ def chosen(m, n, k, element="bf16", layout_b="col", epilogue="linear", persisten
     ((8192, 8192, 256), ((128, 128), "pingpong")),         # short K: the epilogue hides under the other warpgroup
     ((6144, 3000, 4096), ((128, 192), "cooperative")),     # ragged N: 3000 = 15.6 x 192, 11.7 x 256
     ((3000, 5120, 1536), ((128, 192), "cooperative")),
-    ((128, 6144, 4096), ((128, 64), "cooperative")),       # few tiles: 96 SMs at work, not 24
-    ((1000, 1000, 1000), ((128, 64), "cooperative")),
+    ((128, 6144, 4096), ((64, 128), "pingpong")),          # few tiles: 96 SMs at work, not 24 (2026-12-07b_h100)
     ((16, 28672, 8192), ((128, 256), "cooperative")),      # decode bound by the weights' bytes
 ])
 def test_measured_best_tiles(shape, tile):
@@ -44,14 +43,45 @@ def test_sixty_four_tokens_take_the_sixty_four_row_tile():
         assert not choice.transpose_d and choice.config.tile == (64, 64, 64), (shape, choice.reason)
         assert choice.config.kernel_schedule == "pingpong" and "64x64 pingpong" in choice.reason
         assert ("D^T's problem" in choice.reason) == (shape[0] < 128)  # 128 tokens fill every tile: no D^T
-    for shape in ((64, 14336, 4096), (64, 28672, 8192), (32, 14336, 4096), (96, 4096, 14336)):
+    for shape in ((32, 14336, 4096), (96, 4096, 14336)):
         choice = oriented(*shape)
         assert choice.transpose_d and choice.config.tile == (128, 64, 64), (shape, choice.reason)
+    # Where the weights have many rows, 64x128 tiles as given fill the SMs as D^T's 128x64 do
+    # (bench/runs/2026-12-07b_h100, run 7: 0.98-0.99 against 0.985 at 64x14336x4096, 1.02-1.03
+    # against 1.016 at 64x28672x8192), and hide their epilogues.
+    for shape in ((64, 14336, 4096), (64, 28672, 8192)):
+        choice = oriented(*shape)
+        assert not choice.transpose_d and choice.config.tile == (64, 128, 64), (shape, choice.reason)
     # 48-63 tokens fill three quarters of a 64-wide tile: 64x64 on D^T where the weights have few
     # rows (run 12: 0.94 at 48x4096x4096 and 1.01 at 56x4096x14336, against 0.75 and 0.94 before).
     for shape in ((48, 4096, 4096), (56, 4096, 14336)):
         choice = oriented(*shape)
         assert choice.transpose_d and choice.config.tile == (64, 64, 64), (shape, choice.reason)
+
+
+@pytest.mark.parametrize("shape, tile", [
+    ((160, 4096, 14336), (64, 128)), ((192, 4096, 4096), (64, 128)), ((192, 4096, 14336), (64, 128)),
+    ((256, 4096, 14336), (64, 128)), ((320, 6144, 4096), (64, 128)),
+    ((224, 6144, 4096), (128, 128)), ((384, 4096, 4096), (128, 128)),
+])
+def test_mid_token_counts_take_64x128_in_one_wave(shape, tile):
+    """129-320 tokens: 64x128 ping-pong where its tiles fill one wave, 128x128 ping-pong where they
+    would take two (bench/runs/2026-12-07b_h100, runs 6-7, H100, ratio to torch.matmul: 192x4096x4096
+    0.94 against 0.60 for the 128x64 chosen before, 192x4096x14336 1.40 against 0.75; 224x6144x4096
+    0.88-0.90 on 128x128 against 0.82 on 64x128)."""
+    choice = oriented(*shape)
+    assert not choice.transpose_d and choice.config.tile[:2] == tile and choice.config.kernel_schedule == "pingpong", choice.reason
+
+
+def test_rows_off_sectors_keep_a_tile_with_a_twin():
+    """Where A's or B's rows start off 32-byte sectors, tiles without a cluster twin are modelled
+    hopper_tiles.def's straddle_cost slower: 1000^3 runs 128x64 (then its 1x2 twin: 0.80 of torch)
+    and not 64x128 (0.66 there, 2026-12-07b_h100 run 7), which it takes with rows on sectors."""
+    candidates = registry.hopper_configs("bf16", "bf16", "row", "col")
+    aligned = registry.choose_oriented(candidates, candidates, 1000, 1000, 1000, SMS)
+    assert aligned.config.tile == (64, 128, 64), aligned.reason
+    straddling = registry.refine(registry.choose_oriented(candidates, candidates, 1000, 1000, 1000, SMS, True), True, 1000, 1000, SMS)
+    assert straddling.config.tile == (128, 64, 64) and straddling.config.cluster == (1, 2, 1), straddling.reason
 
 
 @pytest.mark.parametrize("shape", [(1, 4096, 4096), (16, 4096, 4096)])
@@ -286,7 +316,7 @@ def test_decode_tiles_on_d_transposed(shape, scheduler):
 
 def test_full_tile_rows_with_few_tiles_stay_data_parallel():
     choice = oriented(128, 6144, 4096)
-    assert not choice.transpose_d and choice.config.tile[:2] == (128, 64) and choice.config.scheduler == "persistent"
+    assert not choice.transpose_d and choice.config.tile[:2] == (64, 128) and choice.config.scheduler == "persistent"
 
 
 def test_kinds_without_a_narrow_tile_stay_as_given():

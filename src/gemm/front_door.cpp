@@ -187,12 +187,12 @@ Sm90Problem transposed(Sm90Problem p) {
 /// The heuristic's choice among `ops` for a problem in the kernels' form, or its D^T's where the
 /// model says so and there is no C, with a workspace of `workspace_bytes`: the model's first where
 /// its workspace fits, else the best of the rest on the same problem.
-StatusInfo choose_op(std::vector<Sm90Op> const& ops, Sm90Problem const& p, bool transposable, std::size_t workspace_bytes,
-                     std::size_t& index, bool& transpose_d, std::string& reason) {
+StatusInfo choose_op(std::vector<Sm90Op> const& ops, Sm90Problem const& p, bool transposable, bool straddles,
+                     std::size_t workspace_bytes, std::size_t& index, bool& transpose_d, std::string& reason) {
   std::vector<dispatch::Candidate> all;
   for (Sm90Op const& op : ops) all.push_back(op.candidate);
-  dispatch::Choice const best =
-      dispatch::choose_oriented(all, transposable ? all : std::vector<dispatch::Candidate>{}, p.m, p.n, p.k, p.sm_count);
+  dispatch::Choice const best = dispatch::choose_oriented(all, transposable ? all : std::vector<dispatch::Candidate>{}, p.m, p.n,
+                                                          p.k, p.sm_count, 2, straddles);
   transpose_d = best.transpose_d;
   Sm90Problem const q = transpose_d ? transposed(p) : p;
   std::size_t const wanted = ops[best.index].workspace_size(q);
@@ -207,7 +207,7 @@ StatusInfo choose_op(std::vector<Sm90Op> const& ops, Sm90Problem const& p, bool 
   for (std::size_t i = 0; i < ops.size(); ++i)
     if (ops[i].workspace_size(q) <= workspace_bytes) fits.push_back(all[i]), fit_index.push_back(i);
   if (fits.empty()) return {Status::kErrorWorkspaceNull, "every kernel for this problem needs a workspace: pass gemm_workspace_size's bytes"};
-  dispatch::Choice const c = dispatch::choose(fits, q.m, q.n, q.k, q.sm_count);
+  dispatch::Choice const c = dispatch::choose(fits, q.m, q.n, q.k, q.sm_count, 2, straddles);
   index = fit_index[c.index];
   reason = (transpose_d ? "D^T = B^T A^T (D^T column-major): " : "") + c.reason + " (the model's first, " +
            dispatch::label(all[best.index]) + ", needs a workspace of " + std::to_string(wanted) + " bytes and " +
@@ -278,7 +278,8 @@ StatusInfo pick(GemmArguments const& g, std::size_t workspace_bytes, Picked& out
   if (g.activation == Activation::kIdentity && small_n_ring_takes(g.A.type, p, transposable)) {
     entry.ring = true;
     entry.reason = dispatch::small_n_ring_reason(p.m, p.n, p.k, sms, type_name(g.A.type));
-  } else if (auto s = choose_op(ops, p, transposable, workspace_bytes, entry.index, entry.transpose_d, entry.reason); !s.ok()) {
+  } else if (auto s = choose_op(ops, p, transposable, straddles, workspace_bytes, entry.index, entry.transpose_d, entry.reason);
+             !s.ok()) {
     return s;
   }
   if (!entry.ring && straddles) {

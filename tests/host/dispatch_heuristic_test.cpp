@@ -3,6 +3,7 @@
 // registry asks the same code (python/tests/test_registry.py checks it from there).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 
@@ -33,8 +34,7 @@ TEST(DispatchHeuristic, PicksTheMeasuredBestTile) {
       {8192, 8192, 256, "128x128 pingpong"},       // short K: the epilogue hides under the other warpgroup
       {6144, 3000, 4096, "128x192 cooperative"},   // ragged N: 3000 = 15.6 x 192, 11.7 x 256
       {3000, 5120, 1536, "128x192 cooperative"},
-      {128, 6144, 4096, "128x64 cooperative"},     // few tiles: 96 SMs at work, not 24
-      {1000, 1000, 1000, "128x64 cooperative"},
+      {128, 6144, 4096, "64x128 pingpong"},        // few tiles: 96 SMs at work, not 24 (2026-12-07b_h100)
       {16, 28672, 8192, "128x256 cooperative"},    // decode bound by the weights' bytes
   };
   std::vector<Candidate> const tiles = persistent_tiles();
@@ -71,13 +71,17 @@ TEST(DispatchHeuristic, SixtyFourTokensTakeTheSixtyFourRowTile) {
   // Its k-step floor scales with its stage (112 of 128x64's 192 rows); the 128-row tiles keep theirs.
   Estimate const small = estimate({64, 64, 64, "pingpong", false}, 64, 8192, 64 * 1000, kSms);
   EXPECT_NEAR(small.compute / 1000, 2.0 * 64 * 64 * 64 / (989e12 / 132 * 0.33), 1e-9);
-  // D^T's 128x64 tiles where the weights' rows fill the SMs with them (run 4, H200: 64x14336x4096
-  // 1.022 against 0.958 for 64x64 as given; 64x28672x8192 0.954 against 0.905), and below 64
-  // tokens (32x14336x4096: 0.971 of torch on the H100, 0.95 on the H200).
-  for (auto [m, n, k] : {std::array<std::int64_t, 3>{64, 14336, 4096}, {64, 28672, 8192}, {32, 14336, 4096}}) {
+  // Below 64 tokens D^T's 128x64 tiles (32x14336x4096: 0.97 of torch on the H100, 0.95 on the
+  // H200). At 64 tokens against many weight rows 64x128 tiles as given, which fill the SMs as
+  // D^T's 128x64 do (bench/runs/2026-12-07b_h100, run 7: 0.98-0.99 against 0.985 at
+  // 64x14336x4096, 1.02-1.03 against 1.016 at 64x28672x8192) and hide their epilogues.
+  Choice const below = choose_oriented(all, all, 32, 14336, 4096, kSms);
+  EXPECT_TRUE(below.transpose_d) << below.reason;
+  EXPECT_EQ(label(all[below.index]), "128x64 cooperative") << below.reason;
+  for (auto [m, n, k] : {std::array<std::int64_t, 3>{64, 14336, 4096}, {64, 28672, 8192}}) {
     Choice const d = choose_oriented(all, all, m, n, k, kSms);
-    EXPECT_TRUE(d.transpose_d) << d.reason;
-    EXPECT_EQ(label(all[d.index]), "128x64 cooperative") << m << "x" << n << "x" << k << ": " << d.reason;
+    EXPECT_FALSE(d.transpose_d) << d.reason;
+    EXPECT_EQ(label(all[d.index]), "64x128 pingpong") << m << "x" << n << "x" << k << ": " << d.reason;
   }
   // Tokens that fill less than three quarters of their last 64-row tile stay off the 64-row tiles,
   // on either problem (run 9: 0.63-0.83x torch at 80 and 96 tokens on 64x64, 0.88-0.96 on D^T's
@@ -92,6 +96,39 @@ TEST(DispatchHeuristic, SixtyFourTokensTakeTheSixtyFourRowTile) {
   // Where the problem as given wins, the reason gives D^T's time too.
   EXPECT_NE(choose_oriented(all, all, 64, 4096, 4096, kSms).reason.find("; D^T's problem (4096x64x4096) would take"),
             std::string::npos);
+}
+
+TEST(DispatchHeuristic, MidTokenCountsTakeSixtyFourBy128InOneWave) {
+  // bench/runs/2026-12-07b_h100, runs 6-7 (H100, bf16 as given, ratio to torch.matmul): 64x128
+  // ping-pong where its tiles fill one wave (192x4096x4096 0.94 against 0.60 for 128x64,
+  // 192x4096x14336 1.40 against 0.75, 320x6144x4096 1.11 against 0.82 for 128x192), 128x128
+  // ping-pong where they would take two (224x6144x4096: 0.88-0.90 against 0.82).
+  std::vector<Candidate> const all = shipped_tiles();
+  for (auto [m, n, k] : {std::array<std::int64_t, 3>{160, 4096, 14336}, {192, 4096, 4096}, {192, 4096, 14336},
+                         {256, 4096, 14336}, {320, 6144, 4096}}) {
+    Choice const c = choose_oriented(all, all, m, n, k, kSms);
+    EXPECT_FALSE(c.transpose_d) << c.reason;
+    EXPECT_EQ(label(all[c.index]), "64x128 pingpong") << m << "x" << n << "x" << k << ": " << c.reason;
+  }
+  for (auto [m, n, k] : {std::array<std::int64_t, 3>{224, 6144, 4096}, {384, 4096, 4096}})
+    EXPECT_EQ(label(all[choose_oriented(all, all, m, n, k, kSms).index]), "128x128 pingpong") << m << "x" << n << "x" << k;
+}
+
+TEST(DispatchHeuristic, RowsOffSectorsKeepATileWithATwin) {
+  // Rows off 32-byte sectors model the tiles without a cluster twin straddle_cost slower: 1000^3
+  // keeps 128x64, whose 1x2 twin ran 0.80 of torch where 64x128 ran 0.66 (2026-12-07b_h100, run
+  // 7); with rows on sectors it takes 64x128.
+  std::vector<Candidate> const tiles = persistent_tiles();
+  Choice const aligned = choose(tiles, 1000, 1000, 1000, kSms);
+  EXPECT_EQ(label(tiles[aligned.index]), "64x128 pingpong") << aligned.reason;
+  Choice const straddling = choose(tiles, 1000, 1000, 1000, kSms, 2, true);
+  EXPECT_EQ(label(tiles[straddling.index]), "128x64 cooperative") << straddling.reason;
+  EXPECT_TRUE(has_cluster_twin(tiles[straddling.index]));
+  std::vector<Estimate> const plain = ranked(tiles, 1000, 1000, 1000, kSms), off = ranked(tiles, 1000, 1000, 1000, kSms, 2, true);
+  for (Estimate const& e : off) {
+    auto const same = std::find_if(plain.begin(), plain.end(), [&](Estimate const& p) { return p.index == e.index; });
+    EXPECT_NEAR(e.seconds, same->seconds * (has_cluster_twin(tiles[e.index]) ? 1.0 : Constants::straddle_cost), 1e-12);
+  }
 }
 
 TEST(DispatchHeuristic, TheReasonNamesTheBound) {

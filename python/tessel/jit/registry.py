@@ -292,13 +292,15 @@ def narrowest_n(configs: list[GemmConfig]) -> list[GemmConfig]:
     return [configs[i] for i in _core().dispatch_narrowest_n([_candidate(c) for c in configs])]
 
 
-def choose_oriented(candidates: list[GemmConfig], transposed: list[GemmConfig], m: int, n: int, k: int, sm_count: int) -> Choice:
+def choose_oriented(candidates: list[GemmConfig], transposed: list[GemmConfig], m: int, n: int, k: int, sm_count: int,
+                    straddle: bool = False) -> Choice:
     """dispatch::choose_oriented: `choose` over D^T's problem (N x M x K, among the narrowest of
     `transposed`: the kernels of that kind; empty where D cannot be transposed) where `transposes`
     says it may run and M is short of every tile's rows; where M fills the narrowest tile's rows
     (its last one at least three quarters full) but not the widest's, over both problems, the
-    faster by the estimate; else over the problem as given."""
+    faster by the estimate; else over the problem as given. `straddle`: A's or B's rows start off
+    32-byte sectors, where tiles without a cluster twin are modelled slower (dispatch::ranked)."""
     index, on_dt, reason = _core().dispatch_choose_oriented([_candidate(c) for c in candidates],
                                                             [_candidate(c) for c in transposed], m, n, k, sm_count,
-                                                            _element_bytes(candidates or transposed))
+                                                            _element_bytes(candidates or transposed), straddle)
     return Choice((transposed if on_dt else candidates)[index], on_dt, reason)

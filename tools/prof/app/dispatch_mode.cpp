@@ -62,15 +62,16 @@ int run_dispatch(const Options& opt, std::ostream& out) {
       row << dispatch::small_n_ring_name(s.m, s.n, s.k, sms, std::string(to_string(element))) << " | D^T | - | "
           << dispatch::small_n_ring_reason(s.m, s.n, s.k, sms, std::string(to_string(element))) << " |";
     } else {
+      // Dense operands (A and B K-major, rows K elements of 2 bytes apart): rows off 32-byte
+      // sectors model the tiles without a twin slower, and run the chosen tile's cluster twin
+      // where it fits, as tessel::gemm does.
+      const bool straddle = dispatch::rows_straddle_sectors(0, std::int64_t(s.k) * 2);
       const dispatch::Choice c = dispatch::choose_oriented(tiles, reads_c ? std::vector<dispatch::Candidate>{} : tiles, s.m,
-                                                           s.n, s.k, sms);
+                                                           s.n, s.k, sms, 2, straddle);
       const dispatch::Estimate e = c.transpose_d ? dispatch::estimate(tiles[c.index], s.n, s.m, s.k, sms)
                                                  : dispatch::estimate(tiles[c.index], s.m, s.n, s.k, sms);
       char us[32];
       std::snprintf(us, sizeof us, "%.1f", e.seconds * 1e6);
-      // Dense operands (A and B K-major, rows K elements of 2 bytes apart): rows off 32-byte
-      // sectors run the chosen tile's cluster twin where it fits, as tessel::gemm does.
-      const bool straddle = dispatch::rows_straddle_sectors(0, std::int64_t(s.k) * 2);
       const dispatch::TwinTile* t = straddle ? dispatch::cluster_twin_of(tiles[c.index]) : nullptr;
       if (t && !dispatch::twin_fits(*t, c.transpose_d ? s.n : s.m, c.transpose_d ? s.m : s.n, sms)) t = nullptr;
       const std::string cluster = t ? ", " + std::to_string(t->cluster_m) + "x" + std::to_string(t->cluster_n) + " cluster" : "";

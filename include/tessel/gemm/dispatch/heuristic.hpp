@@ -265,12 +265,16 @@ inline Estimate estimate(Candidate const& c, std::int64_t m, std::int64_t n, std
 
 /// Every candidate's estimate, fastest first; among equals (all bound by the same bytes) the one
 /// with the least compute, which has the most slack; among those, the candidates' order.
+/// `straddle`: A's or B's rows start off 32-byte sectors (rows_straddle_sectors), where a tile
+/// without a cluster twin is modelled Constants::straddle_cost times slower (the twins, which the
+/// dispatcher runs instead, win back most of the extra L2 requests).
 inline std::vector<Estimate> ranked(std::vector<Candidate> const& candidates, std::int64_t m, std::int64_t n, std::int64_t k,
-                                    int sm_count, int element_bytes = 2) {
+                                    int sm_count, int element_bytes = 2, bool straddle = false) {
   std::vector<Estimate> out;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     out.push_back(estimate(candidates[i], m, n, k, sm_count, element_bytes));
     out.back().index = i;
+    if (straddle && !has_cluster_twin(candidates[i])) out.back().seconds *= Constants::straddle_cost;
   }
   auto key = [](Estimate const& e) { return std::nearbyint(e.seconds * 1e9); };  // nanoseconds decide
   std::stable_sort(out.begin(), out.end(), [&](Estimate const& a, Estimate const& b) {
@@ -282,11 +286,11 @@ inline std::vector<Estimate> ranked(std::vector<Candidate> const& candidates, st
 /// The candidate with the least estimated time, and why.
 /// @pre candidates is not empty (else std::invalid_argument)
 inline Choice choose(std::vector<Candidate> const& candidates, std::int64_t m, std::int64_t n, std::int64_t k, int sm_count,
-                     int element_bytes = 2) {
+                     int element_bytes = 2, bool straddle = false) {
   if (candidates.empty()) throw std::invalid_argument("dispatch: no candidate kernel to choose among");
   detail::require_problem(m, n, k, sm_count);
   if (candidates.size() == 1) return {0, false, "the only kernel shipped for this kind of problem"};
-  std::vector<Estimate> const r = ranked(candidates, m, n, k, sm_count, element_bytes);
+  std::vector<Estimate> const r = ranked(candidates, m, n, k, sm_count, element_bytes, straddle);
   Estimate const &best = r[0], &runner = r[1];
   std::string const bound = best.memory > best.compute ? "streaming the operands" : "its waves of tiles";
   return {best.index, false,
@@ -336,28 +340,28 @@ inline std::vector<std::size_t> narrowest_n(std::vector<Candidate> const& candid
 /// against 0.79). Below 64 tokens the tiles as given run mostly padding (32x14336x4096: 128x128
 /// as given 0.63, 128x64 on D^T 0.95), which the estimate's floors undercount.
 inline Choice choose_oriented(std::vector<Candidate> const& candidates, std::vector<Candidate> const& transposed, std::int64_t m,
-                              std::int64_t n, std::int64_t k, int sm_count, int element_bytes = 2) {
-  if (transposed.empty() || !transposes(m, n, transposed)) return choose(candidates, m, n, k, sm_count, element_bytes);
+                              std::int64_t n, std::int64_t k, int sm_count, int element_bytes = 2, bool straddle = false) {
+  if (transposed.empty() || !transposes(m, n, transposed)) return choose(candidates, m, n, k, sm_count, element_bytes, straddle);
   std::vector<std::size_t> idx = narrowest_n(transposed);
   std::erase_if(idx, [&](std::size_t i) { return transposed[i].bm == detail::kTokenRows && !detail::fills(m, detail::kTokenRows); });
   if (idx.empty()) idx = narrowest_n(transposed);
   std::vector<Candidate> narrow;
   for (std::size_t i : idx) narrow.push_back(transposed[i]);
-  Estimate const flipped = ranked(narrow, n, m, k, sm_count, element_bytes)[0];
+  Estimate const flipped = ranked(narrow, n, m, k, sm_count, element_bytes, straddle)[0];
   std::string const dt_shape = std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(k);
   int rows = transposed[0].bm;
   for (Candidate const& c : transposed) rows = std::min(rows, c.bm);
   if (!candidates.empty() && m >= rows && detail::fills(m, rows)) {
-    Estimate const given = ranked(candidates, m, n, k, sm_count, element_bytes)[0];
+    Estimate const given = ranked(candidates, m, n, k, sm_count, element_bytes, straddle)[0];
     auto const key = [](Estimate const& e) { return std::nearbyint(e.seconds * 1e9); };
     if (key(given) < key(flipped) || (key(given) == key(flipped) && given.compute <= flipped.compute)) {
-      Choice c = choose(candidates, m, n, k, sm_count, element_bytes);
+      Choice c = choose(candidates, m, n, k, sm_count, element_bytes, straddle);
       c.reason += "; D^T's problem (" + dt_shape + ") would take " + detail::microseconds(flipped.seconds) + " us on " +
                   label(narrow[flipped.index]);
       return c;
     }
   }
-  Choice c = choose(narrow, n, m, k, sm_count, element_bytes);
+  Choice c = choose(narrow, n, m, k, sm_count, element_bytes, straddle);
   Candidate const& picked = narrow[c.index];
   return {idx[c.index], true,
           "D^T = B^T A^T (" + dt_shape + ", D^T column-major: M = " + std::to_string(m) + " would fill " + std::to_string(m) +
