@@ -364,23 +364,25 @@ def test_hopper_decode_in_a_cuda_graph(hopper, tmp_path, monkeypatch, tokens, ke
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 @pytest.mark.parametrize("b_row", [False, True])
-def test_hopper_mid_token_counts_on_64x128(hopper, dtype, b_row):
-    """129-320 tokens against 4096 weight rows: the dispatcher's 64x128 ping-pong tile
-    (hopper_tiles.def), with B K-major (x @ W.t()) and N-major (x @ W), plain, with each fused
-    activation, and with a C (beta), on ragged M and K; D NaN-poisoned."""
+def test_hopper_mid_token_counts_on_64_row_ping_pong(hopper, dtype, b_row):
+    """129-320 tokens: the dispatcher's 64x128 and 64x192 ping-pong tiles (hopper_tiles.def), with
+    B K-major (x @ W.t()) and N-major (x @ W), plain, with each fused activation, and with a C
+    (beta), on ragged M and K; D NaN-poisoned."""
     torch = hopper
-    for m, k in [(192, 4096), (161, 1040)]:
-        A, B = make(torch, m, k, dtype, True, 91), make(torch, k, 4096, dtype, b_row, 92)
-        D = torch.full((m, 4096), float("nan"), device="cuda", dtype=getattr(torch, dtype))
-        assert "_64x128x64_" in tessel.kernel_for(A, B, out=D).name and "pingpong" in tessel.kernel_for(A, B, out=D).name
+    for m, n, k, tile in [(192, 4096, 4096, "64x128"), (161, 4096, 1040, "64x128"), (160, 6144, 4096, "64x192"),
+                          (200, 6144, 1040, "64x192")]:
+        A, B = make(torch, m, k, dtype, True, 91), make(torch, k, n, dtype, b_row, 92)
+        D = torch.full((m, n), float("nan"), device="cuda", dtype=getattr(torch, dtype))
+        name = tessel.kernel_for(A, B, out=D).name
+        assert f"_{tile}x64_" in name and "pingpong" in name, (m, n, k, name)
         tessel.gemm(A, B, out=D)
         torch.cuda.synchronize()
         check(torch, D, A, B)
-        for name in ACTIVATIONS:
-            activation = {"relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu}[name]
-            assert "_64x128x64_" in tessel.kernel_for(A, B, epilogue=name).name
-            check(torch, tessel.gemm(A, B, epilogue=name), A, B, activation=activation)
-        C = make(torch, m, 4096, dtype, True, 93)
+        for act in ACTIVATIONS:
+            activation = {"relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu}[act]
+            assert f"_{tile}x64_" in tessel.kernel_for(A, B, epilogue=act).name
+            check(torch, tessel.gemm(A, B, epilogue=act), A, B, activation=activation)
+        C = make(torch, m, n, dtype, True, 93)
         check(torch, tessel.gemm(A, B, C, alpha=0.5, beta=1.5), A, B, C, 0.5, 1.5)
 
 
