@@ -265,16 +265,22 @@ inline Estimate estimate(Candidate const& c, std::int64_t m, std::int64_t n, std
 
 /// Every candidate's estimate, fastest first; among equals (all bound by the same bytes) the one
 /// with the least compute, which has the most slack; among those, the candidates' order.
-/// `straddle`: A's or B's rows start off 32-byte sectors (rows_straddle_sectors), where a tile
-/// without a cluster twin is modelled Constants::straddle_cost times slower (the twins, which the
-/// dispatcher runs instead, win back most of the extra L2 requests).
+/// `straddle`: A's or B's rows start off 32-byte sectors (rows_straddle_sectors), where the
+/// mainloops of a tile without a cluster twin that fits the problem (twin_fits) are modelled
+/// Constants::straddle_cost times slower (the twins, which the dispatcher runs instead, win back most of the extra L2
+/// requests; a tile whose twin does not fit pays the straddle in full, as one without).
 inline std::vector<Estimate> ranked(std::vector<Candidate> const& candidates, std::int64_t m, std::int64_t n, std::int64_t k,
                                     int sm_count, int element_bytes = 2, bool straddle = false) {
   std::vector<Estimate> out;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     out.push_back(estimate(candidates[i], m, n, k, sm_count, element_bytes));
     out.back().index = i;
-    if (straddle && !has_cluster_twin(candidates[i])) out.back().seconds *= Constants::straddle_cost;
+    // The straddle costs L2 requests, so it slows the tiles' k-steps, not the DRAM stream.
+    TwinTile const* twin = straddle ? cluster_twin_of(candidates[i]) : nullptr;
+    if (Estimate& e = out.back(); straddle && !(twin && twin_fits(*twin, m, n, sm_count))) {
+      e.compute *= Constants::straddle_cost;
+      e.seconds = Constants::launch_us * 1e-6 + std::max(e.compute, e.memory);
+    }
   }
   auto key = [](Estimate const& e) { return std::nearbyint(e.seconds * 1e9); };  // nanoseconds decide
   std::stable_sort(out.begin(), out.end(), [&](Estimate const& a, Estimate const& b) {
