@@ -299,7 +299,8 @@ def choose_oriented(candidates: list[GemmConfig], transposed: list[GemmConfig], 
     says it may run and M is short of every tile's rows; where M fills the narrowest tile's rows
     (its last one at least three quarters full) but not the widest's, over both problems, the
     faster by the estimate; else over the problem as given. `straddle`: A's or B's rows start off
-    32-byte sectors, where tiles without a cluster twin are modelled slower (dispatch::ranked)."""
+    32-byte sectors, where tiles without a cluster twin that fits are modelled slower
+    (dispatch::ranked)."""
     index, on_dt, reason = _core().dispatch_choose_oriented([_candidate(c) for c in candidates],
                                                             [_candidate(c) for c in transposed], m, n, k, sm_count,
                                                             _element_bytes(candidates or transposed), straddle)

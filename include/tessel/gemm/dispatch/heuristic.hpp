@@ -267,8 +267,8 @@ inline Estimate estimate(Candidate const& c, std::int64_t m, std::int64_t n, std
 /// with the least compute, which has the most slack; among those, the candidates' order.
 /// `straddle`: A's or B's rows start off 32-byte sectors (rows_straddle_sectors), where the
 /// mainloops of a tile without a cluster twin that fits the problem (twin_fits) are modelled
-/// Constants::straddle_cost times slower (the twins, which the dispatcher runs instead, win back most of the extra L2
-/// requests; a tile whose twin does not fit pays the straddle in full, as one without).
+/// Constants::straddle_cost times slower: the twins, which the dispatcher runs instead, win back
+/// most of the extra L2 requests; a tile whose twin does not fit pays them in full.
 inline std::vector<Estimate> ranked(std::vector<Candidate> const& candidates, std::int64_t m, std::int64_t n, std::int64_t k,
                                     int sm_count, int element_bytes = 2, bool straddle = false) {
   std::vector<Estimate> out;
