@@ -7,8 +7,8 @@ shape and the GPU's SM count, so that tessel.gemm never compiles on the hot path
 
     kind                                                  Hopper kernels shipped
     f16/bf16 in, same out, A row, B row or col (x @ W,    128x256 coop, 128x192 coop, 128x128 ping-pong,
-      x @ W.t()): the calls models make                   128x64 coop, 64x64 ping-pong, with linear,
-                                                          relu, gelu, silu;
+      x @ W.t()): the calls models make                   128x64 coop, 64x64, 64x128 and 64x192
+                                                          ping-pong, with linear, relu, gelu, silu;
                                                           128x64 and 128x128 coop stream-K, linear;
                                                           128x256 and 128x192 coop on 2x1 clusters,
                                                           128x64 coop on 1x2, every epilogue
