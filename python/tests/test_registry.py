@@ -75,9 +75,10 @@ def test_mid_token_counts_take_the_64_row_ping_pong_tiles(shape, tile):
 
 
 def test_rows_off_sectors_keep_a_tile_with_a_twin():
-    """Where A's or B's rows start off 32-byte sectors, tiles without a cluster twin are modelled
-    hopper_tiles.def's straddle_cost slower: 1000^3 runs 128x64 (then its 1x2 twin: 0.80 of torch)
-    and not 64x128 (0.66 there, 2026-12-07b_h100 run 7), which it takes with rows on sectors."""
+    """Where A's or B's rows start off 32-byte sectors, tiles without a cluster twin that fits
+    the problem are modelled hopper_tiles.def's straddle_cost slower: 1000^3 runs 128x64 (then its
+    1x2 twin: 0.80 of torch) and not 64x128 (0.66 there, 2026-12-07b_h100 run 7), which it takes
+    with rows on sectors."""
     candidates = registry.hopper_configs("bf16", "bf16", "row", "col")
     aligned = registry.choose_oriented(candidates, candidates, 1000, 1000, 1000, SMS)
     assert aligned.config.tile == (64, 128, 64), aligned.reason
