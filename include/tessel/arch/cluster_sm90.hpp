@@ -20,6 +20,14 @@ __device__ __forceinline__ std::uint32_t cluster_cta_rank() {
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
+/// The cluster-wide barrier with a relaxed arrive: no ordering of this thread's earlier memory
+/// operations. With fence.mbarrier_init.release.cluster before it (mbarrier_init_fence), enough to
+/// publish barrier initialisation to the peer CTAs.
+/// NOTES: the release form compiles to MEMBAR.ALL.GPU and ERRBAR on every thread; at a kernel's
+/// start those stalled each CTA ~0.5 us before its first load (bench/NOTES.md, "Small GEMMs").
+__device__ __forceinline__ void cluster_sync_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
 /// Arrive on the barrier at `bar`'s offset in the shared memory of cluster CTA `cta_rank`
 /// (which may be this CTA).
 // NOTES: the default (CTA-scope) release. A cluster-scope release made every consumer wait for

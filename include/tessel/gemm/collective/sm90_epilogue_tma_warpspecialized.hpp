@@ -262,11 +262,15 @@ class Sm90CollectiveEpilogue {
     }
   }
 
-  /// After the last tile: the fusion's own finish, and D written before the CTA retires.
+  /// After the last tile: the fusion's own finish, and D's last stores done reading the buffers
+  /// before the CTA retires (its shared memory goes with it).
+  /// NOTES: waiting for the reads only, not for the writes to complete: nothing in the kernel
+  /// reads D back, and the grid's end publishes the writes. The full wait held each CTA's exit
+  /// for a round trip to L2 (bench/NOTES.md, "Small GEMMs").
   __device__ __forceinline__ void finish() {
     epi_.finish();
     if constexpr (Cfg::kTmaStoreD) {
-      if (leader_) arch::tma_store_wait_all();
+      if (leader_) arch::tma_store_wait_read<0>();
     }
   }
 

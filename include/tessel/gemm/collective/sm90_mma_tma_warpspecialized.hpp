@@ -57,6 +57,13 @@ class Sm90TmaPipeline {
     return &full_[s];
   }
 
+  /// Producer, after its last load: waits until the last Stages fills (of `filled` in all) have
+  /// been released, i.e. until no consumer of the cluster will arrive on this CTA's barriers again.
+  /// Stages never filled pass at once (the phase before the first counts as complete).
+  __device__ __forceinline__ void producer_tail(int filled) const {
+    for (int it = filled; it < filled + Stages; ++it) arch::mbarrier_wait(&empty_[it % Stages], ((it / Stages) & 1) ^ 1);
+  }
+
   /// Consumer: waits until stage s has its bytes (phase: the pass over the ring, mod 2).
   __device__ __forceinline__ void consumer_wait(int s, int phase) const { arch::mbarrier_wait(&full_[s], phase); }
 

@@ -102,8 +102,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
     arch::mbarrier_init_fence();
   }
-  // The peer CTAs' multicasts land on this CTA's barriers: they must be initialised first.
-  if constexpr (kClusterSize > 1) arch::cluster_sync();
+  // The peer CTAs' multicasts land on this CTA's barriers: they must be initialised first
+  // (mbarrier_init_fence above, then the cluster's barrier with a relaxed arrive).
+  if constexpr (kClusterSize > 1) arch::cluster_sync_relaxed();
   else __syncthreads();
 
   // Each cluster walks the cluster tiles cluster, cluster + clusters, ...; its CTA at (rm, rn) in
@@ -129,7 +130,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       arch::mbarrier_wait(&scale_empty[g % ScaleRing::kSlots], ((g / ScaleRing::kSlots) & 1) ^ 1);
     };
     if (threadIdx.x == 0) {
+      int filled = 0;  // stages filled over all of the CTA's tiles
       for_each_k_tile([&](GroupedTile const& tile, int kt, int it) {
+        filled = it + 1;
         mainloop.load(&tma_a, &tma_b, tile, kt, it, rank);
         if constexpr (Cfg::kBlockScaled) {
           if (p.scales.by_tma && ScaleRing::starts_group(kt)) {
@@ -139,6 +142,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
         }
       });
+      // In a cluster, the peers' consumers release this CTA's stages by arriving on its barriers:
+      // it may leave once every stage it filled has been released by all of them (the pipeline's
+      // tail). Its own consumers cannot finish before the peers' multicasts into it have landed.
+      if constexpr (kClusterSize > 1) pipeline.producer_tail(filled);
     } else if (Cfg::kBlockScaled && !p.scales.by_tma && threadIdx.x / 32 == 1) {
       // The scale warp: each group of block scales, on the scale ring (sm90_block_scales.hpp).
       int const lane = int(threadIdx.x) % 32;
@@ -206,9 +213,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
     epilogue.finish();
   }
-  // No CTA may leave while a peer can still multicast into its shared memory or arrive on its
-  // barriers.
-  if constexpr (kClusterSize > 1) arch::cluster_sync();
+  // NOTES: no cluster-wide barrier at the end. The producer's tail keeps each CTA until the peers
+  // are done with its barriers; a final barrier.cluster (release) made every thread wait for its
+  // memory operations to complete, ~0.5 us per CTA at 1000^3 (bench/NOTES.md, "Small GEMMs").
 #endif
 }
 
