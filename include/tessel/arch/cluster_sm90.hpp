@@ -15,15 +15,11 @@ __device__ __forceinline__ std::uint32_t cluster_cta_rank() {
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
   return r;
 }
-/// Every thread of every CTA in the cluster arrives, then waits for all the others. Release and
-/// acquire order shared-memory writes (barrier initialisation included) across the cluster.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-/// The cluster-wide barrier with a relaxed arrive: no ordering of this thread's earlier memory
-/// operations. With fence.mbarrier_init.release.cluster before it (mbarrier_init_fence), enough to
-/// publish barrier initialisation to the peer CTAs.
-/// NOTES: the release form compiles to MEMBAR.ALL.GPU and ERRBAR on every thread; at a kernel's
+/// Every thread of every CTA in the cluster arrives, then waits for all the others. The arrive is
+/// relaxed (no ordering of this thread's earlier memory operations); with
+/// fence.mbarrier_init.release.cluster before it (mbarrier_init_fence), enough to publish barrier
+/// initialisation to the peer CTAs.
+/// NOTES: the release arrive compiles to MEMBAR.ALL.GPU and ERRBAR on every thread; at a kernel's
 /// start those stalled each CTA ~0.5 us before its first load (bench/NOTES.md, "Small GEMMs").
 __device__ __forceinline__ void cluster_sync_relaxed() {
   asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");

@@ -51,17 +51,16 @@ class Sm90TmaPipeline {
   /// NOTES: a fresh barrier counts as having completed the phase before its first one, so the
   /// first pass over the ring does not wait: the buffers start empty.
   __device__ __forceinline__ std::uint64_t* producer_acquire(int it, std::uint32_t bytes) const {
-    int const s = it % Stages;
-    arch::mbarrier_wait(&empty_[s], ((it / Stages) & 1) ^ 1);
-    arch::mbarrier_arrive_expect_tx(&full_[s], bytes);
-    return &full_[s];
+    wait_released(it);
+    arch::mbarrier_arrive_expect_tx(&full_[it % Stages], bytes);
+    return &full_[it % Stages];
   }
 
   /// Producer, after its last load: waits until the last Stages fills (of `filled` in all) have
   /// been released, i.e. until no consumer of the cluster will arrive on this CTA's barriers again.
   /// Stages never filled pass at once (the phase before the first counts as complete).
   __device__ __forceinline__ void producer_tail(int filled) const {
-    for (int it = filled; it < filled + Stages; ++it) arch::mbarrier_wait(&empty_[it % Stages], ((it / Stages) & 1) ^ 1);
+    for (int it = filled; it < filled + Stages; ++it) wait_released(it);
   }
 
   /// Consumer: waits until stage s has its bytes (phase: the pass over the ring, mod 2).
@@ -80,6 +79,11 @@ class Sm90TmaPipeline {
   }
 
  private:
+  /// Waits until fill it - Stages of stage it % Stages has been released (at once for it < Stages).
+  __device__ __forceinline__ void wait_released(int it) const {
+    arch::mbarrier_wait(&empty_[it % Stages], ((it / Stages) & 1) ^ 1);
+  }
+
   std::uint64_t* full_;
   std::uint64_t* empty_;
 };
