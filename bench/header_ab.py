@@ -20,6 +20,7 @@ import statistics
 import torch
 
 import tessel
+from config_sweep import hopper_config
 from front_door import operands, sets_for, verify
 from torch_timing import interleaved_times, paired_ratio
 
@@ -40,8 +41,7 @@ def parse(spec, dtype="bf16"):
             kw["scheduler"] = "stream_k"
         else:
             raise SystemExit(f"header_ab: unknown configuration part {p!r} in {spec!r}")
-    return tessel.GemmConfig(arch="sm90a", element=dtype, out=dtype, layout_a="row", layout_b="col", layout_c="row",
-                             tile=(bm, bn, 64), **kw)
+    return hopper_config(dtype, (bm, bn, 64), **kw)
 
 
 def shape_lines(m, n, k, specs, trees, reps, rounds):
