@@ -665,6 +665,43 @@ def _launch_multicast_ring(mB, mD):
     _multicast_ring(tma_b, mD).launch(grid=(2, 1, 1), block=(64, 1, 1), cluster=(2, 1, 1))
 
 
+@tessel.kernel
+def _relaxed_start(gD: tessel.Tensor):
+    """A cluster's start as the C++ kernels make it: barriers initialised and published by
+    fence.mbarrier_init, then the cluster barrier with a relaxed arrive."""
+    smem = tessel.SmemAllocator()
+    pipe = tessel.pipeline.TmaPipeline(smem, 2, 128, consumers=1, cluster_size=2)
+    tidx, _, _ = tessel.arch.thread_idx()
+    if tidx == 0:
+        pipe.init()
+    tessel.arch.cluster_sync(relaxed=True)
+    gD[0] = tessel.arch.cluster_cta_rank().to(tessel.Float32)
+
+
+def test_cluster_sync_relaxed_ptx_without_gpu(toolkit):
+    """cluster_sync(relaxed=True): barrier.cluster.arrive.relaxed, the wait as ever; a relaxed
+    that is not a Python bool is refused with a sentence."""
+    @tessel.jit
+    def run(mD):
+        _relaxed_start(mD).launch(grid=(2, 1, 1), block=(32, 1, 1), cluster=(2, 1, 1))
+
+    ptx = tessel.compile(run, tessel.fake_tensor(tessel.Float32, (4,)), target="sm_90a").ptx
+    for feature in ("fence.mbarrier_init.release.cluster", "barrier.cluster.arrive.relaxed.aligned",
+                    "barrier.cluster.wait.acquire.aligned"):
+        assert feature in ptx, feature
+    assert "barrier.cluster.arrive.release" not in ptx
+    with pytest.raises(tessel.DSLError, match="relaxed is a Python bool"):
+        @tessel.kernel
+        def bad(gD: tessel.Tensor):
+            tessel.arch.cluster_arrive(relaxed=1)
+
+        @tessel.jit
+        def run_bad(mD):
+            bad(mD).launch(grid=(2, 1, 1), block=(32, 1, 1), cluster=(2, 1, 1))
+
+        tessel.compile(run_bad, tessel.fake_tensor(tessel.Float32, (4,)), target="sm_90a")
+
+
 def test_cluster_multicast_ptx_without_gpu(toolkit):
     """Clusters in the DSL: the CTA's rank, the cluster barrier, a multicast TMA load and a ring
     whose stages are released in every CTA of the cluster (the PTX the C++ library's 2x1-cluster
@@ -677,7 +714,7 @@ def test_cluster_multicast_ptx_without_gpu(toolkit):
                     "mapa.shared::cluster.u32", "mbarrier.arrive.shared::cluster.b64"):
         assert feature in ptx, feature
     assert ptx.count("mapa.shared::cluster.u32") == 2  # released in both CTAs of the cluster
-    assert c.launches[0].cluster == (2, 1, 1)
+    assert c.launches[0].cluster == (2, 1, 1) and "barrier.cluster.arrive.relaxed" not in ptx
     with pytest.raises(tessel.DSLError, match="multicast_mask 0"):
         @tessel.kernel
         def bad(tma_b, gD: tessel.Tensor):

@@ -144,9 +144,17 @@ def cluster_cta_rank() -> Value:
     return Value(r, T.Int32, b.block)
 
 
-def cluster_arrive():
-    """barrier.cluster.arrive (release): this thread has arrived at the cluster-wide barrier."""
-    _need("cluster_arrive").emit('asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");')
+def cluster_arrive(relaxed: bool = False):
+    """barrier.cluster.arrive: this thread has arrived at the cluster-wide barrier. Release
+    semantics by default: the thread's earlier writes are visible to every thread of the cluster
+    past its wait, and the arrive waits for them (a GPU-scope fence in SASS). relaxed=True orders
+    nothing and waits for nothing: enough where all there is to publish is barrier initialisation,
+    which mbarrier_init_fence (fence.mbarrier_init.release.cluster) publishes on its own, as at a
+    kernel's start (the C++ kernels' arch::cluster_sync_relaxed)."""
+    if not isinstance(relaxed, bool):
+        fail(f"cluster_arrive's relaxed is a Python bool, known when the kernel is compiled; got {relaxed!r}")
+    sem = "relaxed" if relaxed else "release"
+    _need("cluster_arrive").emit(f'asm volatile("barrier.cluster.arrive.{sem}.aligned;" ::: "memory");')
 
 
 def cluster_wait():
@@ -154,10 +162,10 @@ def cluster_wait():
     _need("cluster_wait").emit('asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");')
 
 
-def cluster_sync():
+def cluster_sync(relaxed: bool = False):
     """Every thread of every CTA in the cluster arrives, then waits for the others (after the
-    mbarriers are initialised, before any CTA arrives on another's)."""
-    cluster_arrive()
+    mbarriers are initialised, before any CTA arrives on another's). relaxed: as cluster_arrive's."""
+    cluster_arrive(relaxed)
     cluster_wait()
 
 
