@@ -72,7 +72,7 @@ std::vector<Shape> read_measurements() {
 //     measurements at short K from 112 to 320 tokens, where the same term would move 64x128's
 //     choices (bench/NOTES.md, "The heuristic against the stored measurements").
 //   96x14336x4096: D^T's 128x64 figure comes from a run before later kernel changes
-//     (2026-12-06c); tessel.gemm ran that choice at 0.87 of torch in 2026-12-07b, 0.97 of the
+//     (2026-12-06c); tessel.gemm ran that choice at 0.87 of torch in 2026-12-07b, 0.96 of the
 //     fastest there.
 //   80x4096x14336, 96x4096x14336: stream-K on D^T's problem 4-6% ahead of the data-parallel tile
 //     the estimate ranks first (its stream_k_elsewhere factor).
