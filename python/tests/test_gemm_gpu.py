@@ -458,6 +458,51 @@ def test_hopper_batches_with_rows_off_sectors(hopper):
             check(torch, D[i], A[i], B[i])
 
 
+def test_hopper_edge_tiles_write_d_and_nothing_past_it(hopper):
+    """Tiles past M or N store through TMA, which drops what lies past D's edges (the linear
+    combination without C, an activation included; with C they store from registers). D is a
+    window of a NaN-poisoned buffer with rows and columns beyond it on every side: every element of
+    D must be right, and nothing outside it written. Every registry tile and its cluster twin on
+    ragged M and N (the last row and column tiles partial, a cluster's second CTA past M), a
+    batch, and a C."""
+    torch = hopper
+    from tessel.jit import registry
+
+    def window(m, n, ld, top=3, left=8):
+        big = torch.full((top + m + 5, ld), float("nan"), device="cuda", dtype=torch.bfloat16)
+        return big, big[top:top + m, left:left + n]
+
+    def untouched(big, D):
+        outside = torch.ones_like(big, dtype=torch.bool)
+        r0, c0 = (D.data_ptr() - big.data_ptr()) // 2 // big.stride(0), (D.data_ptr() - big.data_ptr()) // 2 % big.stride(0)
+        outside[r0:r0 + D.shape[0], c0:c0 + D.shape[1]] = False
+        assert big[outside].isnan().all(), "an element outside D was written"
+
+    configs = registry.hopper_configs("bf16", "bf16", "row", "col")
+    configs += [t for t in map(registry.cluster_twin, configs) if t is not None]
+    for m, n, k in [(1000, 1000, 1008), (600, 392, 512), (130, 200, 256)]:
+        x, W = make(torch, m, k, "bfloat16", True, 80), make(torch, n, k, "bfloat16", True, 81)
+        for config in configs:
+            for epilogue in ("linear",) if config.scheduler == "stream_k" else ("linear", "relu"):
+                big, D = window(m, n, n + 72)
+                tessel.gemm(x, W.t(), config=config.replace(epilogue=epilogue), out=D)
+                torch.cuda.synchronize()
+                check(torch, D, x, W.t(), activation=torch.relu if epilogue == "relu" else None)
+                untouched(big, D)
+        big, D = window(m, n, n + 72)
+        bias = make(torch, 1, n, "bfloat16", True, 82).expand(m, n)
+        check(torch, tessel.gemm(x, W.t(), bias, beta=1.0, out=D), x, W.t(), bias, beta=1.0)
+        untouched(big, D)
+    # A batch: rows past M of one matrix are the next matrix's first rows.
+    A = (torch.rand(3, 600, 512, device="cuda") * 2 - 1).to(torch.bfloat16)
+    B = (torch.rand(3, 392, 512, device="cuda") * 2 - 1).to(torch.bfloat16).transpose(1, 2)
+    D = torch.full((3, 600, 392), float("nan"), device="cuda", dtype=torch.bfloat16)
+    importlib.import_module("tessel.gemm").gemm_batched(A, B, D)
+    torch.cuda.synchronize()
+    for i in range(3):
+        check(torch, D[i], A[i], B[i])
+
+
 def test_hopper_decode_runs_on_d_transposed(hopper):
     """x @ W.t() with a few tokens runs as D^T = W x^T with D^T stored column-major (the weights
     fill the tiles' rows): every registry kernel on that problem, ragged M, N and K, on a

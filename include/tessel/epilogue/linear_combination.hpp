@@ -62,6 +62,10 @@ struct LinearCombination {
   using ElementSource = ElementC;
   using Activation = Act;
   static constexpr bool kActivation = !std::is_same_v<Act, fusion::Identity>;
+  /// visit() reads no memory but C (and only where reads_source()), writes none and keeps nothing
+  /// from one element to the next: a kernel may visit elements past D's edge and drop their values
+  /// (the Hopper epilogue's TMA stores of edge tiles, which TMA clips to D's extents).
+  static constexpr bool kPointwise = true;
 
   /// act(alpha * acc + beta * c), where source() gives C's element and is called only when beta
   /// is nonzero: the formula, here only.

@@ -83,8 +83,10 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
 /// Epilogue through shared memory: the warpgroup's 64 x BN rows go out in subtiles of 64 rows x
 /// 128 bytes (W = 128 / sizeof(D) columns), each written into one of two swizzled buffers and
 /// sent by one TMA store; a buffer is refilled once the store issued from it two subtiles ago
-/// has read it. Only for a warpgroup's rows wholly inside the problem: edge tiles go through
-/// store_tile_direct.
+/// has read it. TMA writes only what lies inside D's map (M x N): rows and columns past it are
+/// visited and dropped, so edge tiles come here only where visiting them touches no memory
+/// (Sm90CollectiveEpilogue::store); others go through store_tile_direct. m_end: the first row
+/// past D, or past the tile's group.
 /// NOTES: without per-element bounds checks (and their branches) the compiler issues a
 /// subtile's global loads (bias, C) together instead of waiting out each one's latency in turn;
 /// with two warps per scheduler in the cooperative epilogue that latency, more than the
@@ -96,7 +98,7 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
 template <class Cfg, class Fusion, class Acc>
 __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, typename Fusion::Callbacks& epi, Acc& acc,
                                                char* buffers, int& next_buffer, int row0, int n0, int batch, int group,
-                                               int wg, bool leader) {
+                                               int m_end, int wg, bool leader) {
   using ElementD = typename Fusion::ElementOutput;
   constexpr int W = 128 / int(sizeof(ElementD));
   static_assert(Cfg::BN % W == 0, "TMA-store epilogue: BN must be a multiple of a 128-byte row of D");
@@ -106,7 +108,11 @@ __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, 
   int const t = int(threadIdx.x) % 128, w = t / 32, l = t % 32;
   auto sync = [wg] { arch::named_barrier_sync<128>(kernel::Sm90Barrier::kEpilogue + wg); };
 #pragma unroll
-  for (int i = 0; i < Cfg::kMmaM; ++i)
+  for (int i = 0; i < Cfg::kMmaM; ++i) {
+    // An edge tile's second 64 rows may lie wholly past D (the caller sees that the first do not).
+    if constexpr (Cfg::kMmaM > 1) {
+      if (i > 0 && row0 + 64 * i >= m_end) break;
+    }
 #pragma unroll
     for (int sub = 0; sub < Cfg::BN / W; ++sub) {
       char* buf = buffers + next_buffer * 8192;
@@ -144,6 +150,7 @@ __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, 
         arch::tma_store_commit();
       }
     }
+  }
 }
 
 /// Row-wise scaled kernels (Cfg::kRowwiseScales): each accumulator (r, c) of the warpgroup's rows
@@ -241,11 +248,23 @@ class Sm90CollectiveEpilogue {
   __device__ __forceinline__ void store(Acc& acc, int row0, int n0, kernel::GroupedTile const& tile, RowScales const& row_scales) {
     row_scales.apply(acc);
     bool via_tma = false;
-    if constexpr (Cfg::kTmaStoreD) via_tma = p_.tma_store_d && row0 + 64 * Cfg::kMmaM <= tile.m_end && n0 + Cfg::BN <= p_.n;
+    if constexpr (Cfg::kTmaStoreD) {
+      bool const inside = row0 + 64 * Cfg::kMmaM <= tile.m_end && n0 + Cfg::BN <= p_.n;
+      // Edge tiles: D's map is M x N, so TMA drops what lies past either edge. That serves a
+      // fusion that touches no memory for those elements (kPointwise, C unread), in a kernel whose
+      // tiles end at D's last row (a grouped tile ends at its group's, inside D).
+      // NOTES: from registers an edge tile took one store a column pair, with bounds checks, and a
+      // one-wave launch waits for its edge tiles; a ping-pong tile alone on its SM stores with one
+      // warpgroup of 128 threads (bench/NOTES.md, "Edge tiles through TMA").
+      bool clipped = false;
+      // (A cluster's padding tile may lie wholly past M or N: nothing to store there.)
+      if constexpr (kClipsEdges) clipped = row0 < tile.m_end && n0 < p_.n && !epi_.reads_source();
+      via_tma = p_.tma_store_d && (inside || clipped);
+    }
     if (via_tma) {
       auto store = [&] {
         store_tile_tma<Cfg>(p_, epi_, acc, smem_d_ + wg_ * Cfg::kEpilogueBuffers * 8192, next_buffer_, row0, n0, tile.l, tile.group,
-                            wg_, leader_);
+                            tile.m_end, wg_, leader_);
       };
       // NOTES: a fusion that can say whether it reads C (beta != 0) gets a copy of the store
       // loop in which it does not: the test there is known false, and the per-element C loads,
@@ -275,6 +294,7 @@ class Sm90CollectiveEpilogue {
   }
 
  private:
+  static constexpr bool kClipsEdges = !Cfg::kGrouped && requires { requires Fusion::kPointwise; };
   Sm90GemmParams<Fusion> const& p_;
   typename Fusion::Callbacks epi_;
   char* smem_d_;         // both warpgroups' buffers
