@@ -115,6 +115,8 @@ __device__ __forceinline__ void store_tile_tma(Sm90GemmParams<Fusion> const& p, 
     }
 #pragma unroll
     for (int sub = 0; sub < Cfg::BN / W; ++sub) {
+      // An edge tile's subtiles past N hold nothing of D: TMA would drop them whole.
+      if (sub > 0 && n0 + sub * W >= p.n) break;
       char* buf = buffers + next_buffer * 8192;
       // Two buffers: the store before last must have read its buffer; one: the last store.
       if constexpr (Cfg::kEpilogueBuffers == 2) {
