@@ -60,7 +60,10 @@ def gemm_kernel(tma_a, tma_b, tma_d, gD: tessel.Tensor, gBias: tessel.Tensor, k:
         tessel.arch.tma_prefetch_descriptor(tma_d)
         pipe.init()
     if tessel.const_expr(cluster_m > 1):
-        tessel.arch.cluster_sync()  # every CTA's barriers are initialised before a peer arrives on them
+        # Every CTA's barriers are initialised before a peer arrives on them. NOTES: relaxed, since
+        # pipe.init()'s fence.mbarrier_init publishes them; a release arrive makes every thread wait
+        # for its writes first, before the producer's first load (bench/NOTES.md, "Small GEMMs").
+        tessel.arch.cluster_sync(relaxed=True)
     else:
         tessel.arch.sync_threads()
 
