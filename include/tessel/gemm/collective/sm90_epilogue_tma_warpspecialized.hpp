@@ -4,9 +4,12 @@
 //
 //   TMA stores:  the warpgroup's 64-row slabs go through swizzled shared-memory buffers and TMA
 //                stores (whole 128-byte lines; the store drains while the next tile's mainloop
-//                runs). Used where the warpgroup's rows and the tile's columns lie inside D.
+//                runs). Used where the warpgroup's rows and the tile's columns lie inside D,
+//                and for edge tiles where the fusion reads nothing past D (TMA drops what lies
+//                past D's extents).
 //   direct:      straight from the registers, element pairs where aligned, bounds checked:
-//                edge tiles, column-major D (D^T's problem), and kernels built without TMA stores.
+//                edge tiles of the other fusions (C read, grouped kernels), column-major D
+//                (D^T's problem), and kernels built without TMA stores.
 //
 // Each consumer warpgroup owns one Sm90CollectiveEpilogue; its shared memory is the warpgroup's
 // Cfg::kEpilogueBuffers buffers of 64 rows x 128 bytes (Cfg::kEpilogueBytes for both).
@@ -91,7 +94,8 @@ __device__ __forceinline__ void store_tile_direct(Sm90GemmParams<Fusion> const& 
 /// subtile's global loads (bias, C) together instead of waiting out each one's latency in turn;
 /// with two warps per scheduler in the cooperative epilogue that latency, more than the
 /// instruction count, set the fused epilogue's cost. A second, checked copy of this loop for
-/// edge tiles made ptxas spill the plain kernels, hence the direct path for those.
+/// edge tiles made ptxas spill the plain kernels, hence the direct path for the edge tiles whose
+/// fusion reads memory past D.
 /// NOTES: Sw128 = Swizzle<3,4,3> on byte offsets (16-byte chunk j of row r lands at chunk
 /// j ^ (r % 8)) is the 128-byte pattern TMA reads with; it also spreads a warp's 8 rows over all
 /// banks.
