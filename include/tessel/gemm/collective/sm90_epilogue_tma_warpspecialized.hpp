@@ -5,10 +5,10 @@
 //   TMA stores:  the warpgroup's 64-row slabs go through swizzled shared-memory buffers and TMA
 //                stores (whole 128-byte lines; the store drains while the next tile's mainloop
 //                runs). Used where the warpgroup's rows and the tile's columns lie inside D,
-//                and for edge tiles where the fusion reads nothing past D (TMA drops what lies
-//                past D's extents).
+//                and for the edge tiles of 16-bit kernels whose fusion reads nothing past D
+//                (TMA drops what lies past D's extents).
 //   direct:      straight from the registers, element pairs where aligned, bounds checked:
-//                edge tiles of the other fusions (C read, grouped kernels), column-major D
+//                the other edge tiles (C read, grouped kernels, FP8 and TF32), column-major D
 //                (D^T's problem), and kernels built without TMA stores.
 //
 // Each consumer warpgroup owns one Sm90CollectiveEpilogue; its shared memory is the warpgroup's
@@ -258,7 +258,8 @@ class Sm90CollectiveEpilogue {
       bool const inside = row0 + 64 * Cfg::kMmaM <= tile.m_end && n0 + Cfg::BN <= p_.n;
       // Edge tiles: D's map is M x N, so TMA drops what lies past either edge. That serves a
       // fusion that touches no memory for those elements (kPointwise, C unread), in a kernel whose
-      // tiles end at D's last row (a grouped tile ends at its group's, inside D).
+      // tiles end at D's last row (a grouped tile ends at its group's, inside D), with 16-bit A
+      // and B (kClipsEdges).
       // NOTES: from registers an edge tile took one store a column pair, with bounds checks, and a
       // one-wave launch waits for its edge tiles; a ping-pong tile alone on its SM stores with one
       // warpgroup of 128 threads (bench/NOTES.md, "Edge tiles through TMA").
@@ -300,7 +301,9 @@ class Sm90CollectiveEpilogue {
   }
 
  private:
-  static constexpr bool kClipsEdges = !Cfg::kGrouped && requires { requires Fusion::kPointwise; };
+  // NOTES: 16-bit A and B only: the FP8 and TF32 kernels keep the register path for edge tiles
+  // until their tests have run on the TMA one on a GPU (bench/NOTES.md, "Edge tiles through TMA").
+  static constexpr bool kClipsEdges = !Cfg::kGrouped && sizeof(typename Cfg::ElementA) == 2 && requires { requires Fusion::kPointwise; };
   Sm90GemmParams<Fusion> const& p_;
   typename Fusion::Callbacks epi_;
   char* smem_d_;         // both warpgroups' buffers
