@@ -11,8 +11,9 @@ The measurements are the H100 tables of bench/runs (config_sweep.py, decode_tile
 kin: a "### MxNxK dtype" heading, a provider column and a column of speed relative to
 torch.matmul in the same process). A tile's figure at a shape is the median of its ratios in the
 newest run that timed it there (the kernels changed between runs); ratios against torch's call
-beside them are comparable across tables, so a shape's candidates need not share one. Configurations the registry does not ship (other depths,
-clusters, BN 96 or 256 on 64 rows) are left out. Rows whose A or B rows start off 32-byte
+beside them are comparable across tables, so a shape's candidates need not share one.
+Configurations the registry does not ship (other depths, clusters, BN 96 or 256 on 64 rows) are
+left out. Rows whose A or B rows start off 32-byte
 sectors (K * 2 bytes not a multiple of 32) are kept in the file; the test and the table skip
 them, since there the dispatcher runs a cluster twin that the sweeps label apart.
 
